@@ -1,0 +1,150 @@
+// Turns zod issues into diagnostics: plain-language messages, a code, the YAML location, a hint.
+import type { z } from 'zod';
+import { closest, formatPath, type Diagnostic, type Location } from './diagnostics.js';
+import { RENAMED_FIELDS, type IssueParams } from './schema.js';
+
+type Issue = z.core.$ZodIssue;
+type Path = (string | number)[];
+/** Finds the location of a value (or, with `key`, of that key) at a path inside the parsed value. */
+export type Locator = (path: readonly (string | number)[], key?: string) => Location;
+
+export function issuesToDiagnostics(issues: readonly Issue[], schema: z.ZodType, locator: Locator): Diagnostic[] {
+  return issues.flatMap((issue) => toDiagnostics(deepestBranch(issue), schema, locator));
+}
+
+function toDiagnostics(issue: Issue, schema: z.ZodType, locator: Locator): Diagnostic[] {
+  const path = issue.path.filter((k): k is string | number => typeof k !== 'symbol');
+  if (issue.code === 'unrecognized_keys') {
+    const known = keysAt(schema, path);
+    return issue.keys.map((key) => {
+      const suggestion = closest(key, known);
+      return {
+        code: 'unknown-field',
+        severity: 'error',
+        ...locator(path, key),
+        path: formatPath([...path, key]),
+        message: `unknown field "${key}"`,
+        hint: suggestion
+          ? `did you mean "${suggestion}"?`
+          : (RENAMED_FIELDS[key] ?? `the fields allowed here are: ${known.join(', ')}`),
+      };
+    });
+  }
+  const base = { severity: 'error' as const, ...locator(path), path: formatPath(path) || undefined };
+  if (issue.code === 'invalid_type' && issue.input === undefined) {
+    const field = path[path.length - 1];
+    return [{ ...base, code: 'missing-field', message: `"${String(field)}" is required`, hint: `add ${String(field)}: …` }];
+  }
+  if (issue.code === 'custom') {
+    const params = (issue.params ?? {}) as IssueParams;
+    return [{ ...base, code: params.code ?? 'invalid-value', message: issue.message, hint: params.hint }];
+  }
+  return [{ ...base, code: 'invalid-value', message: describeIssue(issue) }];
+}
+
+/** A union failure says most when reported through the branch that got furthest into the value. */
+function deepestBranch(issue: Issue): Issue {
+  if (issue.code !== 'invalid_union' || issue.errors.length === 0) return issue;
+  const depth = (branch: Issue[]) => Math.max(...branch.map((i) => i.path.length));
+  const branches = issue.errors.filter((b) => b.length > 0);
+  const allTypeErrors = branches.every((b) => b.length === 1 && b[0]!.code === 'invalid_type' && b[0]!.path.length === 0);
+  if (allTypeErrors) {
+    const expected = [...new Set(branches.map((b) => expectedName((b[0] as z.core.$ZodIssueInvalidType).expected)))];
+    return {
+      code: 'custom',
+      path: issue.path,
+      input: issue.input,
+      message: `expected ${expected.join(' or ')}, found ${describeValue(issue.input)}`,
+    };
+  }
+  const best = branches.reduce((a, b) => (depth(b) > depth(a) ? b : a));
+  const inner = best.map((i) => ({ ...i, path: [...issue.path, ...i.path] }) as Issue);
+  // Only one diagnostic per union: the first issue of the most promising branch.
+  return deepestBranch(inner[0]!);
+}
+
+function describeIssue(issue: Issue): string {
+  switch (issue.code) {
+    case 'invalid_type':
+      return `expected ${expectedName(issue.expected)}, found ${describeValue(issue.input)}`;
+    case 'invalid_value':
+      return `expected ${issue.values.map((v) => JSON.stringify(v)).join(' or ')}, found ${describeValue(issue.input)}`;
+    case 'too_small':
+      return issue.origin === 'array'
+        ? `expected at least ${issue.minimum} ${Number(issue.minimum) === 1 ? 'entry' : 'entries'}`
+        : issue.origin === 'string'
+          ? 'expected a non-empty text'
+          : `expected a number ${issue.inclusive ? '>=' : '>'} ${issue.minimum}, found ${describeValue(issue.input)}`;
+    case 'too_big':
+      return `expected a number ${issue.inclusive ? '<=' : '<'} ${issue.maximum}, found ${describeValue(issue.input)}`;
+    case 'invalid_format':
+      return issue.message.startsWith('expected') ? `${issue.message}, found ${describeValue(issue.input)}` : issue.message;
+    default:
+      return issue.message;
+  }
+}
+
+function expectedName(expected: string): string {
+  const names: Record<string, string> = {
+    string: 'text',
+    number: 'a number',
+    int: 'a whole number',
+    boolean: 'true or false',
+    array: 'a list',
+    object: 'a mapping',
+    tuple: 'a list',
+    record: 'a mapping',
+  };
+  return names[expected] ?? expected;
+}
+
+export function describeValue(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  if (value === null) return 'null (an empty value)';
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'object') return 'a mapping';
+  if (typeof value === 'string') return JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value);
+  return String(value);
+}
+
+/**
+ * The field names the schema allows for the object at `path`, for "did you mean" hints.
+ * Walks zod's own definitions: objects, lists, tuples, unions and the wrappers around them.
+ */
+function keysAt(schema: z.ZodType, path: Path): string[] {
+  let current = unwrap(schema);
+  for (const key of path) {
+    current = current.flatMap((s) => {
+      const def = s._zod.def as unknown as Record<string, any>;
+      if (def.type === 'object') return def.shape[key] ? unwrap(def.shape[key]) : [];
+      if (def.type === 'array' && typeof key === 'number') return unwrap(def.element);
+      if (def.type === 'tuple' && typeof key === 'number') return def.items[key] ? unwrap(def.items[key]) : [];
+      if (def.type === 'record') return unwrap(def.valueType);
+      return [];
+    });
+  }
+  const keys = current.flatMap((s) => {
+    const def = s._zod.def as unknown as Record<string, any>;
+    return def.type === 'object' ? Object.keys(def.shape) : [];
+  });
+  return [...new Set(keys)];
+}
+
+function unwrap(schema: z.ZodType): z.ZodType[] {
+  const def = schema._zod.def as unknown as Record<string, any>;
+  switch (def.type) {
+    case 'optional':
+    case 'nullable':
+    case 'default':
+    case 'prefault':
+    case 'readonly':
+    case 'catch':
+      return unwrap(def.innerType);
+    case 'pipe':
+      return unwrap(def.in);
+    case 'union':
+      return (def.options as z.ZodType[]).flatMap(unwrap);
+    default:
+      return [schema];
+  }
+}

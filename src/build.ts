@@ -1,0 +1,97 @@
+// The pipeline in one place: load -> validate -> plan -> write. Returns values; prints nothing.
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
+import { hasErrors, UsageError, type Diagnostic } from './diagnostics.js';
+import { loadContent, type SourceFile } from './load.js';
+import { manifestUrl } from './paths.js';
+import { plan, type OutputFile } from './plan.js';
+import { baseUrl as baseUrlSchema } from './schema.js';
+import { streamOwners, validate, type Content } from './validate.js';
+import { writeOutput, type WriteResult } from './write.js';
+
+export interface BuildOptions {
+  contentDir: string;
+  /** Output folder; without it nothing is written (validate). */
+  outDir?: string;
+  /** Overrides `baseUrl` in addon.yaml. */
+  baseUrl?: string;
+}
+
+export interface Counts {
+  items: number;
+  videos: number;
+  streams: number;
+  subtitles: number;
+}
+
+export interface BuildResult {
+  ok: boolean;
+  diagnostics: Diagnostic[];
+  /** The parsed content files, so that diagnostics can show their source lines. */
+  sources: SourceFile[];
+  content?: Content;
+  files?: OutputFile[];
+  counts?: Counts;
+  manifestUrl?: string;
+  write?: WriteResult;
+  seconds: number;
+}
+
+/** Runs the pipeline. Throws UsageError for bad options; content problems come back as diagnostics. */
+export async function build(options: BuildOptions): Promise<BuildResult> {
+  const started = performance.now();
+  await checkOptions(options);
+  const done = (result: Omit<BuildResult, 'seconds'>): BuildResult => ({
+    ...result,
+    seconds: (performance.now() - started) / 1000,
+  });
+
+  const loaded = await loadContent(options.contentDir);
+  const validated = validate(loaded, { contentDir: options.contentDir, baseUrl: options.baseUrl });
+  const { content } = validated;
+  if (!content) return done({ ok: false, diagnostics: validated.diagnostics, sources: loaded.files });
+
+  const planned = plan(content);
+  const diagnostics = [...validated.diagnostics, ...planned.diagnostics];
+  const result = {
+    diagnostics,
+    sources: loaded.files,
+    content,
+    files: planned.files,
+    counts: countsOf(content),
+    manifestUrl: content.baseUrl && manifestUrl(content.baseUrl),
+  };
+  // A build with errors writes nothing: the previous output stays exactly as it was.
+  if (hasErrors(diagnostics)) return done({ ...result, ok: false });
+  if (options.outDir === undefined) return done({ ...result, ok: true });
+  const write = await writeOutput(options.outDir, planned.files);
+  return done({ ...result, ok: true, write });
+}
+
+async function checkOptions(options: BuildOptions) {
+  const info = await stat(options.contentDir).catch(() => undefined);
+  if (!info?.isDirectory()) throw new UsageError(`content folder ${options.contentDir} does not exist or is not a folder`);
+  if (options.baseUrl !== undefined && !baseUrlSchema.safeParse(options.baseUrl).success) {
+    throw new UsageError(
+      `--base-url ${options.baseUrl} is not an http(s) URL without query or fragment (e.g. https://user.github.io/repo/)`,
+    );
+  }
+  if (options.outDir !== undefined) {
+    const out = path.resolve(options.outDir);
+    const content = path.resolve(options.contentDir);
+    const overlaps = out === content || content.startsWith(out + path.sep) || out.startsWith(content + path.sep);
+    if (overlaps || out === path.parse(out).root) {
+      throw new UsageError(`--out ${options.outDir} overlaps the content folder ${options.contentDir}; choose a separate output folder`);
+    }
+  }
+}
+
+function countsOf(content: Content): Counts {
+  const owners = content.items.flatMap(streamOwners);
+  return {
+    items: content.items.length,
+    videos: content.items.reduce((n, i) => n + (i.videos?.length ?? 0), 0),
+    streams: owners.reduce((n, o) => n + o.streams.length, 0),
+    subtitles: owners.reduce((n, o) => n + o.subtitles.length, 0),
+  };
+}

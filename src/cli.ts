@@ -1,0 +1,155 @@
+// The command line: a thin layer over build(). `run(argv)` returns the exit status
+// (0 ok, 1 content errors, 2 usage errors); only bin/ calls process.exit.
+import { readFileSync } from 'node:fs';
+import { Command, CommanderError, Option } from 'commander';
+import { build, type BuildResult } from './build.js';
+import { formatDiagnostics, hasErrors, sortDiagnostics, UsageError } from './diagnostics.js';
+import { sourceLineOf } from './load.js';
+
+export interface Io {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+}
+
+const processIo: Io = {
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text),
+};
+
+export async function run(argv: readonly string[], io: Io = processIo): Promise<number> {
+  let status = 0;
+  const program = new Command('addon-gen')
+    .description('Turn a folder of YAML content files into a complete static Stremio addon.')
+    .version(packageVersion(), '-v, --version')
+    .exitOverride()
+    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
+    .showHelpAfterError('(run addon-gen --help for usage)');
+
+  program
+    .command('build')
+    .description('check the content and write the addon (JSON files and copied local files) to the output folder')
+    .argument('[contentDir]', 'folder with addon.yaml and the item files', 'content')
+    .option('-o, --out <dir>', 'output folder', 'dist')
+    .option('--base-url <url>', 'public URL where the output will be published (overrides baseUrl in addon.yaml)')
+    .option('-q, --quiet', 'print only problems, no summary')
+    .addOption(new Option('--json', 'print a machine-readable result on stdout'))
+    .action(async (contentDir: string, options: { out: string; baseUrl?: string; quiet?: boolean; json?: boolean }) => {
+      const result = await build({ contentDir, outDir: options.out, baseUrl: options.baseUrl });
+      status = report(result, { ...options, verb: 'build' }, io);
+    });
+
+  program
+    .command('validate')
+    .description('run every check on the content and write nothing')
+    .argument('[contentDir]', 'folder with addon.yaml and the item files', 'content')
+    .option('--base-url <url>', 'public URL where the output will be published (overrides baseUrl in addon.yaml)')
+    .option('-q, --quiet', 'print only problems, no summary')
+    .addOption(new Option('--json', 'print a machine-readable result on stdout'))
+    .action(async (contentDir: string, options: { baseUrl?: string; quiet?: boolean; json?: boolean }) => {
+      const result = await build({ contentDir, baseUrl: options.baseUrl });
+      status = report(result, { ...options, verb: 'validate' }, io);
+    });
+
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return status;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // --help and --version end here too, with exit code 0.
+      return error.exitCode === 0 ? 0 : 2;
+    }
+    if (error instanceof UsageError) {
+      io.stderr(`addon-gen: ${error.message}\n`);
+      return 2;
+    }
+    // Anything else is a bug or an I/O failure (disk full, permissions): one line, no stack trace.
+    const message = error instanceof Error ? error.message : String(error);
+    io.stderr(`addon-gen: ${message}\n`);
+    return 1;
+  }
+}
+
+interface ReportOptions {
+  verb: 'build' | 'validate';
+  quiet?: boolean;
+  json?: boolean;
+  out?: string;
+}
+
+/** Prints one run's result and returns its exit status. */
+function report(result: BuildResult, options: ReportOptions, io: Io): number {
+  const failed = hasErrors(result.diagnostics);
+  if (options.json) {
+    io.stdout(
+      `${JSON.stringify(
+        {
+          ok: !failed,
+          diagnostics: sortDiagnostics(result.diagnostics),
+          summary: failed ? undefined : summaryData(result),
+        },
+        null,
+        2,
+      )}\n`,
+    );
+    return failed ? 1 : 0;
+  }
+  if (result.diagnostics.length > 0) {
+    io.stderr(`${formatDiagnostics(result.diagnostics, sourceLineOf(result.sources))}\n`);
+  }
+  if (failed) {
+    io.stderr(options.verb === 'build' ? 'Nothing was written.\n' : '');
+    return 1;
+  }
+  if (!options.quiet) io.stdout(summaryText(result, options));
+  return 0;
+}
+
+function summaryData(result: BuildResult) {
+  return {
+    ...result.counts,
+    manifestUrl: result.manifestUrl,
+    files: result.files?.length,
+    ...(result.write && {
+      bytes: result.write.bytes,
+      written: result.write.written,
+      unchanged: result.write.unchanged,
+      removed: result.write.removed,
+      byResource: result.write.byResource,
+    }),
+    seconds: Number(result.seconds.toFixed(3)),
+  };
+}
+
+function summaryText(result: BuildResult, options: ReportOptions): string {
+  const { content, counts, write } = result;
+  const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+  const lines = [
+    `${options.verb === 'build' ? 'Built' : 'Checked'} ${content!.addon.name} ${content!.addon.version}${options.out ? ` into ${options.out}/` : ''}`,
+    `  ${plural(counts!.items, 'item')}, ${plural(counts!.videos, 'video')}, ${plural(counts!.streams, 'stream')}, ${counts!.subtitles} subtitles`,
+  ];
+  if (write) {
+    lines.push(
+      `  ${plural(write.files, 'file')}, ${formatBytes(write.bytes)}: ${write.written} written, ${write.unchanged} unchanged, ${write.removed} removed`,
+    );
+  } else {
+    lines.push(`  ${plural(result.files!.length, 'file')} would be written`);
+  }
+  lines.push(`  ${result.seconds.toFixed(2)} s`);
+  lines.push(
+    result.manifestUrl
+      ? `  manifest: ${result.manifestUrl}`
+      : '  no base URL: genre links are left to the client; set baseUrl or --base-url before publishing',
+  );
+  return `${lines.join('\n')}\n`;
+}
+
+function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+}
+
+function packageVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}

@@ -1,0 +1,52 @@
+// Where each resource lives: the one place where ids become file names and URLs.
+// Files carry the decoded segments because static hosts decode the request path before lookup.
+
+export type Resource = 'catalog' | 'meta' | 'stream' | 'subtitles';
+/** One extra as the client sends it: `['genre', 'Action']`, in the client's order. */
+export type Extra = readonly [name: string, value: string];
+
+export const MANIFEST_FILE = 'manifest.json';
+/** Local files named in content are copied below this folder of the output. */
+export const ASSETS_DIR = 'assets';
+
+/** The output file of a request: `catalog/movie/top/skip=100&genre=Action.json` (decoded). */
+export function resourcePath(resource: Resource, type: string, id: string, extras: readonly Extra[] = []): string {
+  const base = `${resource}/${type}/${id}`;
+  if (extras.length === 0) return `${base}.json`;
+  return `${base}/${extras.map(([name, value]) => `${name}=${value}`).join('&')}.json`;
+}
+
+/**
+ * The path the client requests for the same resource: each segment, extra name and extra value
+ * through encodeURIComponent, as the client core does (`tt1:1:2` -> `tt1%3A1%3A2`).
+ */
+export function resourceUrlPath(resource: Resource, type: string, id: string, extras: readonly Extra[] = []): string {
+  const base = [resource, type, id].map(encodeURIComponent).join('/');
+  if (extras.length === 0) return `${base}.json`;
+  const query = extras.map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value)}`).join('&');
+  return `${base}/${query}.json`;
+}
+
+/** The public URL of an output file: each path segment encoded, under the base URL. */
+export function publicUrl(baseUrl: string, filePath: string): string {
+  return baseUrl + filePath.split('/').map(encodeURIComponent).join('/');
+}
+
+/** Base URLs always end in `/` so that file paths can be appended (the client cuts `manifest.json` off). */
+export function normalizeBaseUrl(baseUrl: string): string {
+  const href = new URL(baseUrl).href;
+  return href.endsWith('/') ? href : `${href}/`;
+}
+
+export function manifestUrl(baseUrl: string): string {
+  return baseUrl + MANIFEST_FILE;
+}
+
+/**
+ * The client's link to a catalog filtered by genre: its "Genres" links must point at this addon,
+ * or the client points them at Cinemeta.
+ */
+export function discoverGenreLink(baseUrl: string, type: string, catalogId: string, genre: string): string {
+  const addon = encodeURIComponent(manifestUrl(baseUrl));
+  return `stremio:///discover/${addon}/${encodeURIComponent(type)}/${encodeURIComponent(catalogId)}?genre=${encodeURIComponent(genre)}`;
+}

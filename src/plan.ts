@@ -1,0 +1,322 @@
+// Stage 3, plan: a pure function from checked content to the list of files the addon consists of.
+// Every decision about paths, pages, key order and bodies is made here; nothing touches the disk.
+import type { Diagnostic, Location } from './diagnostics.js';
+import { discoverGenreLink, MANIFEST_FILE, resourcePath, type Extra, type Resource } from './paths.js';
+import type {
+  CacheHints,
+  ExtraProp,
+  Manifest,
+  ManifestCatalog,
+  ManifestResource,
+  MetaItem,
+  MetaItemPreview,
+  ResourceName,
+  Stream as WireStream,
+  Subtitle as WireSubtitle,
+  Video as WireVideo,
+} from './schema.js';
+import { streamOwners, type Catalog, type Content, type Item, type Stream, type Subtitle, type Video } from './validate.js';
+
+/** Items per catalog page; the client asks for the next page at `skip=<items so far>`. */
+export const PAGE_SIZE = 100;
+/** The official SDK refuses larger manifests. */
+export const MANIFEST_LIMIT_BYTES = 8 * 1024;
+
+export interface OutputFile {
+  /** Path below the output folder, forward slashes, decoded (as static hosts look files up). */
+  path: string;
+  resource: ResourceName | 'asset';
+  /** The JSON text of a generated file. */
+  body?: string;
+  /** The content file that an asset is a copy of. */
+  copyFrom?: string;
+  /** The content that produced the file, for conflict reports. */
+  origin?: Location;
+}
+
+export interface Plan {
+  files: OutputFile[];
+  manifest: Manifest;
+  diagnostics: Diagnostic[];
+}
+
+export function plan(content: Content): Plan {
+  const files: OutputFile[] = [];
+  const links = genreLinks(content);
+  const cache = (resource: ResourceName) => cacheHints(content, resource);
+
+  const manifest = buildManifest(content);
+  files.push({ path: MANIFEST_FILE, resource: 'manifest', body: envelope('manifest', manifest, cache('manifest')) });
+
+  const previews = new Map(content.items.map((item) => [item, JSON.stringify(metaPreview(item, links.get(item)))]));
+  for (const catalog of content.catalogs) {
+    const filters: (Extra | undefined)[] = [undefined, ...catalog.genres.map((g): Extra => ['genre', g])];
+    for (const genre of filters) {
+      const members = genre ? catalog.items.filter((i) => i.genres?.includes(genre[1])) : catalog.items;
+      for (const page of catalogPages(members.length, genre)) {
+        const metas = members.slice(page.skip, page.skip + PAGE_SIZE).map((item) => previews.get(item)!);
+        const body = `{"metas":[${metas.join(',')}]${cacheTail(cache('catalog'))}}`;
+        for (const extras of page.extras) {
+          files.push({ path: resourcePath('catalog', catalog.type, catalog.id, extras), resource: 'catalog', body });
+        }
+      }
+    }
+  }
+
+  for (const item of content.items) {
+    const origin = item.origin;
+    const file = (resource: Resource, id: string, field: string, value: unknown) =>
+      files.push({ path: resourcePath(resource, item.type, id, []), resource, origin, body: envelope(field, value, cache(resource)) });
+
+    file('meta', item.id, 'meta', metaItem(item, links.get(item)));
+    for (const owner of streamOwners(item)) {
+      file('stream', owner.id, 'streams', owner.streams.map((s) => wireStream(s, owner.subtitles)));
+      if (owner.subtitles.length > 0) file('subtitles', owner.id, 'subtitles', owner.subtitles.map(wireSubtitle));
+    }
+  }
+
+  for (const asset of content.assets) files.push({ path: asset.path, resource: 'asset', copyFrom: asset.source });
+
+  const diagnostics = [...conflicts(files)];
+  const manifestBytes = Buffer.byteLength(files[0]!.body!);
+  if (manifestBytes > MANIFEST_LIMIT_BYTES) {
+    diagnostics.push({
+      code: 'manifest-too-large',
+      severity: 'warning',
+      message: `manifest.json is ${manifestBytes} bytes, over the ${MANIFEST_LIMIT_BYTES} bytes the official SDK accepts`,
+      hint: 'use fewer catalogs or genres, a shorter description, or declare idPrefixes in addon.yaml',
+    });
+  }
+  return { files, manifest, diagnostics };
+}
+
+/**
+ * The pages of a catalog (or of one genre of it) with `total` items: the first page without
+ * `skip`, then `skip=100`, `skip=200`, … and an empty page at `skip=<total>`, because the client
+ * keeps asking until it gets an empty list. With a genre, each later page is written in both
+ * extra orders: the client core puts the extra it set last first (`skip=100&genre=…`).
+ */
+export function catalogPages(total: number, genre?: Extra): { skip: number; extras: Extra[][] }[] {
+  const first = { skip: 0, extras: [genre ? [genre] : []] };
+  const later: number[] = [];
+  for (let skip = PAGE_SIZE; skip < total; skip += PAGE_SIZE) later.push(skip);
+  later.push(total);
+  return [
+    first,
+    ...later.map((skip) => {
+      const skipExtra: Extra = ['skip', String(skip)];
+      return { skip, extras: genre ? [[skipExtra, genre], [genre, skipExtra]] : [[skipExtra]] };
+    }),
+  ];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Manifest
+
+function buildManifest(content: Content): Manifest {
+  const { addon } = content;
+  const itemTypes = typesOf(content, content.items);
+  const subtitleTypes = typesOf(
+    content,
+    content.items.filter((i) => streamOwners(i).some((owner) => owner.subtitles.length > 0)),
+  );
+  const idPrefixes = content.idPrefixes;
+  const resources: ManifestResource[] = [];
+  if (content.catalogs.length > 0) resources.push('catalog');
+  // Typed resources with idPrefixes: the client asks only for ids this addon has.
+  if (itemTypes.length > 0) {
+    resources.push({ name: 'meta', types: itemTypes, idPrefixes });
+    resources.push({ name: 'stream', types: itemTypes, idPrefixes });
+  }
+  if (subtitleTypes.length > 0) resources.push({ name: 'subtitles', types: subtitleTypes, idPrefixes });
+
+  return compact({
+    id: addon.id,
+    version: addon.version,
+    name: addon.name,
+    description: addon.description,
+    logo: addon.logo,
+    background: addon.background,
+    contactEmail: addon.contactEmail,
+    types: content.types,
+    resources,
+    idPrefixes,
+    catalogs: content.catalogs.map(manifestCatalog),
+    behaviorHints: addon.behaviorHints,
+  }) as Manifest;
+}
+
+function manifestCatalog(catalog: Catalog): ManifestCatalog {
+  const extra: ExtraProp[] = [];
+  if (catalog.genres.length > 0) extra.push({ name: 'genre', isRequired: false, options: catalog.genres });
+  // Paging happens only when the catalog declares `skip`.
+  extra.push({ name: 'skip', isRequired: false });
+  return { type: catalog.type, id: catalog.id, name: catalog.name, extra };
+}
+
+/** Types in the addon's declared order, then any others in the order items have them. */
+function typesOf(content: Content, items: readonly Item[]): string[] {
+  const present = new Set(items.map((i) => i.type));
+  return [...new Set([...content.types, ...items.map((i) => i.type)])].filter((t) => present.has(t));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Items, videos, streams: explicit key order makes output independent of the YAML's order.
+
+type Link = NonNullable<MetaItemPreview['links']>[number];
+
+function metaPreview(item: Item, genreLinks: Link[] | undefined): MetaItemPreview {
+  return compact({
+    id: item.id,
+    type: item.type,
+    name: item.name,
+    poster: item.poster,
+    posterShape: item.posterShape,
+    background: item.background,
+    logo: item.logo,
+    description: item.description,
+    releaseInfo: item.releaseInfo,
+    runtime: item.runtime,
+    released: item.released,
+    genres: item.genres,
+    links: item.links || genreLinks ? [...(item.links ?? []), ...(genreLinks ?? [])] : undefined,
+    behaviorHints: item.behaviorHints && compact({ ...item.behaviorHints }),
+  }) as MetaItemPreview;
+}
+
+function metaItem(item: Item, genreLinks: Link[] | undefined): MetaItem {
+  return compact({
+    ...metaPreview(item, genreLinks),
+    trailerStreams: item.trailerStreams?.map((s) => wireStream(s, [])),
+    videos: item.videos?.map(wireVideo),
+  }) as MetaItem;
+}
+
+function wireVideo(video: Video): WireVideo {
+  return compact({
+    id: video.id,
+    title: video.title,
+    released: video.released,
+    overview: video.overview,
+    thumbnail: video.thumbnail,
+    season: video.season,
+    episode: video.episode,
+    trailerStreams: video.trailerStreams?.map((s) => wireStream(s, [])),
+  }) as WireVideo;
+}
+
+/** A stream with its owner's subtitles embedded: on a static host that is how they reach the player. */
+function wireStream(stream: Stream, ownerSubtitles: readonly Subtitle[]): WireStream {
+  const own = stream.subtitles ?? [];
+  const subtitles = [...own, ...ownerSubtitles.filter((s) => !own.some((o) => o.id === s.id))];
+  const hints = stream.behaviorHints;
+  return compact({
+    name: stream.name,
+    description: stream.description,
+    url: stream.url,
+    ytId: stream.ytId,
+    infoHash: stream.infoHash,
+    rarUrls: stream.rarUrls,
+    zipUrls: stream.zipUrls,
+    '7zipUrls': stream['7zipUrls'],
+    tarUrls: stream.tarUrls,
+    tgzUrls: stream.tgzUrls,
+    fileIdx: stream.fileIdx,
+    announce: stream.announce,
+    fileMustInclude: stream.fileMustInclude,
+    externalUrl: stream.externalUrl,
+    androidTvUrl: stream.androidTvUrl,
+    tizenUrl: stream.tizenUrl,
+    webosUrl: stream.webosUrl,
+    playerFrameUrl: stream.playerFrameUrl,
+    thumbnail: stream.thumbnail,
+    subtitles: subtitles.length > 0 ? subtitles.map(wireSubtitle) : undefined,
+    behaviorHints: hints && {
+      ...compact({
+        notWebReady: hints.notWebReady,
+        bingeGroup: hints.bingeGroup,
+        countryWhitelist: hints.countryWhitelist,
+        proxyHeaders: hints.proxyHeaders && compact({ request: hints.proxyHeaders.request, response: hints.proxyHeaders.response }),
+        filename: hints.filename,
+        videoHash: hints.videoHash,
+        videoSize: hints.videoSize,
+      }),
+    },
+  }) as WireStream;
+}
+
+function wireSubtitle(subtitle: Subtitle): WireSubtitle {
+  return { id: subtitle.id, lang: subtitle.lang, url: subtitle.url };
+}
+
+/**
+ * Genre links that open this addon's own catalog filtered by the genre. Without them the client
+ * turns `genres` into links to Cinemeta. A genre links to the first catalog that lists the item
+ * and offers the genre, else to any catalog of the item's type that offers it.
+ */
+function genreLinks(content: Content): Map<Item, Link[]> {
+  const links = new Map<Item, Link[]>();
+  const { baseUrl } = content;
+  if (baseUrl === undefined) return links;
+  const memberOf = new Map<Item, Catalog[]>();
+  for (const catalog of content.catalogs) {
+    for (const item of catalog.items) memberOf.set(item, [...(memberOf.get(item) ?? []), catalog]);
+  }
+  for (const item of content.items) {
+    if (!item.genres?.length || item.links?.some((l) => l.category === 'Genres')) continue;
+    const candidates = [...(memberOf.get(item) ?? []), ...content.catalogs.filter((c) => c.type === item.type)];
+    const itemLinks = item.genres.flatMap((genre): Link[] => {
+      const catalog = candidates.find((c) => c.genres.includes(genre));
+      return catalog ? [{ name: genre, category: 'Genres', url: discoverGenreLink(baseUrl, catalog.type, catalog.id, genre) }] : [];
+    });
+    if (itemLinks.length > 0) links.set(item, itemLinks);
+  }
+  return links;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bodies
+
+/** Cache hints for a resource: the `cache` settings, overridden per resource. */
+export function cacheHints(content: Content, resource: ResourceName): CacheHints {
+  const settings = { ...content.addon.cache, ...content.addon.cache?.[resource] };
+  return compact({ cacheMaxAge: settings.maxAge, staleRevalidate: settings.staleRevalidate, staleError: settings.staleError });
+}
+
+/** `{"<field>": value, cache hints}`; the manifest is the object itself. */
+function envelope(field: string, value: unknown, cache: CacheHints): string {
+  if (field === 'manifest') return JSON.stringify(value);
+  return `{${JSON.stringify(field)}:${JSON.stringify(value)}${cacheTail(cache)}}`;
+}
+
+function cacheTail(cache: CacheHints): string {
+  const json = JSON.stringify(cache);
+  return json === '{}' ? '' : `,${json.slice(1, -1)}`;
+}
+
+function conflicts(files: readonly OutputFile[]): Diagnostic[] {
+  const first = new Map<string, OutputFile>();
+  const diagnostics: Diagnostic[] = [];
+  for (const file of files) {
+    const earlier = first.get(file.path);
+    if (!earlier) {
+      first.set(file.path, file);
+      continue;
+    }
+    const where = (f: OutputFile) => (f.origin ? `${f.origin.file}:${f.origin.line}:${f.origin.column}` : f.resource);
+    diagnostics.push({
+      code: 'output-conflict',
+      severity: 'error',
+      ...file.origin,
+      message: `${file.path} would be written twice: by ${where(earlier)} and by ${where(file)}`,
+      hint: 'an item id and a video id (or two video ids) of the same type are equal; make them distinct',
+    });
+  }
+  return diagnostics;
+}
+
+/** Drops undefined fields: the client rejects `null`, and absent is the protocol's "not set". */
+function compact<T extends Record<string, unknown>>(object: T): T {
+  for (const key of Object.keys(object)) if (object[key] === undefined) delete object[key];
+  return object;
+}

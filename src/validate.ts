@@ -1,0 +1,496 @@
+// Stage 2, validate: check the loaded YAML against the content schemas and across items, and
+// resolve it into `Content`, the complete, checked description of the addon that plan lays out.
+import { statSync } from 'node:fs';
+import path from 'node:path';
+import type { z } from 'zod';
+import { closest, hasErrors, type Diagnostic, type Location } from './diagnostics.js';
+import { issuesToDiagnostics, type Locator } from './_issues.js';
+import { locate, type Loaded, type SourceValue } from './load.js';
+import { ASSETS_DIR, normalizeBaseUrl, publicUrl } from './paths.js';
+import {
+  contentSchemas,
+  type AddonSettings,
+  type CatalogSettings,
+  type ContentItem,
+  type ContentStream,
+  type ContentSubtitle,
+  type ContentVideo,
+  type IssueParams,
+  type LocalFileResolver,
+} from './schema.js';
+
+export type Subtitle = Required<ContentSubtitle>;
+export type Stream = Omit<ContentStream, 'subtitles'> & { subtitles?: Subtitle[] };
+
+export interface Video extends Omit<ContentVideo, 'id' | 'title' | 'streams' | 'subtitles' | 'trailerStreams'> {
+  id: string;
+  title: string;
+  streams: Stream[];
+  subtitles: Subtitle[];
+  trailerStreams?: Stream[];
+}
+
+export interface Item extends Omit<ContentItem, 'videos' | 'streams' | 'subtitles' | 'trailerStreams'> {
+  streams: Stream[];
+  subtitles: Subtitle[];
+  trailerStreams?: Stream[];
+  /** In the client's order: season, episode, release date; specials (season 0) last. */
+  videos?: Video[];
+  /** Where the item's id is written, for diagnostics found later (output conflicts). */
+  origin: Location;
+}
+
+/** What a stream file and a subtitles file belong to: a video, or an item without videos. */
+export interface StreamOwner {
+  id: string;
+  streams: Stream[];
+  subtitles: Subtitle[];
+}
+
+export function streamOwners(item: Item): StreamOwner[] {
+  return item.videos ?? [item];
+}
+
+export interface Catalog {
+  id: string;
+  type: string;
+  name: string;
+  /** The genre filter's options; empty when the catalog has no genre filter. */
+  genres: string[];
+  /** Members in catalog order. */
+  items: Item[];
+}
+
+export interface Asset {
+  /** Output path below the output folder. */
+  path: string;
+  /** Absolute path of the content file to copy. */
+  source: string;
+}
+
+export interface Content {
+  addon: Omit<AddonSettings, 'catalogs'>;
+  /** Normalized (ends in `/`); undefined when neither addon.yaml nor a flag gives one. */
+  baseUrl?: string;
+  types: string[];
+  idPrefixes: string[];
+  catalogs: Catalog[];
+  items: Item[];
+  assets: Asset[];
+}
+
+export interface ValidateOptions {
+  /** The `--base-url` flag; wins over `baseUrl` in addon.yaml. */
+  baseUrl?: string;
+  contentDir: string;
+}
+
+export interface Validated {
+  content?: Content;
+  diagnostics: Diagnostic[];
+}
+
+/** Checks everything that was loaded; `content` is set only when no error was found. */
+export function validate(loaded: Loaded, options: ValidateOptions): Validated {
+  const diagnostics: Diagnostic[] = [...loaded.diagnostics];
+  const files = localFiles(options.contentDir);
+  const schemas = contentSchemas(files.resolve);
+
+  // The addon settings first: their base URL decides what local files become.
+  let addon: AddonSettings | undefined;
+  if (loaded.addon) {
+    files.from(loaded.addon, options.baseUrl ?? baseUrlOf(loaded.addon.value));
+    addon = parseWith(schemas.addon, loaded.addon, diagnostics);
+  }
+  const baseUrlSetting = options.baseUrl ?? addon?.baseUrl;
+  const baseUrl = baseUrlSetting === undefined ? undefined : normalizeBaseUrl(baseUrlSetting);
+
+  const items: Item[] = [];
+  for (const value of loaded.items) {
+    files.from(value, baseUrl);
+    const parsed = parseWith(schemas.item, value, diagnostics);
+    if (!parsed) continue;
+    const at = locatorOf(value);
+    items.push(normalizeItem(parsed, at, diagnostics));
+    if (addon) checkCatalogNames(parsed, addon.catalogs, at, diagnostics);
+  }
+  if (!addon) return { diagnostics };
+
+  checkUniqueIds(items, diagnostics);
+  const catalogs = resolveCatalogs(addon.catalogs, items, locatorOf(loaded.addon!), diagnostics);
+  warnUncatalogued(items, catalogs, diagnostics);
+  const { catalogs: _settings, ...settings } = addon;
+  const content: Content = {
+    addon: settings,
+    baseUrl,
+    types: addon.types ?? uniqueInOrder([...addon.catalogs.map((c) => c.type), ...items.map((i) => i.type)]),
+    idPrefixes: addon.idPrefixes ?? derivePrefixes(items.flatMap(idsOf)),
+    catalogs,
+    items,
+    assets: files.assets(),
+  };
+  if (addon.idPrefixes) checkPrefixes(content, locatorOf(loaded.addon!), diagnostics);
+  return hasErrors(diagnostics) ? { diagnostics } : { content, diagnostics };
+}
+
+function parseWith<T extends z.ZodType>(schema: T, value: SourceValue, diagnostics: Diagnostic[]): z.output<T> | undefined {
+  const result = schema.safeParse(value.value, { reportInput: true });
+  if (result.success) return result.data;
+  diagnostics.push(...issuesToDiagnostics(result.error.issues, schema, locatorOf(value)));
+  return undefined;
+}
+
+function locatorOf(value: SourceValue): Locator {
+  return (nodePath, key) => locate(value.source, value.document, [...value.at, ...nodePath], key);
+}
+
+function baseUrlOf(settings: unknown): string | undefined {
+  const value = (settings as { baseUrl?: unknown } | null)?.baseUrl;
+  return typeof value === 'string' && URL.canParse(value) ? normalizeBaseUrl(value) : undefined;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Local files
+
+/**
+ * Resolves local file paths in URL fields: relative to the YAML file that names them, inside the
+ * content folder, existing, and published under `assets/` at the base URL.
+ */
+function localFiles(contentDir: string) {
+  const root = path.resolve(contentDir);
+  const copied = new Map<string, string>();
+  let current = { dir: root, baseUrl: undefined as string | undefined };
+
+  const resolve: LocalFileResolver = (value) => {
+    const fail = (message: string, params: IssueParams) => ({ message, params });
+    if (path.isAbsolute(value) || /^[a-z]:[\\/]/i.test(value)) {
+      return fail(`"${value}" is an absolute path`, {
+        code: 'asset-outside-content',
+        hint: 'name local files relative to the YAML file, inside the content folder, or give an absolute URL',
+      });
+    }
+    const absolute = path.resolve(current.dir, value);
+    const relative = path.relative(root, absolute);
+    if (relative.startsWith('..') || path.isAbsolute(relative)) {
+      return fail(`"${value}" is outside the content folder`, {
+        code: 'asset-outside-content',
+        hint: 'copy the file into the content folder; only files inside it are published',
+      });
+    }
+    let isFile = false;
+    try {
+      isFile = statSync(absolute).isFile();
+    } catch {
+      // missing: reported below
+    }
+    if (!isFile) {
+      return fail(`"${value}" is neither a URL nor an existing file (looked for ${absolute})`, {
+        code: 'missing-asset',
+        hint: 'check the spelling and that the path is relative to this YAML file; URLs need their scheme (https://…)',
+      });
+    }
+    if (current.baseUrl === undefined) {
+      return fail(`"${value}" is a local file, and local files need the public base URL`, {
+        code: 'base-url-required',
+        hint: 'the client rejects relative URLs: set `baseUrl` in addon.yaml or pass --base-url https://…/ (where the output will be published)',
+      });
+    }
+    const output = `${ASSETS_DIR}/${relative.split(path.sep).join('/')}`;
+    copied.set(output, absolute);
+    return { url: publicUrl(current.baseUrl, output) };
+  };
+
+  return {
+    resolve,
+    /** Sets the file that the next values come from, and the base URL their local files get. */
+    from(value: SourceValue, baseUrl: string | undefined) {
+      current = { dir: path.dirname(value.source.absolute), baseUrl };
+    },
+    assets: (): Asset[] => [...copied].map(([output, source]) => ({ path: output, source })),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Items
+
+function normalizeItem(item: ContentItem, at: Locator, diagnostics: Diagnostic[]): Item {
+  const { videos, streams, subtitles, trailerStreams, ...meta } = item;
+  const normalized: Item = {
+    ...meta,
+    streams: (streams ?? []).map((s) => withSubtitleIds(s, item.id)),
+    subtitles: subtitleIds(subtitles ?? [], item.id),
+    trailerStreams: trailerStreams?.map((s) => withSubtitleIds(s, item.id)),
+    origin: at(['id']),
+  };
+  if (!videos) {
+    if (item.behaviorHints?.defaultVideoId !== undefined) unknownDefaultVideo(item, at, diagnostics);
+    return normalized;
+  }
+
+  // A stream or subtitle on an item with videos would never be requested: the client asks per video.
+  for (const field of ['streams', 'subtitles'] as const) {
+    if (item[field]?.length) {
+      diagnostics.push({
+        code: 'invalid-value',
+        severity: 'error',
+        ...at([field]),
+        path: field,
+        message: `an item with videos has no ${field} of its own: the client asks for the ${field} of each video`,
+        hint: `move these ${field} to the videos they belong to`,
+      });
+    }
+  }
+
+  const seen = new Map<string, number>();
+  const normalizedVideos: Video[] = [];
+  videos.forEach((video, index) => {
+    const hasEpisode = video.season !== undefined && video.episode !== undefined;
+    const id = video.id ?? (hasEpisode ? `${item.id}:${video.season}:${video.episode}` : undefined);
+    const title = video.title ?? (video.episode !== undefined ? `Episode ${video.episode}` : undefined);
+    if (id === undefined || title === undefined) {
+      const field = id === undefined ? 'id' : 'title';
+      diagnostics.push({
+        code: 'missing-field',
+        severity: 'error',
+        ...at(['videos', index]),
+        path: `videos[${index}].${field}`,
+        message: `"${field}" is required for a video without season and episode`,
+        hint: `add ${field}: …, or give the video a season and an episode`,
+      });
+      return;
+    }
+    const first = seen.get(id);
+    if (first !== undefined) {
+      const where = at(['videos', first]);
+      diagnostics.push({
+        code: 'duplicate-video-id',
+        severity: 'error',
+        ...at(['videos', index]),
+        path: `videos[${index}]`,
+        message: `video id "${id}" is also the id of videos[${first}] (line ${where.line})`,
+        hint: 'give each video its own id, or its own season and episode',
+      });
+      return;
+    }
+    seen.set(id, index);
+    normalizedVideos.push({
+      ...video,
+      id,
+      title,
+      streams: (video.streams ?? []).map((s) => withSubtitleIds(s, id)),
+      subtitles: subtitleIds(video.subtitles ?? [], id),
+      trailerStreams: video.trailerStreams?.map((s) => withSubtitleIds(s, id)),
+    });
+  });
+  normalized.videos = normalizedVideos.sort(compareVideos);
+
+  const defaultVideoId = item.behaviorHints?.defaultVideoId;
+  if (defaultVideoId !== undefined && !seen.has(defaultVideoId)) unknownDefaultVideo(item, at, diagnostics);
+  return normalized;
+}
+
+function unknownDefaultVideo(item: ContentItem, at: Locator, diagnostics: Diagnostic[]) {
+  const ids = (item.videos ?? []).map((v) => v.id).filter((id): id is string => id !== undefined);
+  const suggestion = closest(item.behaviorHints!.defaultVideoId!, ids);
+  diagnostics.push({
+    code: 'unknown-default-video',
+    severity: 'error',
+    ...at(['behaviorHints', 'defaultVideoId']),
+    path: 'behaviorHints.defaultVideoId',
+    message: `"${item.behaviorHints!.defaultVideoId}" is not the id of a video of this item`,
+    hint: suggestion
+      ? `did you mean "${suggestion}"?`
+      : item.videos
+        ? 'name one of the item\'s video ids (by default {itemId}:{season}:{episode})'
+        : 'a movie without videos plays its own streams; for a single-video item, add that video under `videos`',
+  });
+}
+
+/**
+ * The client's order (stremio-core sorts this way when it reads a meta): by season with specials
+ * (season 0) last, then episode, then release date; videos without season and episode come last.
+ */
+export function compareVideos(a: Video, b: Video): number {
+  const season = (v: Video) => (v.season === undefined || v.episode === undefined ? Infinity : v.season === 0 ? Number.MAX_SAFE_INTEGER : v.season);
+  const episode = (v: Video) => (v.season === undefined || v.episode === undefined ? 0 : v.episode);
+  const released = (v: Video) => (v.released ? Date.parse(v.released) : Infinity);
+  return season(a) - season(b) || episode(a) - episode(b) || released(a) - released(b);
+}
+
+function subtitleIds(subtitles: ContentSubtitle[], ownerId: string): Subtitle[] {
+  const used = new Set<string>();
+  return subtitles.map((s) => {
+    let id = s.id;
+    if (id === undefined) {
+      id = `${ownerId}:${s.lang}`;
+      for (let n = 2; used.has(id); n++) id = `${ownerId}:${s.lang}:${n}`;
+    }
+    used.add(id);
+    return { id, lang: s.lang, url: s.url };
+  });
+}
+
+function withSubtitleIds(stream: ContentStream, ownerId: string): Stream {
+  const { subtitles, ...rest } = stream;
+  return subtitles ? { ...rest, subtitles: subtitleIds(subtitles, ownerId) } : rest;
+}
+
+function checkUniqueIds(items: Item[], diagnostics: Diagnostic[]) {
+  const first = new Map<string, Item>();
+  for (const item of items) {
+    const earlier = first.get(item.id);
+    if (!earlier) {
+      first.set(item.id, item);
+      continue;
+    }
+    const where = `${earlier.origin.file}:${earlier.origin.line}:${earlier.origin.column}`;
+    diagnostics.push({
+      code: 'duplicate-id',
+      severity: 'error',
+      ...item.origin,
+      path: 'id',
+      message: `item id "${item.id}" is also the id of the item at ${where}`,
+      hint: 'ids are global in Stremio: give each item its own id',
+    });
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Catalogs
+
+const collator = new Intl.Collator('en', { numeric: true, sensitivity: 'base' });
+
+/** Membership, order and genre options of each catalog (see README, "Catalogs"). */
+function resolveCatalogs(settings: CatalogSettings[], items: Item[], at: Locator, diagnostics: Diagnostic[]): Catalog[] {
+  const keyOf = (type: string, id: string) => `${type}\u0000${id}`;
+  const catalogs = new Map<string, Catalog & { settings: CatalogSettings }>();
+  settings.forEach((s, index) => {
+    const key = keyOf(s.type, s.id);
+    if (catalogs.has(key)) {
+      diagnostics.push({
+        code: 'duplicate-catalog',
+        severity: 'error',
+        ...at(['catalogs', index, 'id']),
+        path: `catalogs[${index}].id`,
+        message: `a ${s.type} catalog with id "${s.id}" is already declared`,
+        hint: 'the client merges catalogs with the same type and id: give each its own id',
+      });
+      return;
+    }
+    catalogs.set(key, { id: s.id, type: s.type, name: s.name, genres: [], items: [], settings: s });
+  });
+
+  return [...catalogs.values()].map(({ settings: s, ...catalog }) => {
+    // An item that names catalogs is in exactly those; one that names none is in every `all` catalog of its type.
+    const members = items.filter(
+      (item) => item.type === s.type && (item.catalogs ? item.catalogs.includes(s.id) : s.items === 'all'),
+    );
+    sortItems(members, s.sort);
+    const genres =
+      s.genres === 'auto'
+        ? [...new Set(members.flatMap((i) => i.genres ?? []))].sort(collator.compare)
+        : (s.genres ?? []);
+    return { ...catalog, genres, items: members };
+  });
+}
+
+/** Every catalog id an item names must exist for the item's type. */
+function checkCatalogNames(item: ContentItem, settings: CatalogSettings[], at: Locator, diagnostics: Diagnostic[]) {
+  item.catalogs?.forEach((id, index) => {
+    if (settings.some((c) => c.id === id && c.type === item.type)) return;
+    const otherType = settings.find((c) => c.id === id);
+    const suggestion = closest(id, settings.filter((c) => c.type === item.type).map((c) => c.id));
+    diagnostics.push({
+      code: 'unknown-catalog',
+      severity: 'error',
+      ...at(['catalogs', index]),
+      path: `catalogs[${index}]`,
+      message: otherType
+        ? `catalog "${id}" lists ${otherType.type} items, and this item is a ${item.type}`
+        : `no catalog in addon.yaml has the id "${id}"`,
+      hint: suggestion
+        ? `did you mean "${suggestion}"?`
+        : `declare a ${item.type} catalog with id "${id}" under \`catalogs\` in addon.yaml, or remove it here`,
+    });
+  });
+}
+
+/** Items that no catalog lists can still be opened through meta requests, but nobody will find them. */
+function warnUncatalogued(items: Item[], catalogs: Catalog[], diagnostics: Diagnostic[]) {
+  const listed = new Set(catalogs.flatMap((c) => c.items));
+  const byType = new Map<string, Item[]>();
+  for (const item of items) {
+    if (listed.has(item)) continue;
+    byType.set(item.type, [...(byType.get(item.type) ?? []), item]);
+  }
+  for (const [type, unlisted] of byType) {
+    const covered = catalogs.some((c) => c.type === type);
+    diagnostics.push({
+      code: 'uncovered-type',
+      severity: 'warning',
+      ...unlisted[0]!.origin,
+      path: 'id',
+      message: `${unlisted.length} ${type} item${unlisted.length === 1 ? ' is' : 's are'} in no catalog${covered ? '' : ` (no catalog has type "${type}")`}: ${unlisted
+        .slice(0, 3)
+        .map((i) => i.id)
+        .join(', ')}${unlisted.length > 3 ? ', …' : ''}`,
+      hint: covered
+        ? 'name a catalog in their `catalogs` field, or set `items: all` on a catalog of their type'
+        : `add a catalog with \`type: ${type}\` to addon.yaml; until then these items can only be opened by id`,
+    });
+  }
+}
+
+function sortItems(items: Item[], sort: CatalogSettings['sort']) {
+  if (!sort) return;
+  const descending = sort.startsWith('-');
+  const field = (descending ? sort.slice(1) : sort) as 'name' | 'released' | 'releaseInfo';
+  const direction = descending ? -1 : 1;
+  // Items without the field go last in both directions; equal keys keep the order they were read in.
+  items.sort((a, b) => {
+    const x = a[field], y = b[field];
+    if (x === undefined || y === undefined) return x === y ? 0 : x === undefined ? 1 : -1;
+    return direction * (field === 'released' ? Date.parse(x) - Date.parse(y) : collator.compare(x, y));
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Ids and prefixes
+
+function idsOf(item: Item): string[] {
+  return [item.id, ...(item.videos ?? []).map((v) => v.id)];
+}
+
+/**
+ * The shortest set of prefixes that covers every id: the part up to the first `:` where there is
+ * one (`pd:nosferatu` -> `pd:`), the id itself otherwise; prefixes covered by others are dropped.
+ */
+export function derivePrefixes(ids: readonly string[]): string[] {
+  const candidates = uniqueInOrder(
+    ids.map((id) => {
+      const colon = id.indexOf(':');
+      return colon > 0 ? id.slice(0, colon + 1) : id;
+    }),
+  ).sort();
+  return candidates.filter((p) => !candidates.some((other) => other !== p && p.startsWith(other)));
+}
+
+function checkPrefixes(content: Content, at: Locator, diagnostics: Diagnostic[]) {
+  for (const item of content.items) {
+    for (const id of idsOf(item)) {
+      if (content.idPrefixes.some((p) => id.startsWith(p))) continue;
+      diagnostics.push({
+        code: 'invalid-value',
+        severity: 'error',
+        ...item.origin,
+        path: 'id',
+        message: `"${id}" starts with none of the idPrefixes in addon.yaml (${content.idPrefixes.join(', ')}), so the client would never ask for it`,
+        hint: `add a prefix of "${id}" to idPrefixes (line ${at(['idPrefixes']).line} of addon.yaml), or remove idPrefixes to derive them`,
+      });
+    }
+  }
+}
+
+function uniqueInOrder<T>(values: readonly T[]): T[] {
+  return [...new Set(values)];
+}
