@@ -152,7 +152,8 @@ function describe(leaves: Leaves) {
       .regex(/^[0-9a-fA-F]{40}$/, { message: 'expected exactly 40 hexadecimal digits' })
       .transform((hash) => hash.toLowerCase())
       .optional(),
-    fileIdx: nonNegativeInt.optional(),
+    // The client reads fileIdx as a 16-bit number.
+    fileIdx: nonNegativeInt.max(65535).optional(),
     announce: z.array(z.string().min(1)).optional(),
     fileMustInclude: z.array(z.string().min(1)).optional(),
     rarUrls: archive,

@@ -223,7 +223,7 @@ function normalizeItem(item: ContentItem, at: Locator, diagnostics: Diagnostic[]
     origin: at(['id']),
   };
   if (!videos) {
-    if (item.behaviorHints?.defaultVideoId !== undefined) unknownDefaultVideo(item, at, diagnostics);
+    if (item.behaviorHints?.defaultVideoId !== undefined) unknownDefaultVideo(item, [], at, diagnostics);
     return normalized;
   }
 
@@ -282,15 +282,14 @@ function normalizeItem(item: ContentItem, at: Locator, diagnostics: Diagnostic[]
       trailerStreams: video.trailerStreams?.map((s) => withSubtitleIds(s, id)),
     });
   });
-  normalized.videos = normalizedVideos.sort(compareVideos);
+  normalized.videos = sortVideos(normalizedVideos);
 
   const defaultVideoId = item.behaviorHints?.defaultVideoId;
-  if (defaultVideoId !== undefined && !seen.has(defaultVideoId)) unknownDefaultVideo(item, at, diagnostics);
+  if (defaultVideoId !== undefined && !seen.has(defaultVideoId)) unknownDefaultVideo(item, [...seen.keys()], at, diagnostics);
   return normalized;
 }
 
-function unknownDefaultVideo(item: ContentItem, at: Locator, diagnostics: Diagnostic[]) {
-  const ids = (item.videos ?? []).map((v) => v.id).filter((id): id is string => id !== undefined);
+function unknownDefaultVideo(item: ContentItem, ids: string[], at: Locator, diagnostics: Diagnostic[]) {
   const suggestion = closest(item.behaviorHints!.defaultVideoId!, ids);
   diagnostics.push({
     code: 'unknown-default-video',
@@ -307,14 +306,24 @@ function unknownDefaultVideo(item: ContentItem, at: Locator, diagnostics: Diagno
 }
 
 /**
- * The client's order (stremio-core sorts this way when it reads a meta): by season with specials
- * (season 0) last, then episode, then release date; videos without season and episode come last.
+ * The client's order (stremio-core sorts videos this way when it reads a meta): episodes by season
+ * with specials (season 0) after the others, then episode; videos without season and episode after
+ * all episodes, by release date (oldest first when the item has episodes, newest first when it has
+ * none, as in a channel), undated ones last. Array.prototype.sort is stable, like the client's.
  */
-export function compareVideos(a: Video, b: Video): number {
-  const season = (v: Video) => (v.season === undefined || v.episode === undefined ? Infinity : v.season === 0 ? Number.MAX_SAFE_INTEGER : v.season);
-  const episode = (v: Video) => (v.season === undefined || v.episode === undefined ? 0 : v.episode);
-  const released = (v: Video) => (v.released ? Date.parse(v.released) : Infinity);
-  return season(a) - season(b) || episode(a) - episode(b) || released(a) - released(b);
+export function sortVideos(videos: Video[]): Video[] {
+  const isEpisode = (v: Video) => v.season !== undefined && v.episode !== undefined;
+  const hasEpisodes = videos.some(isEpisode);
+  const season = (v: Video) => (v.season === 0 ? Number.MAX_SAFE_INTEGER : v.season!);
+  return videos.sort((a, b) => {
+    if (isEpisode(a) && isEpisode(b)) return season(a) - season(b) || a.episode! - b.episode!;
+    if (isEpisode(a) || isEpisode(b)) return isEpisode(a) ? -1 : 1;
+    if (a.released && b.released) {
+      const older = Date.parse(a.released) - Date.parse(b.released);
+      return hasEpisodes ? older : -older;
+    }
+    return a.released ? -1 : b.released ? 1 : 0;
+  });
 }
 
 function subtitleIds(subtitles: ContentSubtitle[], ownerId: string): Subtitle[] {

@@ -1,6 +1,7 @@
 // Stage 4, write: the only code that touches the output folder. Each file is written atomically
 // (temporary name, then rename) and only when its bytes changed; files an earlier build wrote and
 // this one does not are removed. Files the build never wrote are left alone.
+import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, rm, rmdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { OutputFile } from './plan.js';
@@ -25,7 +26,6 @@ export async function writeOutput(outDir: string, files: readonly OutputFile[]):
   const previous = await readState(root);
   const result: WriteResult = { files: files.length, bytes: 0, written: 0, unchanged: 0, removed: 0, byResource: {} };
   const madeDirs = new Set<string>();
-  let temporaryCount = 0;
 
   await eachConcurrently(files, async (file) => {
     const target = inside(root, file.path);
@@ -34,19 +34,13 @@ export async function writeOutput(outDir: string, files: readonly OutputFile[]):
     tally.files++;
     tally.bytes += bytes.length;
     result.bytes += bytes.length;
-    if (await sameBytes(target, bytes)) {
-      result.unchanged++;
-      return;
-    }
     const dir = path.dirname(target);
     if (!madeDirs.has(dir)) {
       await mkdir(dir, { recursive: true });
       madeDirs.add(dir);
     }
-    const temporary = `${target}.${process.pid}-${temporaryCount++}.tmp`;
-    await writeFile(temporary, bytes);
-    await rename(temporary, target);
-    result.written++;
+    if (await writeIfChanged(target, bytes)) result.written++;
+    else result.unchanged++;
   });
 
   const current = new Set(files.map((f) => f.path));
@@ -67,12 +61,17 @@ function inside(root: string, relative: string): string {
   return target;
 }
 
-async function sameBytes(target: string, bytes: Buffer): Promise<boolean> {
-  try {
-    return (await readFile(target)).equals(bytes);
-  } catch {
-    return false;
-  }
+/**
+ * Writes `bytes` to `target` unless it already holds them, through a temporary file and a rename
+ * so that no reader (nor an interrupted build) ever sees half a file. Returns whether it wrote.
+ */
+async function writeIfChanged(target: string, bytes: Buffer): Promise<boolean> {
+  const existing = await readFile(target).catch(() => undefined);
+  if (existing?.equals(bytes)) return false;
+  const temporary = `${target}.${randomBytes(6).toString('hex')}.tmp`;
+  await writeFile(temporary, bytes);
+  await rename(temporary, target);
+  return true;
 }
 
 /** A missing or unreadable state file means "nothing known": the build still ends up correct. */
@@ -86,10 +85,8 @@ async function readState(root: string): Promise<string[]> {
 }
 
 async function writeState(root: string, files: string[]) {
-  const target = path.join(root, STATE_FILE);
-  const temporary = `${target}.${process.pid}.tmp`;
-  await writeFile(temporary, JSON.stringify({ generator: 'addon-gen', files: files.sort() }));
-  await rename(temporary, target);
+  const state = JSON.stringify({ generator: 'addon-gen', files: files.sort() });
+  await writeIfChanged(path.join(root, STATE_FILE), Buffer.from(state));
 }
 
 async function removeEmptyParents(root: string, dir: string) {

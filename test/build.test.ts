@@ -1,0 +1,217 @@
+// The whole pipeline on real folders: the example addon's tree, encoding, determinism, and what a
+// failed or repeated build does to an existing output folder.
+import { readFile, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { parseAllDocuments } from 'yaml';
+import fg from 'fast-glob';
+import { build } from '../src/build.js';
+import { addonYaml, contentDir, readTree, tempDir } from './support/content.js';
+import { clientRequest, envelopeProblems, hostFileFor } from './support/envelope.js';
+
+const EXAMPLE = fileURLToPath(new URL('../content', import.meta.url));
+
+describe('the example content', () => {
+  it('builds exactly the files the protocol needs, each of which the client accepts', async () => {
+    const out = await tempDir();
+    const result = await build({ contentDir: EXAMPLE, outDir: out });
+    expect(result.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+    const tree = await readTree(out);
+
+    const expected = await expectedExampleFiles();
+    expect([...tree.keys()].sort()).toEqual([...expected].sort());
+
+    for (const [file, bytes] of tree) {
+      if (!file.endsWith('.json') || file === '.addon-gen.json') continue;
+      expect(envelopeProblems(file, bytes.toString('utf8')), file).toEqual([]);
+    }
+    // Copied local files are byte-identical to their sources.
+    for (const file of [...tree.keys()].filter((f) => f.startsWith('assets/'))) {
+      expect(tree.get(file)!.equals(await readFile(path.join(EXAMPLE, file.slice('assets/'.length)))), file).toBe(true);
+    }
+  });
+
+  it('uses every stream source and the features the README promises', async () => {
+    const result = await build({ contentDir: EXAMPLE });
+    const streams = result.content!.items.flatMap((i) => [...i.streams, ...(i.videos ?? []).flatMap((v) => v.streams)]);
+    for (const source of ['url', 'ytId', 'infoHash', 'externalUrl', 'playerFrameUrl'] as const) {
+      expect(streams.some((s) => s[source] !== undefined), source).toBe(true);
+    }
+    expect(streams.some((s) => s.rarUrls || s.zipUrls || s['7zipUrls'] || s.tarUrls || s.tgzUrls)).toBe(true);
+    const series = result.content!.items.filter((i) => i.videos?.length);
+    expect(new Set(series[0]!.videos!.map((v) => v.season)).size).toBeGreaterThanOrEqual(2);
+    expect(result.content!.items.some((i) => !i.videos && i.subtitles.length > 0)).toBe(true);
+    expect(series.some((i) => i.videos!.some((v) => v.subtitles.length > 0))).toBe(true);
+    expect(result.content!.catalogs.some((c) => c.type === 'movie' && c.genres.length > 0)).toBe(true);
+  });
+});
+
+/**
+ * The example's file list, derived from its YAML by the rules of the README (not by the planner):
+ * manifest, catalog pages per catalog and genre, a meta per item, streams per movie and per
+ * episode, subtitles where there are some, local files under assets/.
+ */
+async function expectedExampleFiles(): Promise<Set<string>> {
+  const files = new Set(['manifest.json', '.addon-gen.json']);
+  const docs = async (relative: string) =>
+    parseAllDocuments(await readFile(path.join(EXAMPLE, relative), 'utf8') as string) as unknown as { toJS(): any }[];
+  const addon = (await docs('addon.yaml'))[0]!.toJS();
+  const items: any[] = [];
+  const itemFiles = (await fg('**/*.{yaml,yml}', { cwd: EXAMPLE })).filter((f) => f !== 'addon.yaml');
+  const localFiles = new Set<string>();
+  const collectLocal = (value: unknown, dir: string, key?: string) => {
+    if (typeof value === 'string' && key && /^(url|poster|logo|background|thumbnail)$/.test(key) && !/^[a-z][a-z0-9+.-]+:/i.test(value)) {
+      localFiles.add(`assets/${path.posix.normalize(path.posix.join(dir, value))}`);
+    } else if (Array.isArray(value)) value.forEach((v) => collectLocal(v, dir, key === 'links' ? 'link' : undefined));
+    else if (value && typeof value === 'object') for (const [k, v] of Object.entries(value)) collectLocal(v, dir, k);
+  };
+  collectLocal(addon, '.');
+  for (const file of itemFiles) {
+    for (const doc of await docs(file)) {
+      const value = doc.toJS();
+      if (value === null) continue;
+      const list = Array.isArray(value) ? value : [value];
+      items.push(...list);
+      list.forEach((item) => collectLocal(item, path.posix.dirname(file)));
+    }
+  }
+  for (const local of localFiles) files.add(local);
+
+  const pages = (type: string, id: string, total: number, genre?: string) => {
+    const extra = (skip: number) => (genre ? [`skip=${skip}&genre=${genre}`, `genre=${genre}&skip=${skip}`] : [`skip=${skip}`]);
+    files.add(genre ? `catalog/${type}/${id}/genre=${genre}.json` : `catalog/${type}/${id}.json`);
+    for (let skip = 100; skip < total; skip += 100) extra(skip).forEach((e) => files.add(`catalog/${type}/${id}/${e}.json`));
+    extra(total).forEach((e) => files.add(`catalog/${type}/${id}/${e}.json`));
+  };
+  for (const catalog of addon.catalogs) {
+    const members = items.filter(
+      (i) => i.type === catalog.type && (i.catalogs ? i.catalogs.includes(catalog.id) : catalog.items !== 'listed'),
+    );
+    pages(catalog.type, catalog.id, members.length);
+    const genres: string[] =
+      catalog.genres === 'auto' ? [...new Set(members.flatMap((i) => i.genres ?? []))] : (catalog.genres ?? []);
+    for (const genre of genres) pages(catalog.type, catalog.id, members.filter((i) => i.genres?.includes(genre)).length, genre);
+  }
+  for (const item of items) {
+    files.add(`meta/${item.type}/${item.id}.json`);
+    const owners = item.videos
+      ? item.videos.map((v: any) => ({ ...v, id: v.id ?? `${item.id}:${v.season}:${v.episode}` }))
+      : [item];
+    for (const owner of owners) {
+      files.add(`stream/${item.type}/${owner.id}.json`);
+      if (owner.subtitles?.length) files.add(`subtitles/${item.type}/${owner.id}.json`);
+    }
+  }
+  return files;
+}
+
+describe('encoding', () => {
+  const awkward = ['tt1:1:2', 'with space', 'a&b=c', 'plus+sign', '100%', 'Été à Paris', 'ü:ñ'];
+
+  it('stores each file under the name a static host decodes the client request to', async () => {
+    const items = awkward.map((id, i) => `- { id: "${id}", type: movie, name: "N${i}", genres: ["Science Fiction", "R&B"] }`);
+    const dir = await contentDir({
+      'addon.yaml': addonYaml('catalogs:\n  - { id: "my list", type: movie, name: L, genres: auto }\n'),
+      'items.yaml': `${items.join('\n')}\n`,
+    });
+    const out = await tempDir();
+    const result = await build({ contentDir: dir, outDir: out });
+    expect(result.ok).toBe(true);
+    const tree = await readTree(out);
+
+    const requests = [
+      clientRequest('catalog', 'movie', 'my list'),
+      clientRequest('catalog', 'movie', 'my list', [['skip', '7']]),
+      clientRequest('catalog', 'movie', 'my list', [['genre', 'Science Fiction']]),
+      clientRequest('catalog', 'movie', 'my list', [['skip', '7'], ['genre', 'R&B']]),
+      clientRequest('catalog', 'movie', 'my list', [['genre', 'R&B'], ['skip', '7']]),
+      ...awkward.flatMap((id) => [clientRequest('meta', 'movie', id), clientRequest('stream', 'movie', id)]),
+    ];
+    expect(requests).toContain('/catalog/movie/my%20list/skip=7&genre=R%26B.json');
+    expect(requests).toContain('/meta/movie/tt1%3A1%3A2.json');
+    for (const request of requests) expect(tree.has(hostFileFor(request)), request).toBe(true);
+    // And every JSON file is the answer to one of those requests (plus the manifest).
+    const reached = new Set([...requests.map(hostFileFor), 'manifest.json', '.addon-gen.json']);
+    const jsonFiles = [...tree.keys()].filter((f) => f.endsWith('.json'));
+    const unreached = jsonFiles.filter((f) => !reached.has(f));
+    expect(unreached.every((f) => /^catalog\/movie\/my list\/(genre=[^&]+&skip=|skip=\d+&genre=)/.test(f) || f.includes('genre=')), unreached.join()).toBe(true);
+  });
+});
+
+describe('determinism', () => {
+  it('writes byte-identical trees for the same content, whatever the key order in YAML', async () => {
+    const a = await contentDir({
+      'addon.yaml': addonYaml('catalogs:\n  - { id: c, type: movie, name: C }\n'),
+      'x.yaml': 'id: x\ntype: movie\nname: X\nreleased: 1999-01-01\nstreams: [{ url: "https://e.org/x.mp4", name: HD }]\n',
+    });
+    const b = await contentDir({
+      'addon.yaml': 'catalogs:\n  - { type: movie, name: C, id: c }\ndescription: For tests\nname: Test Addon\nversion: 1.0.0\nid: org.example.test\n',
+      'x.yaml': 'streams: [{ name: HD, url: "https://e.org/x.mp4" }]\nreleased: 1999-01-01\nname: X\ntype: movie\nid: x\n',
+    });
+    const [outA, outA2, outB] = [await tempDir(), await tempDir(), await tempDir()];
+    await build({ contentDir: a, outDir: outA });
+    await build({ contentDir: a, outDir: outA2 });
+    await build({ contentDir: b, outDir: outB });
+    const [treeA, treeA2, treeB] = [await readTree(outA), await readTree(outA2), await readTree(outB)];
+    expect(treeA2).toEqual(treeA);
+    expect(treeB).toEqual(treeA);
+    expect(treeA.get('meta/movie/x.json')!.toString()).toBe(
+      '{"meta":{"id":"x","type":"movie","name":"X","released":"1999-01-01T00:00:00.000Z"}}',
+    );
+  });
+});
+
+describe('an existing output folder', () => {
+  async function snapshot(dir: string) {
+    const tree = await readTree(dir);
+    const times = new Map<string, number>();
+    for (const file of tree.keys()) times.set(file, (await stat(path.join(dir, file))).mtimeMs);
+    return { tree, times };
+  }
+
+  it('stays exactly as it was when the build fails', async () => {
+    const dir = await contentDir({
+      'addon.yaml': addonYaml('catalogs:\n  - { id: c, type: movie, name: C }\n'),
+      'x.yaml': 'id: x\ntype: movie\nname: X\n',
+    });
+    const out = await tempDir();
+    expect((await build({ contentDir: dir, outDir: out })).ok).toBe(true);
+    const before = await snapshot(out);
+    await writeFile(path.join(dir, 'x.yaml'), 'id: x\ntype: movie\nname: X Renamed\nposter: nope.jpg\n');
+    await writeFile(path.join(dir, 'y.yaml'), 'id: y\ntype: movie\nname: Y\n');
+    const failed = await build({ contentDir: dir, outDir: out });
+    expect(failed.ok).toBe(false);
+    expect(await snapshot(out)).toEqual(before);
+  });
+
+  it('rewrites nothing when nothing changed, and removes files that no longer belong', async () => {
+    const dir = await contentDir({
+      'addon.yaml': addonYaml('catalogs:\n  - { id: c, type: movie, name: C }\n'),
+      'x.yaml': '- { id: x, type: movie, name: X }\n- { id: y, type: movie, name: Y }\n',
+    });
+    const out = await tempDir();
+    await build({ contentDir: dir, outDir: out });
+    await writeFile(path.join(out, 'CNAME'), 'addon.example.org\n'); // not ours: must survive
+    const before = await snapshot(out);
+    const again = await build({ contentDir: dir, outDir: out });
+    expect(again.write).toMatchObject({ written: 0, removed: 0 });
+    expect(await snapshot(out)).toEqual(before);
+
+    await writeFile(path.join(dir, 'x.yaml'), '- { id: x, type: movie, name: X }\n');
+    const smaller = await build({ contentDir: dir, outDir: out });
+    expect(smaller.write!.removed).toBe(3); // meta and stream of y, and the empty page at skip=2
+    const tree = await readTree(out);
+    expect(tree.has('meta/movie/y.json')).toBe(false);
+    expect(tree.has('stream/movie/y.json')).toBe(false);
+    expect(tree.has('catalog/movie/c/skip=2.json')).toBe(false);
+    expect(tree.has('catalog/movie/c/skip=1.json')).toBe(true);
+    expect(tree.get('CNAME')!.toString()).toBe('addon.example.org\n');
+    // The same tree as a clean build of the same content.
+    const clean = await tempDir();
+    await build({ contentDir: dir, outDir: clean });
+    const cleanTree = await readTree(clean);
+    tree.delete('CNAME');
+    expect(tree).toEqual(cleanTree);
+  });
+});

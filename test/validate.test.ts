@@ -1,0 +1,284 @@
+// Each validation rule on real files: its code, message, file, line, column and field path.
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { build } from '../src/build.js';
+import type { Diagnostic } from '../src/diagnostics.js';
+import { addonYaml, contentDir } from './support/content.js';
+
+const CATALOG = 'catalogs:\n  - { id: films, type: movie, name: Films }\n';
+
+/** Builds (without writing) and returns the diagnostics with file paths relative to the folder. */
+async function check(files: Record<string, string | Buffer>, baseUrl?: string): Promise<Diagnostic[]> {
+  const dir = await contentDir(files);
+  const result = await build({ contentDir: dir, baseUrl });
+  return result.diagnostics.map((d) => ({ ...d, file: d.file && path.relative(dir, d.file) }));
+}
+
+function only(diagnostics: Diagnostic[], code: string): Diagnostic {
+  const found = diagnostics.filter((d) => d.code === code);
+  expect(found, JSON.stringify(diagnostics, null, 2)).toHaveLength(1);
+  return found[0]!;
+}
+
+describe('YAML', () => {
+  it('reports a syntax error at its position', async () => {
+    const d = only(await check({ 'addon.yaml': addonYaml(CATALOG), 'a.yaml': 'id: x\nname: [unclosed\n' }), 'yaml-syntax');
+    expect(d).toMatchObject({ file: 'a.yaml', line: 3, severity: 'error' });
+  });
+
+  it('reports a duplicate key at the second key', async () => {
+    const d = only(
+      await check({ 'addon.yaml': addonYaml(CATALOG), 'a.yaml': 'id: a\ntype: movie\nname: A\nname: B\n' }),
+      'duplicate-key',
+    );
+    expect(d).toMatchObject({ file: 'a.yaml', line: 4, column: 1 });
+  });
+
+  it('refuses a document that is a single value', async () => {
+    const d = only(await check({ 'addon.yaml': addonYaml(CATALOG), 'a.yaml': 'just text\n' }), 'not-an-item');
+    expect(d).toMatchObject({ file: 'a.yaml', line: 1, column: 1 });
+  });
+
+  it('accepts empty files and empty documents', async () => {
+    const result = await check({ 'addon.yaml': addonYaml(CATALOG), 'a.yaml': '', 'b.yaml': '---\n---\n' });
+    expect(result).toEqual([]);
+  });
+
+  it('reports a missing addon.yaml', async () => {
+    const d = only(await check({ 'a.yaml': 'id: a\ntype: movie\nname: A\n' }), 'missing-addon-yaml');
+    expect(d.file).toBe('addon.yaml');
+  });
+});
+
+describe('fields', () => {
+  it('names an unknown field at its key, with a suggestion', async () => {
+    const d = only(
+      await check({
+        'addon.yaml': addonYaml(CATALOG),
+        'films.yaml': '- id: a\n  type: movie\n  name: A\n  postr: https://example.org/a.jpg\n',
+      }),
+      'unknown-field',
+    );
+    expect(d).toMatchObject({ file: 'films.yaml', line: 4, column: 3, path: 'postr', message: 'unknown field "postr"' });
+    expect(d.hint).toBe('did you mean "poster"?');
+  });
+
+  it('explains `title` on a stream', async () => {
+    const d = only(
+      await check({
+        'addon.yaml': addonYaml(CATALOG),
+        'a.yaml': 'id: a\ntype: movie\nname: A\nstreams:\n  - url: https://example.org/a.mp4\n    title: HD\n',
+      }),
+      'unknown-field',
+    );
+    expect(d).toMatchObject({ line: 6, column: 5, path: 'streams[0].title' });
+    expect(d.hint).toMatch(/description/);
+  });
+
+  it('names a missing field at the mapping that lacks it', async () => {
+    const d = only(await check({ 'addon.yaml': addonYaml(CATALOG), 'a.yaml': '\nid: a\ntype: movie\n' }), 'missing-field');
+    expect(d).toMatchObject({ file: 'a.yaml', line: 2, column: 1, path: 'name', message: '"name" is required' });
+  });
+
+  it('says what was expected and what was found', async () => {
+    const d = only(
+      await check({ 'addon.yaml': addonYaml(CATALOG), 'a.yaml': 'id: a\ntype: movie\nname: A\ngenres: Drama\n' }),
+      'invalid-value',
+    );
+    expect(d).toMatchObject({ line: 4, column: 9, path: 'genres', message: 'expected a list, found "Drama"' });
+  });
+
+  it('refuses a date that does not exist', async () => {
+    const d = only(
+      await check({ 'addon.yaml': addonYaml(CATALOG), 'a.yaml': 'id: a\ntype: movie\nname: A\nreleased: 2023-02-30\n' }),
+      'invalid-value',
+    );
+    expect(d).toMatchObject({ line: 4, column: 11, path: 'released', message: '"2023-02-30" is not a date that exists' });
+  });
+
+  it('refuses negative and fractional episode numbers', async () => {
+    const diagnostics = await check({
+      'addon.yaml': addonYaml('catalogs:\n  - { id: s, type: series, name: S }\n'),
+      's.yaml': 'id: s\ntype: series\nname: S\nvideos:\n  - { season: -1, episode: 1 }\n  - { season: 1, episode: 1.5 }\n',
+    });
+    expect(diagnostics.map((d) => [d.code, d.line, d.path])).toEqual([
+      ['invalid-value', 5, 'videos[0].season'],
+      ['invalid-value', 6, 'videos[1].episode'],
+    ]);
+  });
+
+  it('checks infoHash, lang and stream sources', async () => {
+    const diagnostics = await check({
+      'addon.yaml': addonYaml(CATALOG),
+      'a.yaml': [
+        'id: a',
+        'type: movie',
+        'name: A',
+        'streams:',
+        '  - infoHash: abc123', // line 5
+        '  - name: no source', // line 6
+        '  - { url: "https://example.org/a.mp4", ytId: abcdefghijk }', // line 7
+        'subtitles:',
+        '  - { lang: english, url: "https://example.org/a.srt" }', // line 9
+        '',
+      ].join('\n'),
+    });
+    expect(diagnostics.map((d) => [d.code, d.line, d.column, d.path])).toEqual([
+      ['invalid-value', 5, 15, 'streams[0].infoHash'],
+      ['stream-source', 6, 5, 'streams[1]'],
+      ['stream-source', 7, 5, 'streams[2]'],
+      ['invalid-value', 9, 13, 'subtitles[0].lang'],
+    ]);
+    expect(diagnostics[0]!.message).toMatch(/40 hexadecimal digits/);
+    expect(diagnostics[2]!.message).toMatch(/has 2: url, ytId/);
+    expect(diagnostics[3]!.message).toMatch(/three-letter/);
+  });
+
+  it('refuses ids that cannot become file names', async () => {
+    const long = 'x'.repeat(201);
+    const diagnostics = await check({
+      'addon.yaml': addonYaml(CATALOG),
+      'a.yaml': `- { id: "a/b", type: movie, name: A }\n- { id: "..", type: movie, name: B }\n- { id: "c\\u0001", type: movie, name: C }\n- { id: ${long}, type: movie, name: D }\n`,
+    });
+    expect(diagnostics.map((d) => [d.code, d.line, d.path])).toEqual([
+      ['bad-file-name', 1, 'id'],
+      ['bad-file-name', 2, 'id'],
+      ['bad-file-name', 3, 'id'],
+      ['bad-file-name', 4, 'id'],
+    ]);
+    expect(diagnostics[0]!.message).toContain('contains "/"');
+    expect(diagnostics[3]!.message).toContain('longer than 200 bytes');
+  });
+});
+
+describe('addon.yaml', () => {
+  it('refuses a version that is not semver', async () => {
+    const d = only(await check({ 'addon.yaml': 'id: org.example.x\nversion: "1.0"\nname: X\n' }), 'invalid-value');
+    expect(d).toMatchObject({ file: 'addon.yaml', line: 2, column: 10, path: 'version' });
+    expect(d.message).toMatch(/semantic version/);
+  });
+
+  it('refuses genre options that are not strings', async () => {
+    const d = only(
+      await check({ 'addon.yaml': addonYaml('catalogs:\n  - id: films\n    type: movie\n    name: Films\n    genres: [Drama, 1984]\n') }),
+      'invalid-value',
+    );
+    expect(d).toMatchObject({ file: 'addon.yaml', line: 9, column: 21, path: 'catalogs[0].genres[1]' });
+    expect(d.message).toBe('expected text, found 1984');
+  });
+
+  it('refuses two catalogs with the same type and id', async () => {
+    const d = only(
+      await check({ 'addon.yaml': addonYaml('catalogs:\n  - { id: a, type: movie, name: A }\n  - { id: a, type: movie, name: B }\n') }),
+      'duplicate-catalog',
+    );
+    expect(d).toMatchObject({ line: 7, path: 'catalogs[1].id' });
+  });
+
+  it('warns when the manifest is over 8 KB', async () => {
+    const genres = Array.from({ length: 600 }, (_, i) => `genre-number-${i}`);
+    const diagnostics = await check({
+      'addon.yaml': addonYaml(`catalogs:\n  - { id: a, type: movie, name: A, genres: [${genres.join(', ')}] }\n`),
+    });
+    expect(only(diagnostics, 'manifest-too-large').severity).toBe('warning');
+  });
+});
+
+describe('across items', () => {
+  it('names both places of a duplicate item id', async () => {
+    const d = only(
+      await check({
+        'addon.yaml': addonYaml(CATALOG),
+        'a.yaml': 'id: same\ntype: movie\nname: A\n',
+        'b.yaml': '\n\n- id: same\n  type: movie\n  name: B\n',
+      }),
+      'duplicate-id',
+    );
+    expect(d).toMatchObject({ file: 'b.yaml', line: 3, column: 7 });
+    expect(d.message).toContain(`a.yaml:1:5`);
+  });
+
+  it('names a duplicate video id', async () => {
+    const d = only(
+      await check({
+        'addon.yaml': addonYaml('catalogs:\n  - { id: s, type: series, name: S }\n'),
+        's.yaml': 'id: s\ntype: series\nname: S\nvideos:\n  - { season: 1, episode: 1 }\n  - { id: "s:1:1", title: Again }\n',
+      }),
+      'duplicate-video-id',
+    );
+    expect(d).toMatchObject({ line: 6, column: 5, path: 'videos[1]' });
+    expect(d.message).toContain('"s:1:1"');
+  });
+
+  it('names a catalog that does not exist, with a suggestion', async () => {
+    const d = only(
+      await check({ 'addon.yaml': addonYaml(CATALOG), 'a.yaml': 'id: a\ntype: movie\nname: A\ncatalogs: [film]\n' }),
+      'unknown-catalog',
+    );
+    expect(d).toMatchObject({ line: 4, column: 12, path: 'catalogs[0]', hint: 'did you mean "films"?' });
+  });
+
+  it('warns about items that no catalog lists', async () => {
+    const d = only(
+      await check({ 'addon.yaml': addonYaml(CATALOG), 'a.yaml': 'id: a\ntype: series\nname: A\n' }),
+      'uncovered-type',
+    );
+    expect(d).toMatchObject({ severity: 'warning', file: 'a.yaml', line: 1, column: 5 });
+    expect(d.message).toContain('no catalog has type "series"');
+  });
+
+  it('refuses a defaultVideoId that names no video', async () => {
+    const d = only(
+      await check({
+        'addon.yaml': addonYaml('catalogs:\n  - { id: s, type: series, name: S }\n'),
+        's.yaml': 'id: s\ntype: series\nname: S\nbehaviorHints:\n  defaultVideoId: "s:1:2"\nvideos:\n  - { season: 1, episode: 1 }\n',
+      }),
+      'unknown-default-video',
+    );
+    expect(d).toMatchObject({ line: 5, column: 19, path: 'behaviorHints.defaultVideoId', hint: 'did you mean "s:1:1"?' });
+  });
+});
+
+describe('local files', () => {
+  it('publishes a local file under the base URL', async () => {
+    const dir = await contentDir({
+      'addon.yaml': addonYaml(CATALOG),
+      'films/a.yaml': 'id: a\ntype: movie\nname: A\nposter: ../images/a poster.jpg\n',
+      'images/a poster.jpg': Buffer.from([0xff, 0xd8, 0xff]),
+    });
+    const result = await build({ contentDir: dir, baseUrl: 'https://user.github.io/repo' });
+    expect(result.diagnostics).toEqual([]);
+    expect(result.content!.items[0]!.poster).toBe('https://user.github.io/repo/assets/images/a%20poster.jpg');
+    expect(result.files!.find((f) => f.path === 'assets/images/a poster.jpg')?.copyFrom).toBe(
+      path.join(dir, 'images/a poster.jpg'),
+    );
+  });
+
+  it('needs a base URL for local files, and says how to give one', async () => {
+    const d = only(
+      await check({
+        'addon.yaml': addonYaml(CATALOG),
+        'a.yaml': 'id: a\ntype: movie\nname: A\nposter: a.jpg\n',
+        'a.jpg': 'x',
+      }),
+      'base-url-required',
+    );
+    expect(d).toMatchObject({ line: 4, column: 9, path: 'poster' });
+    expect(d.hint).toMatch(/--base-url/);
+  });
+
+  it('refuses missing files and paths outside the content folder', async () => {
+    const diagnostics = await check(
+      {
+        'addon.yaml': addonYaml(CATALOG),
+        'a.yaml': 'id: a\ntype: movie\nname: A\nposter: missing.jpg\nbackground: ../../etc/passwd\nlogo: /etc/passwd\n',
+      },
+      'https://example.org/',
+    );
+    expect(diagnostics.map((d) => [d.code, d.line, d.path])).toEqual([
+      ['missing-asset', 4, 'poster'],
+      ['asset-outside-content', 5, 'background'],
+      ['asset-outside-content', 6, 'logo'],
+    ]);
+  });
+});
