@@ -2,15 +2,11 @@
 // failed or repeated build does to an existing output folder.
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { parseAllDocuments } from 'yaml';
-import fg from 'fast-glob';
 import { build } from '../src/build.js';
 import { addonYaml, contentDir, readTree, tempDir } from './support/content.js';
 import { clientRequest, envelopeProblems, hostFileFor } from './support/envelope.js';
-
-const EXAMPLE = fileURLToPath(new URL('../content', import.meta.url));
+import { EXAMPLE_DIR as EXAMPLE, expectedFiles, readExample } from './support/example.js';
 
 describe('the example content', () => {
   it('builds exactly the files the protocol needs, each of which the client accepts', async () => {
@@ -19,7 +15,7 @@ describe('the example content', () => {
     expect(result.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
     const tree = await readTree(out);
 
-    const expected = await expectedExampleFiles();
+    const expected = expectedFiles(await readExample());
     expect([...tree.keys()].sort()).toEqual([...expected].sort());
 
     for (const [file, bytes] of tree) {
@@ -46,65 +42,6 @@ describe('the example content', () => {
     expect(result.content!.catalogs.some((c) => c.type === 'movie' && c.genres.length > 0)).toBe(true);
   });
 });
-
-/**
- * The example's file list, derived from its YAML by the rules of the README (not by the planner):
- * manifest, catalog pages per catalog and genre, a meta per item, streams per movie and per
- * episode, subtitles where there are some, local files under assets/.
- */
-async function expectedExampleFiles(): Promise<Set<string>> {
-  const files = new Set(['manifest.json', '.addon-gen.json']);
-  const docs = async (relative: string) =>
-    parseAllDocuments(await readFile(path.join(EXAMPLE, relative), 'utf8') as string) as unknown as { toJS(): any }[];
-  const addon = (await docs('addon.yaml'))[0]!.toJS();
-  const items: any[] = [];
-  const itemFiles = (await fg('**/*.{yaml,yml}', { cwd: EXAMPLE })).filter((f) => f !== 'addon.yaml');
-  const localFiles = new Set<string>();
-  const collectLocal = (value: unknown, dir: string, key?: string) => {
-    if (typeof value === 'string' && key && /^(url|poster|logo|background|thumbnail)$/.test(key) && !/^[a-z][a-z0-9+.-]+:/i.test(value)) {
-      localFiles.add(`assets/${path.posix.normalize(path.posix.join(dir, value))}`);
-    } else if (Array.isArray(value)) value.forEach((v) => collectLocal(v, dir, key === 'links' ? 'link' : undefined));
-    else if (value && typeof value === 'object') for (const [k, v] of Object.entries(value)) collectLocal(v, dir, k);
-  };
-  collectLocal(addon, '.');
-  for (const file of itemFiles) {
-    for (const doc of await docs(file)) {
-      const value = doc.toJS();
-      if (value === null) continue;
-      const list = Array.isArray(value) ? value : [value];
-      items.push(...list);
-      list.forEach((item) => collectLocal(item, path.posix.dirname(file)));
-    }
-  }
-  for (const local of localFiles) files.add(local);
-
-  const pages = (type: string, id: string, total: number, genre?: string) => {
-    const extra = (skip: number) => (genre ? [`skip=${skip}&genre=${genre}`, `genre=${genre}&skip=${skip}`] : [`skip=${skip}`]);
-    files.add(genre ? `catalog/${type}/${id}/genre=${genre}.json` : `catalog/${type}/${id}.json`);
-    for (let skip = 100; skip < total; skip += 100) extra(skip).forEach((e) => files.add(`catalog/${type}/${id}/${e}.json`));
-    extra(total).forEach((e) => files.add(`catalog/${type}/${id}/${e}.json`));
-  };
-  for (const catalog of addon.catalogs) {
-    const members = items.filter(
-      (i) => i.type === catalog.type && (i.catalogs ? i.catalogs.includes(catalog.id) : catalog.items !== 'listed'),
-    );
-    pages(catalog.type, catalog.id, members.length);
-    const genres: string[] =
-      catalog.genres === 'auto' ? [...new Set(members.flatMap((i) => i.genres ?? []))] : (catalog.genres ?? []);
-    for (const genre of genres) pages(catalog.type, catalog.id, members.filter((i) => i.genres?.includes(genre)).length, genre);
-  }
-  for (const item of items) {
-    files.add(`meta/${item.type}/${item.id}.json`);
-    const owners = item.videos
-      ? item.videos.map((v: any) => ({ ...v, id: v.id ?? `${item.id}:${v.season}:${v.episode}` }))
-      : [item];
-    for (const owner of owners) {
-      files.add(`stream/${item.type}/${owner.id}.json`);
-      if (owner.subtitles?.length) files.add(`subtitles/${item.type}/${owner.id}.json`);
-    }
-  }
-  return files;
-}
 
 describe('encoding', () => {
   const awkward = ['tt1:1:2', 'with space', 'a&b=c', 'plus+sign', '100%', 'Été à Paris', 'ü:ñ'];

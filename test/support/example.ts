@@ -1,0 +1,132 @@
+// The bundled example content read straight from its YAML with the README's rules, independently
+// of the code under test: what the addon must contain, for the tree test and the real-client test.
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import fg from 'fast-glob';
+import { parseAllDocuments } from 'yaml';
+
+export const EXAMPLE_DIR = fileURLToPath(new URL('../../content', import.meta.url));
+
+export interface ExampleOwner {
+  id: string;
+  streams: number;
+  subtitles: number;
+}
+
+export interface ExampleItem {
+  id: string;
+  type: string;
+  name: string;
+  genres: string[];
+  released?: string;
+  /** The item itself (no videos) or each of its videos, with default ids applied. */
+  owners: ExampleOwner[];
+  videos: number;
+}
+
+export interface ExampleCatalog {
+  type: string;
+  id: string;
+  /** Member ids (in file order; the catalog's `sort` is applied by the client test itself). */
+  members: string[];
+  /** Genre -> number of members with it. */
+  genres: Map<string, number>;
+}
+
+export interface Example {
+  items: ExampleItem[];
+  catalogs: ExampleCatalog[];
+  /** Output paths of copied local files (`assets/...`). */
+  localFiles: string[];
+}
+
+const isUrl = (value: string) => /^[a-z][a-z0-9+.-]+:/i.test(value);
+
+export async function readExample(dir = EXAMPLE_DIR): Promise<Example> {
+  const documents = async (relative: string): Promise<unknown[]> =>
+    parseAllDocuments(await readFile(path.join(dir, relative), 'utf8'))
+      .map((d) => (d as { toJS(): unknown }).toJS())
+      .filter((v) => v !== null);
+
+  const localFiles = new Set<string>();
+  const collectLocal = (value: unknown, fileDir: string, key?: string) => {
+    if (typeof value === 'string' && key && /^(url|poster|logo|background|thumbnail)$/.test(key) && !isUrl(value)) {
+      localFiles.add(`assets/${path.posix.normalize(path.posix.join(fileDir, value))}`);
+    } else if (Array.isArray(value)) {
+      // Entries of `links` have a `url` that is never a local file.
+      if (key !== 'links') value.forEach((v) => collectLocal(v, fileDir));
+    } else if (value && typeof value === 'object') {
+      for (const [k, v] of Object.entries(value)) collectLocal(v, fileDir, k);
+    }
+  };
+
+  const [addon] = (await documents('addon.yaml')) as any[];
+  collectLocal(addon, '.');
+  const raw: any[] = [];
+  const files = (await fg('**/*.{yaml,yml}', { cwd: dir })).filter((f) => f !== 'addon.yaml').sort();
+  for (const file of files) {
+    for (const value of await documents(file)) {
+      const list = Array.isArray(value) ? value : [value];
+      raw.push(...list);
+      list.forEach((item) => collectLocal(item, path.posix.dirname(file)));
+    }
+  }
+
+  const items: ExampleItem[] = raw.map((item) => ({
+    id: item.id,
+    type: item.type,
+    name: item.name,
+    genres: item.genres ?? [],
+    released: item.released,
+    videos: item.videos?.length ?? 0,
+    owners: (item.videos ?? [item]).map((owner: any) => ({
+      id: owner === item ? item.id : (owner.id ?? `${item.id}:${owner.season}:${owner.episode}`),
+      streams: owner.streams?.length ?? 0,
+      subtitles: owner.subtitles?.length ?? 0,
+    })),
+  }));
+
+  const catalogs: ExampleCatalog[] = addon.catalogs.map((catalog: any) => {
+    const members = raw.filter(
+      (i) => i.type === catalog.type && (i.catalogs ? i.catalogs.includes(catalog.id) : catalog.items !== 'listed'),
+    );
+    const names: string[] =
+      catalog.genres === 'auto' ? [...new Set(members.flatMap((i) => i.genres ?? []))] : (catalog.genres ?? []);
+    return {
+      type: catalog.type,
+      id: catalog.id,
+      members: members.map((m) => m.id),
+      genres: new Map(names.map((g) => [g, members.filter((m) => m.genres?.includes(g)).length])),
+    };
+  });
+
+  return { items, catalogs, localFiles: [...localFiles] };
+}
+
+/**
+ * Every file the example's output must hold: manifest, catalog pages for each catalog and genre
+ * (first page, later pages of 100, an empty page at skip=<total>, both extra orders with a genre),
+ * a meta per item, streams per movie and per episode, subtitles where there are some, local files.
+ */
+export function expectedFiles(example: Example): Set<string> {
+  const files = new Set(['manifest.json', '.addon-gen.json', ...example.localFiles]);
+  const pages = (type: string, id: string, total: number, genre?: string) => {
+    const extras = (skip: number) => (genre ? [`skip=${skip}&genre=${genre}`, `genre=${genre}&skip=${skip}`] : [`skip=${skip}`]);
+    files.add(genre ? `catalog/${type}/${id}/genre=${genre}.json` : `catalog/${type}/${id}.json`);
+    for (let skip = 100; skip < total; skip += 100) extras(skip).forEach((e) => files.add(`catalog/${type}/${id}/${e}.json`));
+    extras(total).forEach((e) => files.add(`catalog/${type}/${id}/${e}.json`));
+  };
+  for (const catalog of example.catalogs) {
+    pages(catalog.type, catalog.id, catalog.members.length);
+    for (const [genre, count] of catalog.genres) pages(catalog.type, catalog.id, count, genre);
+  }
+  for (const item of example.items) {
+    files.add(`meta/${item.type}/${item.id}.json`);
+    for (const owner of item.owners) {
+      files.add(`stream/${item.type}/${owner.id}.json`);
+      if (owner.subtitles > 0) files.add(`subtitles/${item.type}/${owner.id}.json`);
+    }
+  }
+  return files;
+}
