@@ -3,7 +3,10 @@
 // page and genre, every meta, the streams of every movie and episode, and subtitles in the player.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { build } from '../src/build.js';
-import { tempDir } from './support/content.js';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { addonYaml, contentDir, movies } from './support/content.js';
 import { readExample, EXAMPLE_DIR, type Example } from './support/example.js';
 import { startStaticServer, type StaticServer } from './support/static-server.js';
 import { startCore, type Core, type Json } from './support/stremio-core.js';
@@ -12,14 +15,12 @@ let server: StaticServer;
 let core: Core;
 let example: Example;
 let manifestUrl: string;
+let out: string;
 
 beforeAll(async () => {
   example = await readExample();
-  // A fixed folder for the life of the file: tempDir's cleanup runs after each test.
-  const { mkdtemp } = await import('node:fs/promises');
-  const os = await import('node:os');
-  const path = await import('node:path');
-  const out = await mkdtemp(path.join(os.tmpdir(), 'addon-gen-client-'));
+  // A folder for the life of this file (tempDir's cleanup runs after each test).
+  out = await mkdtemp(path.join(os.tmpdir(), 'addon-gen-client-'));
   server = await startStaticServer(out, { prefix: '/repo/' });
   const result = await build({ contentDir: EXAMPLE_DIR, outDir: out, baseUrl: server.url });
   expect(result.ok).toBe(true);
@@ -31,6 +32,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await core?.stop();
   await server?.close();
+  await rm(out, { recursive: true, force: true });
 });
 
 describe('the real client core', () => {
@@ -110,6 +112,35 @@ describe('the real client core', () => {
           expect(response.status, subtitle.url).toBe(200);
         }
       }
+    }
+  });
+});
+
+describe('the real client core on a catalog of 250 items', () => {
+  it('pages through it and through a genre filter, both past the first 100', async () => {
+    const dir = await contentDir({
+      'addon.yaml': addonYaml('catalogs:\n  - { id: all, type: movie, name: All, genres: auto }\n'),
+      'movies.yaml': movies(250, (i) => (i % 5 === 0 ? ['Comedy'] : ['Drama'])),
+    });
+    const served = await mkdtemp(path.join(os.tmpdir(), 'addon-gen-client-'));
+    const big = await startStaticServer(served);
+    try {
+      expect((await build({ contentDir: dir, outDir: served, baseUrl: big.url })).ok).toBe(true);
+      const url = `${big.url}manifest.json`;
+      await core.installAddon(url);
+      const all = await core.discover({ base: url, path: { resource: 'catalog', type: 'movie', id: 'all', extra: [] } });
+      expect(all.error).toBeNull();
+      expect(all.endError).toBeNull();
+      expect(all.ids).toEqual(Array.from({ length: 250 }, (_, i) => `t:${String(i).padStart(4, '0')}`));
+      const drama = await core.discover({ base: url, path: { resource: 'catalog', type: 'movie', id: 'all', extra: [['genre', 'Drama']] } });
+      expect(drama.endError).toBeNull();
+      expect(drama.ids.length).toBe(200);
+      // The core's own order of extras: the one it set last (skip) first.
+      expect(big.requests).toContain('/catalog/movie/all/skip=100&genre=Drama.json');
+      expect(big.requests).toContain('/catalog/movie/all/skip=200&genre=Drama.json');
+    } finally {
+      await big.close();
+      await rm(served, { recursive: true, force: true });
     }
   });
 });

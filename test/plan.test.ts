@@ -1,0 +1,76 @@
+// Catalog paging on built files: a client walk from the first page to the empty one, for the sizes
+// around the page boundary, with and without a genre, in both orders of extras.
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { build } from '../src/build.js';
+import { addonYaml, contentDir, movies, readTree, tempDir } from './support/content.js';
+import { clientRequest, hostFileFor } from './support/envelope.js';
+
+type Order = 'skip-first' | 'genre-first';
+
+/**
+ * Walks a catalog as a client does: the first page without `skip`, then `skip=<items so far>`
+ * until a page is empty. stremio-core puts the extra it set last first (`skip=100&genre=…`);
+ * other clients write `genre=…&skip=100`.
+ */
+function walk(tree: Map<string, Buffer>, genre: string | undefined, order: Order): { ids: string[]; requests: string[] } {
+  const ids: string[] = [];
+  const requests: string[] = [];
+  for (let page = 0; page < 100; page++) {
+    const extras: [string, string][] = [];
+    if (page > 0) extras.push(['skip', String(ids.length)]);
+    if (genre) order === 'skip-first' ? extras.push(['genre', genre]) : extras.unshift(['genre', genre]);
+    const request = clientRequest('catalog', 'movie', 'all', extras);
+    requests.push(request);
+    const file = tree.get(hostFileFor(request));
+    if (!file) throw new Error(`no file for ${request}`);
+    const metas = (JSON.parse(file.toString()) as { metas: { id: string }[] }).metas;
+    if (metas.length === 0) return { ids, requests };
+    expect(metas.length).toBeLessThanOrEqual(100);
+    ids.push(...metas.map((m) => m.id));
+  }
+  throw new Error('paging never ended');
+}
+
+const id = (i: number) => `t:${String(i).padStart(4, '0')}`;
+
+describe('catalog paging', () => {
+  for (const total of [0, 1, 99, 100, 101, 250]) {
+    it(`serves ${total} items in pages of 100 and ends with an empty page`, async () => {
+      // Every third item is a Drama, so the genre filter pages differently from the catalog.
+      const dir = await contentDir({
+        'addon.yaml': addonYaml('catalogs:\n  - { id: all, type: movie, name: All, genres: [Drama, Comedy] }\n'),
+        'movies.yaml': total > 0 ? movies(total, (i) => (i % 3 === 0 ? ['Drama'] : ['Comedy'])) : '',
+      });
+      const out = await tempDir();
+      const result = await build({ contentDir: dir, outDir: out });
+      expect(result.ok).toBe(true);
+      const tree = await readTree(out);
+
+      const all = Array.from({ length: total }, (_, i) => id(i));
+      const dramas = all.filter((_, i) => i % 3 === 0);
+      const plain = walk(tree, undefined, 'skip-first');
+      expect(plain.ids).toEqual(all);
+      expect(plain.requests.length).toBe(Math.ceil(total / 100) + 1);
+      for (const order of ['skip-first', 'genre-first'] as const) {
+        expect(walk(tree, 'Drama', order).ids, order).toEqual(dramas);
+      }
+
+      // Nothing but those pages: first, every 100, and the empty one at skip=<total>.
+      const catalogFiles = [...tree.keys()].filter((f) => f.startsWith('catalog/movie/all/')).map((f) => path.basename(f, '.json'));
+      const skips = (count: number) => {
+        const list = [];
+        for (let skip = 100; skip < count; skip += 100) list.push(skip);
+        return [...list, count];
+      };
+      const expected = [
+        ...skips(total).map((s) => `skip=${s}`),
+        'genre=Drama',
+        'genre=Comedy',
+        ...skips(dramas.length).flatMap((s) => [`skip=${s}&genre=Drama`, `genre=Drama&skip=${s}`]),
+        ...skips(total - dramas.length).flatMap((s) => [`skip=${s}&genre=Comedy`, `genre=Comedy&skip=${s}`]),
+      ];
+      expect(catalogFiles.sort()).toEqual(expected.sort());
+    });
+  }
+});
