@@ -1,9 +1,11 @@
 // The pipeline in one place: load -> validate -> plan -> write. Returns values; prints nothing.
-import { stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { hasErrors, UsageError, type Diagnostic } from './diagnostics.js';
 import { loadContent, type SourceFile } from './load.js';
 import { manifestUrl } from './paths.js';
+import { hostReport, type Host, type HostReport } from './hosts.js';
+import type { PageTemplates } from './page.js';
 import { plan, type OutputFile } from './plan.js';
 import { baseUrl as baseUrlSchema } from './schema.js';
 import { streamOwners, validate, type Content } from './validate.js';
@@ -15,6 +17,10 @@ export interface BuildOptions {
   outDir?: string;
   /** Overrides `baseUrl` in addon.yaml. */
   baseUrl?: string;
+  /** Hosts to write rule files for; default all. */
+  hosts?: readonly Host[];
+  /** Folder for the S3 files (outside the published tree); default `<outDir>-s3`. */
+  s3Dir?: string;
 }
 
 export interface Counts {
@@ -34,6 +40,8 @@ export interface BuildResult {
   counts?: Counts;
   manifestUrl?: string;
   write?: WriteResult;
+  /** Files and bytes against each chosen host's limits. */
+  hosts?: HostReport[];
   seconds: number;
 }
 
@@ -51,7 +59,12 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
   const { content } = validated;
   if (!content) return done({ ok: false, diagnostics: validated.diagnostics, sources: loaded.files });
 
-  const planned = plan(content);
+  const s3Dir = options.outDir === undefined ? undefined : (options.s3Dir ?? `${options.outDir.replace(/[\\/]+$/, '')}-s3`);
+  const planned = plan(content, {
+    hosts: options.hosts,
+    templates: await readTemplates(),
+    outFromS3Dir: s3Dir && path.relative(s3Dir, options.outDir!).split(path.sep).join('/'),
+  });
   const diagnostics = [...validated.diagnostics, ...planned.diagnostics];
   const result = {
     diagnostics,
@@ -65,7 +78,16 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
   if (hasErrors(diagnostics)) return done({ ...result, ok: false });
   if (options.outDir === undefined) return done({ ...result, ok: true });
   const write = await writeOutput(options.outDir, planned.files);
-  return done({ ...result, ok: true, write });
+  if (planned.s3Files.length > 0) await writeOutput(s3Dir!, planned.s3Files);
+  const report = hostReport(options.hosts, planned.files, write);
+  return done({ ...result, diagnostics: [...diagnostics, ...report.diagnostics], ok: true, write, hosts: report.hosts });
+}
+
+/** The page templates shipped in the package's templates/ folder. */
+async function readTemplates(): Promise<PageTemplates> {
+  const read = (name: string) => readFile(new URL(`../templates/${name}`, import.meta.url), 'utf8');
+  const [install, configure, notFound] = await Promise.all([read('index.html'), read('configure.html'), read('404.html')]);
+  return { install, configure, notFound };
 }
 
 async function checkOptions(options: BuildOptions) {

@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
 import { build, type BuildResult } from './build.js';
 import { formatDiagnostics, hasErrors, sortDiagnostics, UsageError } from './diagnostics.js';
+import { HOSTS, type Host } from './hosts.js';
 import { sourceLineOf } from './load.js';
 
 export interface Io {
@@ -31,10 +32,13 @@ export async function run(argv: readonly string[], io: Io = processIo): Promise<
     .argument('[contentDir]', 'folder with addon.yaml and the item files', 'content')
     .option('-o, --out <dir>', 'output folder', 'dist')
     .option('--base-url <url>', 'public URL where the output will be published (overrides baseUrl in addon.yaml)')
+    .option('--host <hosts>', `hosts to write rules for, comma-separated: ${HOSTS.join(', ')} or all`, 'all')
+    .option('--s3-dir <dir>', 'folder for the S3 CORS configuration and upload script (default: <out>-s3)')
     .option('-q, --quiet', 'print only problems, no summary')
     .addOption(new Option('--json', 'print a machine-readable result on stdout'))
-    .action(async (contentDir: string, options: { out: string; baseUrl?: string; quiet?: boolean; json?: boolean }) => {
-      const result = await build({ contentDir, outDir: options.out, baseUrl: options.baseUrl });
+    .action(async (contentDir: string, options: BuildFlags) => {
+      const hosts = parseHosts(options.host);
+      const result = await build({ contentDir, outDir: options.out, baseUrl: options.baseUrl, hosts, s3Dir: options.s3Dir });
       status = report(result, { ...options, verb: 'build' }, io);
     });
 
@@ -67,6 +71,26 @@ export async function run(argv: readonly string[], io: Io = processIo): Promise<
     io.stderr(`addon-gen: ${message}\n`);
     return 1;
   }
+}
+
+interface BuildFlags {
+  out: string;
+  baseUrl?: string;
+  host: string;
+  s3Dir?: string;
+  quiet?: boolean;
+  json?: boolean;
+}
+
+/** `--host cloudflare,vercel` or `all`. */
+function parseHosts(value: string): Host[] {
+  const names = value.split(',').map((h) => h.trim()).filter(Boolean);
+  if (names.includes('all')) return [...HOSTS];
+  const unknown = names.filter((h) => !(HOSTS as readonly string[]).includes(h));
+  if (unknown.length > 0 || names.length === 0) {
+    throw new UsageError(`--host ${value}: expected ${HOSTS.join(', ')} or all, comma-separated`);
+  }
+  return names as Host[];
 }
 
 interface ReportOptions {
@@ -116,6 +140,7 @@ function summaryData(result: BuildResult) {
       removed: result.write.removed,
       byResource: result.write.byResource,
     }),
+    hosts: result.hosts,
     seconds: Number(result.seconds.toFixed(3)),
   };
 }
@@ -134,6 +159,10 @@ function summaryText(result: BuildResult, options: ReportOptions): string {
   } else {
     lines.push(`  ${plural(result.files!.length, 'file')} would be written`);
   }
+  for (const report of result.hosts ?? []) {
+    const limits = report.limits.map((l) => `${l.value > l.limit ? 'OVER' : 'within'} ${formatCount(l.limit, l.what)}`);
+    lines.push(`  ${report.host}: ${limits.length > 0 ? limits.join('; ') : 'no size limits'}`);
+  }
   lines.push(`  ${result.seconds.toFixed(2)} s`);
   lines.push(
     result.manifestUrl
@@ -143,10 +172,15 @@ function summaryText(result: BuildResult, options: ReportOptions): string {
   return `${lines.join('\n')}\n`;
 }
 
+function formatCount(limit: number, what: string): string {
+  return what.startsWith('bytes') ? `${formatBytes(limit)} (${what.replace(/^bytes /, '')})` : `${limit.toLocaleString('en')} ${what}`;
+}
+
 function formatBytes(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;
   if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
-  return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+  if (bytes < 1024 * 1024 * 1024) return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+  return `${(bytes / 1024 / 1024 / 1024).toFixed(1)} GiB`;
 }
 
 function packageVersion(): string {

@@ -41,6 +41,8 @@ export const CODES = {
   'manifest-too-large': 'manifest.json is over 8 KB; the official SDK refuses such manifests.',
   'missing-addon-yaml': 'The content folder has no addon.yaml.',
   'output-conflict': 'Two inputs would write the same output file.',
+  'host-limit': 'The output is over a limit of a chosen host (files, file size, site size).',
+  'host-file-name': 'File names that a host or Windows checkouts refuse.',
 } as const;
 
 export type DiagnosticCode = keyof typeof CODES;
@@ -71,7 +73,8 @@ export function sortDiagnostics(diagnostics: readonly Diagnostic[]): Diagnostic[
  */
 export function formatDiagnostic(d: Diagnostic, sourceLine?: (file: string, line: number) => string | undefined): string {
   const where = d.file ? `${d.file}${d.line ? `:${d.line}:${d.column ?? 1}` : ''}: ` : '';
-  const field = d.path ? ` (${d.path})` : '';
+  // The field path, unless the message already names it (`unknown field "relased"`).
+  const field = d.path && !d.message.includes(`"${d.path}"`) ? ` (at ${d.path})` : '';
   const lines = [`${where}${d.severity}[${d.code}]: ${d.message}${field}`];
   const text = d.file && d.line ? sourceLine?.(d.file, d.line) : undefined;
   if (text !== undefined && d.line) {

@@ -1,6 +1,19 @@
 // Stage 3, plan: a pure function from checked content to the list of files the addon consists of.
 // Every decision about paths, pages, key order and bodies is made here; nothing touches the disk.
 import type { Diagnostic, Location } from './diagnostics.js';
+import {
+  cacheHints,
+  headerRules,
+  HOSTS,
+  renderHeadersFile,
+  renderRedirectsFile,
+  renderS3Cors,
+  renderS3Upload,
+  renderVercelJson,
+  REWRITES,
+  type Host,
+} from './hosts.js';
+import { renderPage, type PageTemplates } from './page.js';
 import { discoverGenreLink, MANIFEST_FILE, resourcePath, type Extra, type Resource } from './paths.js';
 import type {
   CacheHints,
@@ -25,7 +38,7 @@ export const MANIFEST_LIMIT_BYTES = 8 * 1024;
 export interface OutputFile {
   /** Path below the output folder, forward slashes, decoded (as static hosts look files up). */
   path: string;
-  resource: ResourceName | 'asset';
+  resource: ResourceName | 'asset' | 'page' | 'host';
   /** The JSON text of a generated file. */
   body?: string;
   /** The content file that an asset is a copy of. */
@@ -34,13 +47,24 @@ export interface OutputFile {
   origin?: Location;
 }
 
+export interface PlanOptions {
+  /** Hosts whose rule files to write; default all. */
+  hosts?: readonly Host[];
+  /** Page templates; without them no pages are written. */
+  templates?: PageTemplates;
+  /** For the S3 upload script: the output folder as seen from the S3 folder. */
+  outFromS3Dir?: string;
+}
+
 export interface Plan {
   files: OutputFile[];
+  /** Files for the S3 folder, outside the published tree; empty unless S3 is a chosen host. */
+  s3Files: OutputFile[];
   manifest: Manifest;
   diagnostics: Diagnostic[];
 }
 
-export function plan(content: Content): Plan {
+export function plan(content: Content, options: PlanOptions = {}): Plan {
   const files: OutputFile[] = [];
   const links = genreLinks(content);
   const cache = (resource: ResourceName) => cacheHints(content, resource);
@@ -77,6 +101,31 @@ export function plan(content: Content): Plan {
 
   for (const asset of content.assets) files.push({ path: asset.path, resource: 'asset', copyFrom: asset.source });
 
+  const { templates } = options;
+  if (templates) {
+    files.push({ path: 'index.html', resource: 'page', body: renderPage(templates.install, manifest) });
+    files.push({ path: '404.html', resource: 'page', body: renderPage(templates.notFound, manifest) });
+    // The client opens {base}/configure for a configurable addon.
+    if (manifest.behaviorHints?.configurable) {
+      files.push({ path: 'configure/index.html', resource: 'page', body: renderPage(templates.configure, manifest) });
+    }
+  }
+  const hosts = options.hosts ?? HOSTS;
+  const rules = headerRules(content);
+  const hostFile = (path: string, body: string) => files.push({ path, resource: 'host', body });
+  if (hosts.includes('cloudflare') || hosts.includes('netlify')) {
+    hostFile('_headers', renderHeadersFile(rules));
+    hostFile('_redirects', renderRedirectsFile(REWRITES));
+  }
+  if (hosts.includes('vercel')) hostFile('vercel.json', renderVercelJson(rules, REWRITES));
+  if (hosts.includes('github-pages')) hostFile('.nojekyll', '');
+  const s3Files: OutputFile[] = hosts.includes('s3')
+    ? [
+        { path: 'cors.json', resource: 'host', body: renderS3Cors() },
+        { path: 'upload.sh', resource: 'host', body: renderS3Upload(rules, options.outFromS3Dir ?? '../dist') },
+      ]
+    : [];
+
   const diagnostics = [...conflicts(files)];
   const manifestBytes = Buffer.byteLength(files[0]!.body!);
   if (manifestBytes > MANIFEST_LIMIT_BYTES) {
@@ -87,7 +136,7 @@ export function plan(content: Content): Plan {
       hint: 'use fewer catalogs or genres, a shorter description, or declare idPrefixes in addon.yaml',
     });
   }
-  return { files, manifest, diagnostics };
+  return { files, s3Files, manifest, diagnostics };
 }
 
 /**
@@ -276,12 +325,6 @@ function genreLinks(content: Content): Map<Item, Link[]> {
 
 // ---------------------------------------------------------------------------------------------
 // Bodies
-
-/** Cache hints for a resource: the `cache` settings, overridden per resource. */
-export function cacheHints(content: Content, resource: ResourceName): CacheHints {
-  const settings = { ...content.addon.cache, ...content.addon.cache?.[resource] };
-  return compact({ cacheMaxAge: settings.maxAge, staleRevalidate: settings.staleRevalidate, staleError: settings.staleError });
-}
 
 /** `{"<field>": value, cache hints}`; the manifest is the object itself. */
 function envelope(field: string, value: unknown, cache: CacheHints): string {

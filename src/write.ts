@@ -16,6 +16,7 @@ export interface WriteResult {
   written: number;
   unchanged: number;
   removed: number;
+  largest: { path: string; bytes: number };
   /** Files and bytes per resource (manifest, catalog, meta, stream, subtitles, asset). */
   byResource: Record<string, { files: number; bytes: number }>;
 }
@@ -24,7 +25,15 @@ export async function writeOutput(outDir: string, files: readonly OutputFile[]):
   const root = path.resolve(outDir);
   await mkdir(root, { recursive: true });
   const previous = await readState(root);
-  const result: WriteResult = { files: files.length, bytes: 0, written: 0, unchanged: 0, removed: 0, byResource: {} };
+  const result: WriteResult = {
+    files: files.length,
+    bytes: 0,
+    written: 0,
+    unchanged: 0,
+    removed: 0,
+    largest: { path: '', bytes: 0 },
+    byResource: {},
+  };
   const madeDirs = new Set<string>();
 
   await eachConcurrently(files, async (file) => {
@@ -34,6 +43,7 @@ export async function writeOutput(outDir: string, files: readonly OutputFile[]):
     tally.files++;
     tally.bytes += bytes.length;
     result.bytes += bytes.length;
+    if (bytes.length > result.largest.bytes) result.largest = { path: file.path, bytes: bytes.length };
     const dir = path.dirname(target);
     if (!madeDirs.has(dir)) {
       await mkdir(dir, { recursive: true });

@@ -11,6 +11,8 @@ import { addonYaml, contentDir, tempDir } from './support/content.js';
 
 const BIN = fileURLToPath(new URL('../bin/addon-gen.js', import.meta.url));
 const GOOD = { 'addon.yaml': addonYaml('catalogs:\n  - { id: c, type: movie, name: C }\n'), 'x.yaml': 'id: x\ntype: movie\nname: X\n' };
+// GOOD builds 5 addon files (manifest, 2 catalog pages, meta, stream) and 6 for pages and hosts
+// (index.html, 404.html, _headers, _redirects, vercel.json, .nojekyll).
 const BAD = { ...GOOD, 'x.yaml': 'id: x\ntype: movie\nname: X\nrelased: 2001-01-01\n' };
 
 async function cli(argv: string[]) {
@@ -39,7 +41,7 @@ describe('addon-gen build', () => {
     const { status, stdout, stderr } = await cli(['build', dir, '--out', out]);
     expect(status).toBe(1);
     expect(stdout).toBe('');
-    expect(stderr).toContain(`${path.join(dir, 'x.yaml')}:4:1: error[unknown-field]: unknown field "relased" (relased)`);
+    expect(stderr).toContain(`${path.join(dir, 'x.yaml')}:4:1: error[unknown-field]: unknown field "relased"\n`);
     expect(stderr).toContain('  4 | relased: 2001-01-01\n    | ^');
     expect(stderr).toContain('hint: did you mean "released"?');
     expect(stderr).toContain('Nothing was written.');
@@ -64,7 +66,7 @@ describe('addon-gen build', () => {
   it('prints a machine-readable result with --json', async () => {
     const good = await cli(['build', await contentDir(GOOD), '--out', await tempDir(), '--json']);
     const result = JSON.parse(good.stdout);
-    expect(result).toMatchObject({ ok: true, diagnostics: [], summary: { items: 1, videos: 0, files: 5, written: 5 } });
+    expect(result).toMatchObject({ ok: true, diagnostics: [], summary: { items: 1, videos: 0, files: 11, written: 11 } });
     const bad = await cli(['build', await contentDir(BAD), '--out', await tempDir(), '--json']);
     expect(bad.status).toBe(1);
     const errors = JSON.parse(bad.stdout);
@@ -80,7 +82,7 @@ describe('addon-gen validate', () => {
     const { status, stdout } = await cli(['validate', dir]);
     expect(status).toBe(0);
     expect(stdout).toMatch(/Checked Test Addon 1\.0\.0/);
-    expect(stdout).toMatch(/5 files would be written/);
+    expect(stdout).toMatch(/11 files would be written/);
     expect(await readdir(dir, { recursive: true })).toEqual(before);
     expect((await cli(['validate', await contentDir(BAD)])).status).toBe(1);
   });

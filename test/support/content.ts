@@ -7,7 +7,9 @@ import { afterEach } from 'vitest';
 const made: string[] = [];
 
 afterEach(async () => {
-  await Promise.all(made.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
+  // `<out>-s3` is where a build puts its S3 files by default.
+  const dirs = made.splice(0).flatMap((dir) => [dir, `${dir}-s3`]);
+  await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
 });
 
 /** A fresh temporary folder, removed after the current test. */

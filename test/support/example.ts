@@ -111,6 +111,8 @@ export async function readExample(dir = EXAMPLE_DIR): Promise<Example> {
  */
 export function expectedFiles(example: Example): Set<string> {
   const files = new Set(['manifest.json', '.addon-gen.json', ...example.localFiles]);
+  // The install and 404 pages, and the rule files of every host (the default, --host all).
+  for (const file of ['index.html', '404.html', '_headers', '_redirects', 'vercel.json', '.nojekyll']) files.add(file);
   const pages = (type: string, id: string, total: number, genre?: string) => {
     const extras = (skip: number) => (genre ? [`skip=${skip}&genre=${genre}`, `genre=${genre}&skip=${skip}`] : [`skip=${skip}`]);
     files.add(genre ? `catalog/${type}/${id}/genre=${genre}.json` : `catalog/${type}/${id}.json`);

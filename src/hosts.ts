@@ -1,0 +1,242 @@
+// Header and rewrite rules for static hosts, as ordered data rendered into each host's format
+// (`_headers`/`_redirects` for Cloudflare Pages and Netlify, vercel.json, S3 scripts). `serve`
+// answers with the same headers, so a local preview behaves like the published addon.
+import type { Diagnostic } from './diagnostics.js';
+import type { CacheHints, ResourceName } from './schema.js';
+import type { Content } from './validate.js';
+
+export const HOSTS = ['github-pages', 'cloudflare', 'netlify', 'vercel', 's3'] as const;
+export type Host = (typeof HOSTS)[number];
+
+/** One header rule: every rule whose pattern matches a path applies; for the same header, the later wins. */
+export interface HeaderRule {
+  /** A path pattern: `/manifest.json`, or a prefix ending in `*` (`/catalog/*`). */
+  source: string;
+  headers: { key: string; value: string }[];
+}
+
+export interface Rewrite {
+  /** Netlify/Cloudflare style: `:name` matches one segment, a trailing `*` the rest. */
+  source: string;
+  destination: string;
+}
+
+export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+
+/** Where each resource's files live, for header patterns. */
+const RESOURCE_PATTERNS: [ResourceName, string][] = [
+  ['manifest', '/manifest.json'],
+  ['catalog', '/catalog/*'],
+  ['meta', '/meta/*'],
+  ['stream', '/stream/*'],
+  ['subtitles', '/subtitles/*'],
+];
+
+/**
+ * The header rules of an addon: CORS on everything (the web client fetches across origins), then
+ * per resource its content type and `Cache-Control` from the `cache` settings. No two rules that
+ * match one path set the same header: Cloudflare and Netlify would join the values.
+ */
+export function headerRules(content: Content): HeaderRule[] {
+  const rules: HeaderRule[] = [
+    {
+      source: '/*',
+      headers: [
+        { key: 'Access-Control-Allow-Origin', value: '*' },
+        { key: 'Access-Control-Allow-Headers', value: '*' },
+      ],
+    },
+  ];
+  for (const [resource, source] of RESOURCE_PATTERNS) {
+    const headers = [{ key: 'Content-Type', value: JSON_CONTENT_TYPE }];
+    const cacheControl = cacheControlOf(cacheHints(content, resource));
+    if (cacheControl) headers.push({ key: 'Cache-Control', value: cacheControl });
+    rules.push({ source, headers });
+  }
+  const assetCache = cacheControlOf(cacheHints(content, 'asset'));
+  if (assetCache) rules.push({ source: '/assets/*', headers: [{ key: 'Cache-Control', value: assetCache }] });
+  return rules;
+}
+
+/**
+ * The subtitles request carries `filename`/`videoSize`/`videoHash` extras that no static file can
+ * match; hosts with rewrites map it onto the item's subtitles file.
+ */
+export const REWRITES: Rewrite[] = [{ source: '/subtitles/:type/:id/*', destination: '/subtitles/:type/:id.json' }];
+
+/** Cache hints for a resource: the `cache` settings, overridden per resource (assets: the defaults). */
+export function cacheHints(content: Content, resource: ResourceName | 'asset'): CacheHints {
+  const cache = content.addon.cache;
+  const settings = { ...cache, ...(resource === 'asset' ? undefined : cache?.[resource]) };
+  const hints: CacheHints = {};
+  if (settings.maxAge !== undefined) hints.cacheMaxAge = settings.maxAge;
+  if (settings.staleRevalidate !== undefined) hints.staleRevalidate = settings.staleRevalidate;
+  if (settings.staleError !== undefined) hints.staleError = settings.staleError;
+  return hints;
+}
+
+/** `max-age=N, stale-while-revalidate=N, stale-if-error=N, public`, with only the parts that are set. */
+export function cacheControlOf(hints: CacheHints): string | undefined {
+  const parts: string[] = [];
+  if (hints.cacheMaxAge !== undefined) parts.push(`max-age=${hints.cacheMaxAge}`);
+  if (hints.staleRevalidate !== undefined) parts.push(`stale-while-revalidate=${hints.staleRevalidate}`);
+  if (hints.staleError !== undefined) parts.push(`stale-if-error=${hints.staleError}`);
+  return parts.length > 0 ? [...parts, 'public'].join(', ') : undefined;
+}
+
+/** The headers the rules give one (decoded) URL path, as a host applies them. */
+export function headersFor(rules: readonly HeaderRule[], urlPath: string): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const rule of rules) {
+    if (!matches(rule.source, urlPath)) continue;
+    for (const { key, value } of rule.headers) headers[key] = value;
+  }
+  return headers;
+}
+
+function matches(pattern: string, urlPath: string): boolean {
+  return pattern.endsWith('*') ? urlPath.startsWith(pattern.slice(0, -1)) : urlPath === pattern;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rendering
+
+/** Cloudflare Pages and Netlify `_headers`: a path line, then indented `Key: value` lines. */
+export function renderHeadersFile(rules: readonly HeaderRule[]): string {
+  const blocks = rules.map((rule) => [rule.source, ...rule.headers.map((h) => `  ${h.key}: ${h.value}`)].join('\n'));
+  return `# Written by addon-gen: CORS for the web client, cache and content type per resource.\n${blocks.join('\n')}\n`;
+}
+
+/** Cloudflare Pages and Netlify `_redirects`: status 200 is a rewrite (the URL stays). */
+export function renderRedirectsFile(rewrites: readonly Rewrite[]): string {
+  const lines = rewrites.map((r) => `${r.source} ${r.destination} 200`);
+  return `# Written by addon-gen: subtitles requests with extras get the item's subtitles file.\n${lines.join('\n')}\n`;
+}
+
+/** vercel.json: the same rules in Vercel's path-to-regexp patterns. */
+export function renderVercelJson(rules: readonly HeaderRule[], rewrites: readonly Rewrite[]): string {
+  const pattern = (source: string) => source.replace(/\*$/, '(.*)');
+  return `${JSON.stringify(
+    {
+      headers: rules.map((r) => ({ source: pattern(r.source), headers: r.headers })),
+      rewrites: rewrites.map((r) => ({ source: r.source.replace(/\*$/, ':extra*'), destination: r.destination })),
+      cleanUrls: false,
+      trailingSlash: false,
+    },
+    null,
+    2,
+  )}\n`;
+}
+
+/** The bucket CORS configuration for `aws s3api put-bucket-cors --cors-configuration file://…`. */
+export function renderS3Cors(): string {
+  return `${JSON.stringify(
+    {
+      CORSRules: [{ AllowedOrigins: ['*'], AllowedMethods: ['GET', 'HEAD'], AllowedHeaders: ['*'], MaxAgeSeconds: 86400 }],
+    },
+    null,
+    2,
+  )}\n`;
+}
+
+/**
+ * A shell script that uploads the output with `aws s3 sync`, one pass per resource so that each
+ * object gets its Content-Type and Cache-Control (S3 has no header rules; they are set per object).
+ * `outFromScript` is the output folder relative to the script's own folder.
+ */
+export function renderS3Upload(rules: readonly HeaderRule[], outFromScript: string): string {
+  const quote = (value: string) => `'${value.replace(/'/g, `'\\''`)}'`;
+  const lines = [
+    '#!/bin/sh',
+    '# Written by addon-gen. Uploads the addon to S3 with the headers each resource needs.',
+    '#   BUCKET=my-bucket [PREFIX=path/] sh upload.sh',
+    '# First, once: aws s3api put-bucket-cors --bucket "$BUCKET" --cors-configuration "file://$(dirname "$0")/cors.json"',
+    '# S3 website endpoints are HTTP only; the client needs HTTPS, so put CloudFront (or another CDN) in front.',
+    'set -eu',
+    ': "${BUCKET:?set BUCKET to the bucket name}"',
+    'PREFIX="${PREFIX:-}"',
+    `OUT="$(dirname "$0")/${outFromScript}"`,
+    'DEST="s3://$BUCKET/$PREFIX"',
+  ];
+  const jsonPatterns: string[] = [];
+  for (const [, source] of RESOURCE_PATTERNS) {
+    const headers = headersFor(rules, source.replace('*', 'x'));
+    const include = source.slice(1);
+    jsonPatterns.push(include);
+    const cache = headers['Cache-Control'] ? ` --cache-control ${quote(headers['Cache-Control'])}` : '';
+    lines.push(
+      `aws s3 sync "$OUT" "$DEST" --exclude '*' --include ${quote(include)} --content-type ${quote(JSON_CONTENT_TYPE)}${cache} --delete`,
+    );
+  }
+  const assets = headersFor(rules, '/assets/x')['Cache-Control'];
+  const rest = jsonPatterns.map((p) => ` --exclude ${quote(p)}`).join('');
+  lines.push(
+    `aws s3 sync "$OUT" "$DEST"${rest} --exclude '.addon-gen.json' --exclude '_headers' --exclude '_redirects' --exclude 'vercel.json' --exclude '.nojekyll'${assets ? ` --cache-control ${quote(assets)}` : ''} --delete`,
+  );
+  return `${lines.join('\n')}\n`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Host report
+
+export interface HostLimitCheck {
+  what: string;
+  value: number;
+  limit: number;
+}
+
+export interface HostReport {
+  host: Host;
+  files: number;
+  bytes: number;
+  /** Limits of the host's free plan that this output is measured against. */
+  limits: HostLimitCheck[];
+}
+
+const MiB = 1024 * 1024;
+const LIMITS: Partial<Record<Host, { what: string; limit: number; measure: (files: number, bytes: number, largest: number) => number }[]>> = {
+  cloudflare: [
+    { what: 'files (free plan)', limit: 20_000, measure: (files) => files },
+    { what: 'bytes in the largest file', limit: 25 * MiB, measure: (_f, _b, largest) => largest },
+  ],
+  'github-pages': [{ what: 'bytes in the site', limit: 1024 * MiB, measure: (_f, bytes) => bytes }],
+};
+
+/** Characters Windows refuses in file names; `:` comes from series video ids (`tt1:1:2`). */
+const WINDOWS_UNSAFE = /[<>:"|?*]|[. ]$/;
+
+/** Measures the written output against each chosen host and warns where a host would refuse it. */
+export function hostReport(
+  hosts: readonly Host[] = HOSTS,
+  files: readonly { path: string }[],
+  written: { files: number; bytes: number; largest: { path: string; bytes: number } },
+): { hosts: HostReport[]; diagnostics: Diagnostic[] } {
+  const diagnostics: Diagnostic[] = [];
+  const reports = hosts.map((host): HostReport => {
+    const limits = (LIMITS[host] ?? []).map(({ what, limit, measure }) => ({
+      what,
+      limit,
+      value: measure(written.files, written.bytes, written.largest.bytes),
+    }));
+    for (const check of limits.filter((c) => c.value > c.limit)) {
+      diagnostics.push({
+        code: 'host-limit',
+        severity: 'warning',
+        message: `${host}: ${check.value} ${check.what}, over its limit of ${check.limit}${check.what.includes('largest') ? ` (${written.largest.path})` : ''}`,
+        hint: 'split the addon, use fewer genres (each doubles the catalog pages), or choose another host',
+      });
+    }
+    return { host, files: written.files, bytes: written.bytes, limits };
+  });
+
+  const unsafe = files.map((f) => f.path).filter((p) => p.split('/').some((segment) => WINDOWS_UNSAFE.test(segment)));
+  if (unsafe.length > 0 && hosts.includes('github-pages')) {
+    diagnostics.push({
+      code: 'host-file-name',
+      severity: 'warning',
+      message: `${unsafe.length} file name${unsafe.length === 1 ? ' has' : 's have'} characters that Windows checkouts and GitHub Pages' Jekyll build refuse, e.g. ${unsafe.slice(0, 3).join(', ')}`,
+      hint: 'the client needs these names (series video ids contain ":"): publish to GitHub Pages with the Actions workflow (actions/upload-pages-artifact and deploy-pages), not from a branch, and do not commit the output folder',
+    });
+  }
+  return { hosts: reports, diagnostics };
+}
