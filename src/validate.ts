@@ -8,6 +8,7 @@ import { issuesToDiagnostics, type Locator } from './_issues.js';
 import { locate, type Loaded, type SourceValue } from './load.js';
 import { ASSETS_DIR, normalizeBaseUrl, publicUrl } from './paths.js';
 import {
+  baseUrl as baseUrlSchema,
   contentSchemas,
   type AddonSettings,
   type CatalogSettings,
@@ -96,14 +97,15 @@ export function validate(loaded: Loaded, options: ValidateOptions): Validated {
   const files = localFiles(options.contentDir);
   const schemas = contentSchemas(files.resolve);
 
-  // The addon settings first: their base URL decides what local files become.
+  // The base URL decides what local files become; read it before the settings are checked, so
+  // that a mistake elsewhere in addon.yaml does not turn every local file into a second error.
+  const baseUrlSetting = options.baseUrl ?? baseUrlOf(loaded.addon?.value);
+  const baseUrl = baseUrlSetting === undefined ? undefined : normalizeBaseUrl(baseUrlSetting);
   let addon: AddonSettings | undefined;
   if (loaded.addon) {
-    files.from(loaded.addon, options.baseUrl ?? baseUrlOf(loaded.addon.value));
+    files.from(loaded.addon, baseUrl);
     addon = parseWith(schemas.addon, loaded.addon, diagnostics);
   }
-  const baseUrlSetting = options.baseUrl ?? addon?.baseUrl;
-  const baseUrl = baseUrlSetting === undefined ? undefined : normalizeBaseUrl(baseUrlSetting);
 
   const items: Item[] = [];
   for (const value of loaded.items) {
@@ -144,9 +146,10 @@ function locatorOf(value: SourceValue): Locator {
   return (nodePath, key) => locate(value.source, value.document, [...value.at, ...nodePath], key);
 }
 
+/** `baseUrl` from unchecked settings, when it is valid (an invalid one is reported by the schema). */
 function baseUrlOf(settings: unknown): string | undefined {
-  const value = (settings as { baseUrl?: unknown } | null)?.baseUrl;
-  return typeof value === 'string' && URL.canParse(value) ? normalizeBaseUrl(value) : undefined;
+  const value = (settings as { baseUrl?: unknown } | null | undefined)?.baseUrl;
+  return baseUrlSchema.safeParse(value).success ? (value as string) : undefined;
 }
 
 // ---------------------------------------------------------------------------------------------

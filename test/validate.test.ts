@@ -267,6 +267,15 @@ describe('local files', () => {
     expect(d.hint).toMatch(/--base-url/);
   });
 
+  it('reports a mistake in addon.yaml once, not again for every local file', async () => {
+    const diagnostics = await check({
+      'addon.yaml': 'id: org.example.x\nversion: one\nname: X\nbaseUrl: https://example.org/x/\n',
+      'a.yaml': 'id: a\ntype: movie\nname: A\nposter: a.jpg\n',
+      'a.jpg': 'x',
+    });
+    expect(diagnostics.map((d) => [d.code, d.file, d.path])).toEqual([['invalid-value', 'addon.yaml', 'version']]);
+  });
+
   it('refuses missing files and paths outside the content folder', async () => {
     const diagnostics = await check(
       {
