@@ -1,0 +1,43 @@
+// The host report: files and bytes against the chosen hosts' limits, and names hosts refuse.
+import { describe, expect, it } from 'vitest';
+import { build } from '../src/build.js';
+import { hostReport } from '../src/hosts.js';
+import { addonYaml, contentDir, tempDir } from './support/content.js';
+
+const SERIES = {
+  'addon.yaml': addonYaml('catalogs:\n  - { id: s, type: series, name: S }\n'),
+  's.yaml': 'id: s\ntype: series\nname: S\nvideos:\n  - { season: 1, episode: 1 }\n  - { season: 1, episode: 2 }\n',
+};
+
+describe('host report', () => {
+  it('warns about ":" in file names when publishing to GitHub Pages, naming files and what to do', async () => {
+    const result = await build({ contentDir: await contentDir(SERIES), outDir: await tempDir(), hosts: ['github-pages'] });
+    const warning = result.diagnostics.find((d) => d.code === 'host-file-name');
+    expect(warning?.severity).toBe('warning');
+    expect(warning?.message).toContain('2 file names');
+    expect(warning?.message).toContain('stream/series/s:1:1.json');
+    expect(warning?.hint).toMatch(/actions\/upload-pages-artifact/);
+    expect(result.hosts!.map((h) => h.host)).toEqual(['github-pages']);
+  });
+
+  it('says nothing of file names for hosts that accept them', async () => {
+    const result = await build({ contentDir: await contentDir(SERIES), outDir: await tempDir(), hosts: ['cloudflare', 's3'] });
+    expect(result.diagnostics.filter((d) => d.code === 'host-file-name')).toEqual([]);
+  });
+
+  it('measures files and bytes against the free plans and warns when over', () => {
+    const files = Array.from({ length: 20_001 }, (_, i) => ({ path: `meta/movie/${i}.json` }));
+    const big = { files: 20_001, bytes: 2 * 1024 ** 3, largest: { path: 'catalog/movie/all.json', bytes: 26 * 1024 ** 2 } };
+    const report = hostReport(['cloudflare', 'github-pages', 'netlify'], files, big);
+    expect(report.hosts.map((h) => [h.host, h.limits.map((l) => [l.limit, l.value])])).toEqual([
+      ['cloudflare', [[20_000, 20_001], [25 * 1024 ** 2, 26 * 1024 ** 2]]],
+      ['github-pages', [[1024 ** 3, 2 * 1024 ** 3]]],
+      ['netlify', []],
+    ]);
+    const messages = report.diagnostics.map((d) => d.message);
+    expect(messages).toHaveLength(3);
+    expect(messages[1]).toContain('catalog/movie/all.json');
+    const small = hostReport(['cloudflare'], files.slice(0, 10), { files: 10, bytes: 100, largest: { path: 'x', bytes: 50 } });
+    expect(small.diagnostics).toEqual([]);
+  });
+});
