@@ -1,15 +1,18 @@
-// The command line: a thin layer over build(). `run(argv)` returns the exit status
-// (0 ok, 1 content errors, 2 usage errors); only bin/ calls process.exit.
+// The command line: a thin layer over build() and startServer(). `run(argv)` returns the exit
+// status (0 ok, 1 content errors, 2 usage errors); only bin/ calls process.exit.
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
 import { build, type BuildResult } from './build.js';
 import { formatDiagnostics, hasErrors, sortDiagnostics, UsageError } from './diagnostics.js';
 import { HOSTS, type Host } from './hosts.js';
 import { sourceLineOf } from './load.js';
+import { ContentError, installLinks, startServer, type AddonServer } from './serve.js';
 
 export interface Io {
   stdout: (text: string) => void;
   stderr: (text: string) => void;
+  /** Stops a long-running command (serve); default: SIGINT or SIGTERM. */
+  signal?: AbortSignal;
 }
 
 const processIo: Io = {
@@ -54,6 +57,22 @@ export async function run(argv: readonly string[], io: Io = processIo): Promise<
       status = report(result, { ...options, verb: 'validate' }, io);
     });
 
+  program
+    .command('serve')
+    .description('build the content for the address it listens on into a private folder and serve it as the addon specification says')
+    .argument('[contentDir]', 'folder with addon.yaml and the item files', 'content')
+    .option('-p, --port <port>', 'port to listen on (0: any free port)', '7000')
+    .option('--host <address>', 'address to listen on', '127.0.0.1')
+    .option('--base-url <url>', 'URL to build the addon for (default: the address it listens on)')
+    .option('--dir <dir>', 'serve this already built output folder as it is, without building')
+    .option('-w, --watch', 'rebuild when content files change; a failed rebuild keeps the last good build')
+    .action(async (contentDir: string, options: ServeFlags, command: Command) => {
+      // With --dir the default content folder is not a request to build it.
+      const contentGiven = command.args.length > 0;
+      if (options.dir !== undefined && contentGiven) throw new UsageError('serve takes a content folder or --dir, not both');
+      status = await serve(contentDir, options, io);
+    });
+
   try {
     await program.parseAsync(argv, { from: 'user' });
     return status;
@@ -80,6 +99,102 @@ interface BuildFlags {
   s3Dir?: string;
   quiet?: boolean;
   json?: boolean;
+}
+
+interface ServeFlags {
+  port: string;
+  host: string;
+  baseUrl?: string;
+  dir?: string;
+  watch?: boolean;
+}
+
+/** Starts the server, prints how to install the addon, and waits for Ctrl-C (or io.signal). */
+async function serve(contentDir: string, options: ServeFlags, io: Io): Promise<number> {
+  if (!/^\d+$/.test(options.port) || Number(options.port) > 65535) {
+    throw new UsageError(`--port ${options.port}: expected a port number from 0 to 65535`);
+  }
+  // Listening for Ctrl-C from the start, so that one pressed during the first build still cleans up.
+  const stop = io.signal ? { signal: io.signal, dispose: () => {} } : processSignals();
+  let started = false;
+  const printProblems = (result: BuildResult) => {
+    if (result.diagnostics.length > 0) io.stderr(`${formatDiagnostics(result.diagnostics, sourceLineOf(result.sources))}\n`);
+  };
+  let server: AddonServer;
+  try {
+    server = await startServer({
+      ...(options.dir !== undefined ? { dir: options.dir } : { contentDir }),
+      port: Number(options.port),
+      host: options.host,
+      baseUrl: options.baseUrl,
+      watch: options.watch,
+      onBuild: (result) => {
+        printProblems(result);
+        if (!started) return;
+        if (result.ok) {
+          io.stdout(`Rebuilt in ${result.seconds.toFixed(2)} s: ${result.write!.files} files\n`);
+        } else {
+          io.stderr('The rebuild failed; still serving the last good build.\n');
+        }
+      },
+      onError: (error) => io.stderr(`addon-gen: ${error.message}\n`),
+    });
+  } catch (error) {
+    stop.dispose();
+    if (!(error instanceof ContentError)) throw error;
+    io.stderr('Nothing is served.\n');
+    return 1;
+  }
+  started = true;
+  io.stdout(serveText(server, contentDir, options));
+  await aborted(stop.signal);
+  stop.dispose();
+  await server.close();
+  io.stdout('Stopped.\n');
+  return 0;
+}
+
+function serveText(server: AddonServer, contentDir: string, options: ServeFlags): string {
+  const { manifest } = server;
+  const links = installLinks(server.manifestUrl);
+  const from = options.dir !== undefined ? `${options.dir} as it is` : `a private build of ${contentDir}`;
+  const lines = [
+    manifest
+      ? `Serving ${manifest.name} ${manifest.version} at ${server.url} from ${from}`
+      : `Listening at ${server.url}; the content has errors, so requests get 503 until it builds`,
+    `  manifest: ${links.manifest}`,
+    `  install:  ${links.stremio}`,
+    `  web:      ${links.web}`,
+    `  page:     ${server.url}`,
+  ];
+  if (server.headerSource === 'none') lines.push(`  ${options.dir} has no _headers file: responses carry no Cache-Control`);
+  if (options.watch) lines.push(`  watching ${contentDir} for changes`);
+  lines.push('Press Ctrl-C to stop.');
+  return `${lines.join('\n')}\n`;
+}
+
+/**
+ * A signal aborted by SIGINT or SIGTERM. dispose() removes the listeners (and the first signal
+ * does too), so that a second Ctrl-C during shutdown ends the process as usual.
+ */
+function processSignals(): { signal: AbortSignal; dispose: () => void } {
+  const controller = new AbortController();
+  const dispose = () => {
+    process.off('SIGINT', abort);
+    process.off('SIGTERM', abort);
+  };
+  const abort = () => {
+    dispose();
+    controller.abort();
+  };
+  process.on('SIGINT', abort);
+  process.on('SIGTERM', abort);
+  return { signal: controller.signal, dispose };
+}
+
+function aborted(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
 }
 
 /** `--host cloudflare,vercel` or `all`. */

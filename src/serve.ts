@@ -1,0 +1,669 @@
+// `addon-gen serve`: a local host for the addon that answers as the addon specification says.
+// `route` decides every answer from the request and the manifest alone; `startServer` does the I/O.
+import { watch, type FSWatcher } from 'node:fs';
+import { lstat, mkdtemp, readdir, readFile, realpath, rm, stat } from 'node:fs/promises';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createRequire } from 'node:module';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { build, type BuildResult } from './build.js';
+import { UsageError } from './diagnostics.js';
+import { headerRules, headersFor, JSON_CONTENT_TYPE, type HeaderRule } from './hosts.js';
+import { PAGE_SIZE } from './plan.js';
+import { MANIFEST_FILE, manifestUrl as manifestUrlOf, normalizeBaseUrl, resourcePath, type Extra } from './paths.js';
+import { baseUrl as baseUrlSchema, Manifest } from './schema.js';
+
+// ---------------------------------------------------------------------------------------------
+// Decisions: pure functions of the request and the manifest
+
+/** What to answer when a file a route names does not exist. */
+export type Fallback =
+  /** A valid request for content the addon does not have: 200 with an empty list. */
+  | { kind: 'empty'; path: string; body: Record<string, unknown[]> }
+  | { kind: 'error'; status: number; message: string };
+
+export type Route =
+  | { kind: 'preflight' }
+  /** The first of `paths` (decoded, below the tree) that is a file; `ifMissing` when none is. */
+  | { kind: 'file'; paths: string[]; ifMissing: Fallback }
+  /**
+   * A catalog page that starts inside a written page (`skip=150`): the items from `offset` of the
+   * first page, then the start of the next one. The client asks for such pages when it dropped items.
+   */
+  | { kind: 'window'; pages: [string, string]; offset: number; ifMissing: Fallback }
+  | Fallback;
+
+export const ALLOWED_METHODS = 'GET, HEAD, OPTIONS';
+/** Longer request URLs get 414; real ones are far shorter (the longest is a subtitles request). */
+export const MAX_URL_BYTES = 8 * 1024;
+
+/** The field each resource's body holds: the empty answer for content the addon does not have. */
+const LIST_FIELDS = { catalog: 'metas', stream: 'streams', subtitles: 'subtitles' } as const;
+/** Resource names of the protocol; a first segment with another name is a plain file path. */
+const PROTOCOL_RESOURCES = new Set(['catalog', 'meta', 'stream', 'subtitles', 'addon_catalog']);
+
+const error = (status: number, message: string): Fallback => ({ kind: 'error', status, message });
+const malformed = (why: string): Fallback => error(400, `malformed request path: ${why}`);
+
+/**
+ * Decides the answer to one request. `rawUrl` is the request target as received (`req.url`),
+ * `basePath` the path of the base URL (`/` unless the addon was built for a sub-path). Names only
+ * ever come from single decoded segments that are checked to be file names, and extras only
+ * after they matched the manifest, so no route can name a file outside the tree.
+ */
+export function route(method: string, rawUrl: string, manifest: Manifest, basePath = '/'): Route {
+  if (method === 'OPTIONS') return { kind: 'preflight' };
+  if (method !== 'GET' && method !== 'HEAD') return error(405, `${method} is not allowed here; use ${ALLOWED_METHODS}`);
+  if (Buffer.byteLength(rawUrl) > MAX_URL_BYTES) return error(414, `the request URL is over ${MAX_URL_BYTES} bytes`);
+  // The query is not part of the addon protocol; the client carries the install URL's along.
+  let rawPath = rawUrl.split('?', 1)[0]!.split('#', 1)[0]!;
+  if (!rawPath.startsWith('/')) return malformed('it must start with "/"');
+  // An addon built for `https://host/repo/` is also answered under `/repo/`, as a proxy may forward it.
+  if (basePath !== '/' && rawPath.startsWith(basePath)) rawPath = rawPath.slice(basePath.length - 1);
+
+  const raw = rawPath.slice(1).split('/');
+  const first = decodeName(raw[0]!);
+  if (first !== undefined && raw.length > 1 && (PROTOCOL_RESOURCES.has(first) || declaredResource(manifest, first))) {
+    return resourceRoute(first, raw, manifest);
+  }
+  return staticRoute(raw);
+}
+
+/** `/{resource}/{type}/{id}.json` or `/{resource}/{type}/{id}/{extras}.json`. */
+function resourceRoute(resource: string, raw: string[], manifest: Manifest): Route {
+  if (raw.length !== 3 && raw.length !== 4) {
+    return malformed(`expected /${resource}/{type}/{id}.json or /${resource}/{type}/{id}/{extras}.json`);
+  }
+  const last = raw[raw.length - 1]!;
+  if (!last.endsWith('.json')) return malformed('resource paths end in .json');
+  const type = decodeName(raw[1]!);
+  const id = decodeName(raw.length === 3 ? last.slice(0, -'.json'.length) : raw[2]!);
+  if (type === undefined || id === undefined) return malformed('bad percent-encoding, or a type or id that cannot be a file name');
+  const extras = raw.length === 4 ? parseExtras(last.slice(0, -'.json'.length)) : [];
+  if (extras === undefined) return malformed('bad percent-encoding in the extras');
+
+  if (resource === 'catalog') return catalogRoute(type, id, extras, manifest);
+  const entry = declaredResource(manifest, resource);
+  if (!entry || (resource !== 'meta' && resource !== 'stream' && resource !== 'subtitles')) {
+    return error(404, `this addon has no ${resource} resource`);
+  }
+  if (!entry.types.includes(type)) return error(404, `this addon has no ${resource} for type "${type}"`);
+  // Extras (the player's filename/videoSize/videoHash on subtitles) select nothing in a static
+  // addon: every request for an id maps onto its one file, as the hosts' rewrite rules do.
+  const file = resourcePath(resource, type, id);
+  const ifMissing: Fallback =
+    resource === 'meta'
+      ? // `meta` is a single object, not a list: there is no empty answer, and `{"meta":null}` is an error to the client too.
+        error(404, `this addon has no ${type} "${id}"`)
+      : { kind: 'empty', path: file, body: { [LIST_FIELDS[resource]]: [] } };
+  return { kind: 'file', paths: [file], ifMissing };
+}
+
+/**
+ * A catalog request onto the pages plan() writes: extras the catalog does not declare are ignored,
+ * declared ones are read in any order and encoding, and `skip` picks the page of 100 it falls in.
+ */
+function catalogRoute(type: string, id: string, extras: readonly Extra[], manifest: Manifest): Route {
+  const catalog = manifest.catalogs.find((c) => c.type === type && c.id === id);
+  if (!catalog) {
+    return manifest.catalogs.some((c) => c.type === type)
+      ? error(404, `this addon has no ${type} catalog "${id}"`)
+      : error(404, `this addon has no catalogs of type "${type}"`);
+  }
+  const given = new Map<string, string>();
+  for (const [name, value] of extras) {
+    // The first of repeated extras wins, as in the client's own parser.
+    if (catalog.extra.some((e) => e.name === name) && !given.has(name)) given.set(name, value);
+  }
+  const empty: Fallback = { kind: 'empty', path: resourcePath('catalog', type, id), body: { metas: [] } };
+
+  const filters: Extra[] = [];
+  for (const extra of catalog.extra) {
+    const value = given.get(extra.name);
+    if (extra.name === 'skip' || value === undefined) continue;
+    // An option the catalog does not offer is a filter that matches nothing.
+    if (extra.options ? !extra.options.includes(value) : decodedName(value) === undefined) return empty;
+    filters.push([extra.name, value]);
+  }
+  const rawSkip = given.get('skip') ?? '0';
+  if (!/^\d+$/.test(rawSkip)) return error(400, `skip must be a whole number, not "${rawSkip}"`);
+  const skip = Number(rawSkip);
+  if (!Number.isSafeInteger(skip)) return empty;
+
+  // Later pages carry the client core's order (skip first); plan() writes genre pages in both.
+  const page = (n: number) => resourcePath('catalog', type, id, n === 0 ? filters : [['skip', String(n)], ...filters]);
+  const offset = skip % PAGE_SIZE;
+  if (offset === 0) return { kind: 'file', paths: [page(skip)], ifMissing: { ...empty, path: page(skip) } };
+  const start = skip - offset;
+  return { kind: 'window', pages: [page(start), page(start + PAGE_SIZE)], offset, ifMissing: empty };
+}
+
+/** Any other path: a file of the tree (`/`, `/configure` and other folders give their index.html). */
+function staticRoute(raw: string[]): Route {
+  const names: string[] = [];
+  for (const [index, segment] of raw.entries()) {
+    if (segment === '' && index === raw.length - 1) break; // a trailing `/`: the folder's index.html
+    const name = decodeName(segment);
+    if (name === undefined) return malformed('bad percent-encoding, or a segment that cannot be a file name');
+    names.push(name);
+  }
+  const file = names.join('/');
+  // The bookkeeping file (.addon-gen.json) and hosts' marker files are not part of the addon.
+  if (names.some((n) => n.startsWith('.'))) return error(404, `not found: /${file}`);
+  const folder = raw[raw.length - 1] === '';
+  const paths = folder ? [file === '' ? 'index.html' : `${file}/index.html`] : [file, `${file}/index.html`];
+  return { kind: 'file', paths, ifMissing: error(404, `not found: /${file}${folder && file !== '' ? '/' : ''}`) };
+}
+
+/** One percent-decoded path segment that can be a file name, or undefined. */
+function decodeName(segment: string): string | undefined {
+  try {
+    return decodedName(decodeURIComponent(segment));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The decoded name itself if it can be a file name (the rule validate applies to ids, types and
+ * genres): not empty, `.` or `..`, no `/`, `\` or control characters. Anything else is a
+ * traversal attempt or a name no build writes.
+ */
+function decodedName(name: string): string | undefined {
+  if (name === '' || name === '.' || name === '..' || /[/\\\u0000-\u001f\u007f]/.test(name)) return undefined;
+  return name;
+}
+
+/**
+ * `genre=Action&skip=100` -> pairs, each side decoded on its own (a value may hold an encoded `&`
+ * or `=`). `+` is a space, as in the form encoding other clients and the official SDK use.
+ */
+function parseExtras(raw: string): Extra[] | undefined {
+  const extras: Extra[] = [];
+  for (const part of raw.split('&')) {
+    if (part === '') continue;
+    const equals = part.indexOf('=');
+    const name = decodeExtra(equals === -1 ? part : part.slice(0, equals));
+    const value = decodeExtra(equals === -1 ? '' : part.slice(equals + 1));
+    if (name === undefined || value === undefined) return undefined;
+    extras.push([name, value]);
+  }
+  return extras;
+}
+
+function decodeExtra(text: string): string | undefined {
+  try {
+    const decoded = decodeURIComponent(text.replace(/\+/g, ' '));
+    return decoded.includes('\u0000') ? undefined : decoded;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A resource the manifest declares, with its types (a plain name covers the manifest's types). */
+function declaredResource(manifest: Manifest, name: string): { types: string[] } | undefined {
+  for (const entry of manifest.resources) {
+    if (entry === name) return { types: manifest.types };
+    if (typeof entry !== 'string' && entry.name === name) return { types: entry.types };
+  }
+  return undefined;
+}
+
+/**
+ * The header rules of a `_headers` file (Cloudflare Pages, Netlify), the inverse of
+ * renderHeadersFile: a path line, then indented `Key: value` lines; `#` starts a comment.
+ */
+export function parseHeadersFile(text: string): HeaderRule[] {
+  const rules: HeaderRule[] = [];
+  for (const line of text.split(/\r?\n/)) {
+    if (line.trim() === '' || line.trimStart().startsWith('#')) continue;
+    if (!/^\s/.test(line)) {
+      rules.push({ source: line.trim(), headers: [] });
+      continue;
+    }
+    const colon = line.indexOf(':');
+    const rule = rules[rules.length - 1];
+    if (colon === -1 || !rule) continue;
+    rule.headers.push({ key: line.slice(0, colon).trim(), value: line.slice(colon + 1).trim() });
+  }
+  return rules;
+}
+
+/** The ways to install an addon from its manifest URL. */
+export function installLinks(manifestUrl: string): { manifest: string; stremio: string; web: string } {
+  return {
+    manifest: manifestUrl,
+    // The client's deep link: the manifest URL with its scheme replaced.
+    stremio: manifestUrl.replace(/^https?:\/\//, 'stremio://'),
+    web: `https://web.stremio.com/#/addons?addon=${encodeURIComponent(manifestUrl)}`,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The server
+
+export interface ServeOptions {
+  /** The content folder to build (with the base URL) into a private folder and serve. */
+  contentDir?: string;
+  /** Serve this already built tree as it is instead (no build). */
+  dir?: string;
+  /** Default 7000; 0 picks a free port. */
+  port?: number;
+  /** Address to listen on; default 127.0.0.1. */
+  host?: string;
+  /** The URL the addon is built for; default the URL the server listens on. */
+  baseUrl?: string;
+  /** Rebuild when content files change (not with `dir`). */
+  watch?: boolean;
+  /** Quiet time after the last change before a rebuild, in ms; default 100. */
+  debounceMs?: number;
+  /** Every build's result: the first, and each rebuild under `watch` (failed ones keep the last good tree). */
+  onBuild?: (result: BuildResult) => void;
+  /** A rebuild that threw (an I/O error, or the content folder gone), not a content problem. */
+  onError?: (error: Error) => void;
+}
+
+export interface AddonServer {
+  /** Where the server listens: `http://127.0.0.1:7000/`. */
+  url: string;
+  /** The URL the addon was built for (`url` unless `baseUrl` was given), ending in `/`. */
+  baseUrl: string;
+  manifestUrl: string;
+  /** The manifest served now; undefined while no build has succeeded (`watch` after a failed start). */
+  readonly manifest: Manifest | undefined;
+  /** The folder served now; a rebuild under `watch` swaps it. */
+  readonly root: string | undefined;
+  /** Where the Cache-Control headers come from: the content, the tree's `_headers`, or nowhere. */
+  readonly headerSource: 'content' | '_headers' | 'none';
+  /** Stops listening, stops watching, removes the private folder. */
+  close(): Promise<void>;
+}
+
+/** The first build failed (without `watch` there is nothing to serve); the diagnostics went to onBuild. */
+export class ContentError extends Error {
+  override name = 'ContentError';
+  constructor(readonly result: BuildResult) {
+    super('the content has errors');
+  }
+}
+
+/** One served tree: swapped as a whole, so a request never mixes two builds. */
+interface Tree {
+  root: string;
+  manifest: Manifest;
+  rules: HeaderRule[];
+}
+
+interface ServeHandlerConfig {
+  public: string;
+  cleanUrls: boolean;
+  directoryListing: boolean;
+  symlinks: boolean;
+  etag: boolean;
+}
+type ServeHandler = (
+  request: { url: string; headers: IncomingHttpHeaders },
+  response: ServerResponse,
+  config: ServeHandlerConfig,
+  methods: { sendError: (...args: unknown[]) => Promise<void> | void },
+) => Promise<void>;
+
+/** Builds (unless `dir`), listens, and serves until close(). Throws UsageError for bad options or a busy port. */
+export async function startServer(options: ServeOptions): Promise<AddonServer> {
+  if ((options.dir === undefined) === (options.contentDir === undefined)) {
+    throw new UsageError('serve takes either a content folder or --dir with a built tree, not both');
+  }
+  if (options.dir !== undefined && options.watch) {
+    throw new UsageError('--watch rebuilds a content folder; --dir serves a built tree as it is');
+  }
+  // serve-handler is CommonJS without type declarations.
+  const serveHandler = createRequire(import.meta.url)('serve-handler') as ServeHandler;
+  const state: ServedState = { headerSource: 'none' };
+  let basePath = '/';
+
+  const server = createServer((req, res) => {
+    handle(req, res, state.tree, basePath, serveHandler).catch((cause: unknown) => {
+      if (res.headersSent) res.destroy();
+      else sendJson(res, 500, { error: `could not answer: ${cause instanceof Error ? cause.message : String(cause)}` });
+    });
+  });
+  const host = options.host ?? '127.0.0.1';
+  await listen(server, options.port ?? 7000, host);
+  const url = listenUrl(server.address() as AddressInfo);
+
+  let builds: Builds | undefined;
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      await builds?.close();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        // Keep-alive connections would otherwise hold close() open.
+        server.closeAllConnections();
+      });
+    })());
+
+  try {
+    const baseUrl = checkBaseUrl(options.baseUrl) ?? url;
+    basePath = new URL(baseUrl).pathname;
+    if (options.dir !== undefined) {
+      const root = await realpath(options.dir).catch(() => {
+        throw new UsageError(`--dir ${options.dir} does not exist`);
+      });
+      const headersFile = await readFile(path.join(root, '_headers'), 'utf8').catch(() => undefined);
+      state.headerSource = headersFile === undefined ? 'none' : '_headers';
+      state.tree = { root, manifest: await readManifest(root, options.dir), rules: parseHeadersFile(headersFile ?? '') };
+    } else {
+      builds = await startBuilds(options.contentDir!, baseUrl, options, state);
+    }
+    return {
+      url,
+      baseUrl,
+      manifestUrl: manifestUrlOf(baseUrl),
+      get manifest() {
+        return state.tree?.manifest;
+      },
+      get root() {
+        return state.tree?.root;
+      },
+      get headerSource() {
+        return state.headerSource;
+      },
+      close,
+    };
+  } catch (cause) {
+    await close();
+    throw cause;
+  }
+}
+
+/** What the server answers from; the builds replace `tree` as a whole. */
+interface ServedState {
+  tree?: Tree;
+  headerSource: AddonServer['headerSource'];
+}
+
+interface Builds {
+  /** Stops watching, waits for a running build, removes the private folder. */
+  close(): Promise<void>;
+}
+
+/**
+ * Builds the content into a private folder and serves it; with `watch`, again after each change.
+ * Two slots: each build writes into the one not being served, and only a good build is swapped
+ * in, so a request never sees a half-written or failed build.
+ */
+async function startBuilds(contentDir: string, baseUrl: string, options: ServeOptions, state: ServedState): Promise<Builds> {
+  const workspace = await realpath(await mkdtemp(path.join(os.tmpdir(), 'addon-gen-serve-')));
+  const slots = [path.join(workspace, 'a'), path.join(workspace, 'b')] as const;
+  let served = 1;
+  let closed = false;
+  let timer: NodeJS.Timeout | undefined;
+  let building: Promise<void> | undefined;
+  let pending = false;
+  const onError = (cause: unknown) => options.onError?.(cause instanceof Error ? cause : new Error(String(cause)));
+
+  const folders = options.watch
+    ? watchFolders(contentDir, () => {
+        clearTimeout(timer);
+        timer = setTimeout(rebuild, options.debounceMs ?? 100);
+      })
+    : undefined;
+
+  async function buildOnce(): Promise<BuildResult> {
+    // Folders made since the last build are watched before this build reads them.
+    await folders?.sync();
+    const slot = served === 0 ? 1 : 0;
+    const result = await build({ contentDir, outDir: slots[slot], baseUrl, hosts: [] });
+    if (result.ok && !closed) {
+      state.tree = { root: slots[slot], manifest: await readManifest(slots[slot], 'the build'), rules: headerRules(result.content!) };
+      state.headerSource = 'content';
+      served = slot;
+    }
+    options.onBuild?.(result);
+    return result;
+  }
+
+  /** One build at a time: both would write the same slot. A change during a build queues one more. */
+  function track(running: Promise<unknown>) {
+    building = running
+      .then(
+        () => undefined,
+        () => undefined,
+      )
+      .finally(() => {
+        building = undefined;
+        if (pending) {
+          pending = false;
+          rebuild();
+        }
+      });
+  }
+
+  function rebuild() {
+    if (closed) return;
+    if (building) {
+      pending = true;
+      return;
+    }
+    const running = buildOnce();
+    running.catch(onError);
+    track(running);
+  }
+
+  const close = async () => {
+    closed = true;
+    clearTimeout(timer);
+    folders?.close();
+    await building;
+    await rm(workspace, { recursive: true, force: true });
+  };
+  try {
+    const running = buildOnce();
+    track(running);
+    const first = await running;
+    if (!first.ok && !options.watch) throw new ContentError(first);
+  } catch (cause) {
+    await close();
+    throw cause;
+  }
+  return { close };
+}
+
+/**
+ * One watcher per folder of the content, not per file: a folder's watcher sees its files written,
+ * created, removed and renamed over. (Node 20's recursive fs.watch on Linux watches each file and
+ * goes deaf to a file that an editor saved by renaming a new one over it.) sync() walks the tree
+ * again and watches new folders. Folders that load() skips (`.*`, node_modules) are not watched.
+ */
+function watchFolders(root: string, onChange: () => void): { sync(): Promise<void>; close(): void } {
+  const watchers = new Map<string, { ino: number; watcher: FSWatcher }>();
+  const skipped = (name: string) => name.startsWith('.') || name === 'node_modules';
+
+  const walk = async (dir: string, found: Map<string, number>): Promise<void> => {
+    const info = await stat(dir).catch(() => undefined);
+    if (!info?.isDirectory()) return;
+    found.set(dir, info.ino);
+    const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+    await Promise.all(entries.filter((e) => e.isDirectory() && !skipped(e.name)).map((e) => walk(path.join(dir, e.name), found)));
+  };
+  const unwatch = (dir: string) => {
+    watchers.get(dir)?.watcher.close();
+    watchers.delete(dir);
+  };
+
+  return {
+    async sync() {
+      const found = new Map<string, number>();
+      await walk(root, found);
+      for (const [dir, { ino }] of watchers) if (found.get(dir) !== ino) unwatch(dir);
+      for (const [dir, ino] of found) {
+        if (watchers.has(dir)) continue;
+        try {
+          // Swap files and what load() skips do not trigger a build.
+          const watcher = watch(dir, (_event, name) => (name && skipped(name) ? undefined : onChange()));
+          // A removed folder: forget it; the next build's sync sees what is there now.
+          watcher.on('error', () => {
+            if (watchers.get(dir)?.watcher === watcher) unwatch(dir);
+            onChange();
+          });
+          watchers.set(dir, { ino, watcher });
+        } catch {
+          // The folder went away since the walk; the next sync will not find it either.
+        }
+      }
+    },
+    close() {
+      for (const dir of [...watchers.keys()]) unwatch(dir);
+    },
+  };
+}
+
+async function handle(
+  req: IncomingMessage,
+  res: ServerResponse,
+  tree: Tree | undefined,
+  basePath: string,
+  serveHandler: ServeHandler,
+): Promise<void> {
+  const method = req.method ?? 'GET';
+  if (!tree) {
+    if (method === 'OPTIONS') return preflight(res);
+    return sendJson(res, 503, { error: 'the content has errors and nothing was built yet; fix them and save' });
+  }
+  const decision = route(method, req.url ?? '/', tree.manifest, basePath);
+  switch (decision.kind) {
+    case 'preflight':
+      return preflight(res);
+    case 'error':
+    case 'empty':
+      return answer(res, decision, tree);
+    case 'file': {
+      for (const file of decision.paths) {
+        if (!(await fileInside(tree.root, file))) continue;
+        setHeaders(res, headersFor(tree.rules, `/${file}`));
+        // serve-handler decodes the path again and sends the file with its length, type and ranges.
+        // Its Content-Type (from the extension) wins over the rules'; for .json it is the same value.
+        const encoded = `/${file.split('/').map(encodeURIComponent).join('/')}`;
+        return serveHandler(
+          { url: encoded, headers: req.headers },
+          res,
+          { public: tree.root, cleanUrls: false, directoryListing: false, symlinks: false, etag: false },
+          // Only reached if the file vanished since it was checked; its own error page would be HTML.
+          { sendError: () => sendJson(res, 404, { error: `not found: /${file}` }) },
+        );
+      }
+      return answer(res, decision.ifMissing, tree);
+    }
+    case 'window': {
+      const [first, next] = await Promise.all(decision.pages.map((page) => readCatalogPage(tree.root, page)));
+      if (!first) return answer(res, decision.ifMissing, tree);
+      const metas = [...first.metas.slice(decision.offset), ...(next?.metas ?? []).slice(0, decision.offset)];
+      // The first page's other fields (its cache hints) come along, in their order.
+      return sendJson(res, 200, { ...first, metas }, headersFor(tree.rules, `/${decision.pages[0]}`));
+    }
+  }
+}
+
+function answer(res: ServerResponse, fallback: Fallback, tree: Tree): void {
+  if (fallback.kind === 'empty') return sendJson(res, 200, fallback.body, headersFor(tree.rules, `/${fallback.path}`));
+  return sendJson(res, fallback.status, { error: fallback.message }, fallback.status === 405 ? { Allow: ALLOWED_METHODS } : {});
+}
+
+/** Every response carries these, whatever the rules say: the web client fetches across origins. */
+const CORS = { 'Access-Control-Allow-Origin': '*', 'Access-Control-Allow-Headers': '*' };
+
+function preflight(res: ServerResponse): void {
+  res.writeHead(204, { ...CORS, 'Access-Control-Allow-Methods': ALLOWED_METHODS, Allow: ALLOWED_METHODS });
+  res.end();
+}
+
+/**
+ * A JSON answer. Errors are not cached (`no-store`): a client that honoured the path's max-age
+ * would keep showing the error after the content is fixed.
+ */
+function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    ...CORS,
+    ...(status >= 400 && { 'Cache-Control': 'no-store' }),
+    ...headers,
+    'Content-Type': JSON_CONTENT_TYPE,
+    'Content-Length': String(Buffer.byteLength(text)),
+  });
+  res.end(text);
+}
+
+function setHeaders(res: ServerResponse, headers: Record<string, string>): void {
+  for (const [key, value] of Object.entries({ ...CORS, ...headers })) res.setHeader(key, value);
+}
+
+/**
+ * The absolute path of `file` (decoded, `/`-separated) if it is a regular file inside `root`:
+ * not a symlink, and not reached through a symlinked folder that leads out.
+ */
+async function fileInside(root: string, file: string): Promise<string | undefined> {
+  const absolute = path.resolve(root, ...file.split('/'));
+  if (!absolute.startsWith(root + path.sep)) return undefined;
+  try {
+    if (!(await lstat(absolute)).isFile()) return undefined;
+    return (await realpath(absolute)).startsWith(root + path.sep) ? absolute : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function readCatalogPage(root: string, file: string): Promise<{ metas: unknown[] } | undefined> {
+  const absolute = await fileInside(root, file);
+  if (!absolute) return undefined;
+  const body = JSON.parse(await readFile(absolute, 'utf8')) as { metas?: unknown };
+  return Array.isArray(body.metas) ? (body as { metas: unknown[] }) : undefined;
+}
+
+async function readManifest(root: string, what: string): Promise<Manifest> {
+  const text = await readFile(path.join(root, MANIFEST_FILE), 'utf8').catch(() => undefined);
+  if (text === undefined) throw new UsageError(`${what} has no ${MANIFEST_FILE}; build the addon first`);
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new UsageError(`${path.join(what, MANIFEST_FILE)} is not JSON`);
+  }
+  const parsed = Manifest.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new UsageError(`${path.join(what, MANIFEST_FILE)} is not an addon manifest: ${issue.path.join('.') || 'the object'}: ${issue.message}`);
+  }
+  return parsed.data;
+}
+
+function checkBaseUrl(baseUrl: string | undefined): string | undefined {
+  if (baseUrl === undefined) return undefined;
+  if (!baseUrlSchema.safeParse(baseUrl).success) {
+    throw new UsageError(`--base-url ${baseUrl} is not an http(s) URL without query or fragment (e.g. https://user.github.io/repo/)`);
+  }
+  return normalizeBaseUrl(baseUrl);
+}
+
+/** Listens, or throws a one-line UsageError for the usual reasons a port cannot be had. */
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', (cause: NodeJS.ErrnoException) => {
+      const where = `port ${port} on ${host}`;
+      if (cause.code === 'EADDRINUSE') reject(new UsageError(`${where} is in use; stop the other server or choose another port with --port`));
+      else if (cause.code === 'EACCES') reject(new UsageError(`no permission to listen on ${where}; choose a port above 1023 with --port`));
+      else if (cause.code === 'EADDRNOTAVAIL' || cause.code === 'ENOTFOUND') {
+        reject(new UsageError(`--host ${host} is not an address of this machine`));
+      } else reject(cause);
+    });
+    server.listen(port, host, () => resolve());
+  });
+}
+
+/** The URL clients use: a wildcard address is reached at 127.0.0.1, the one address Stremio allows over plain HTTP. */
+function listenUrl(address: AddressInfo): string {
+  const wildcard = address.address === '0.0.0.0' || address.address === '::';
+  const host = wildcard ? '127.0.0.1' : address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return `http://${host}:${address.port}/`;
+}

@@ -1,0 +1,615 @@
+// `addon-gen serve`: the routing rules as a pure function, then every rule over real HTTP on
+// 127.0.0.1 (headers, extras, empty lists, errors, traversal attempts), --dir, --watch and the CLI.
+import { appendFile, mkdir, mkdtemp, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import { request } from 'node:http';
+import { createServer as createNetServer } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { build, type BuildResult } from '../src/build.js';
+import { run } from '../src/cli.js';
+import { headerRules, renderHeadersFile } from '../src/hosts.js';
+import type { Manifest } from '../src/schema.js';
+import { parseHeadersFile, route, startServer, type AddonServer } from '../src/serve.js';
+import { addonYaml, contentDir, movies, tempDir } from './support/content.js';
+
+// 250 movies t:0000…t:0249 in one catalog (even ones Action and Science Fiction, odd ones Drama),
+// a two-episode series whose first episode has subtitles, a local logo, per-resource cache settings.
+const FILES: Record<string, string | Buffer> = {
+  'addon.yaml': addonYaml(
+    [
+      'logo: logo.png',
+      'cache:',
+      '  maxAge: 3600',
+      '  staleRevalidate: 14400',
+      '  manifest: { maxAge: 600 }',
+      '  meta: { maxAge: 86400, staleError: 5 }',
+      'catalogs:',
+      '  - { id: films, type: movie, name: Films, genres: auto }',
+      '  - { id: shows, type: series, name: Shows }',
+      '',
+    ].join('\n'),
+  ),
+  'movies.yaml': movies(250, (i) => (i % 2 === 0 ? ['Action', 'Science Fiction'] : ['Drama'])),
+  'series.yaml': [
+    'id: "s:show"',
+    'type: series',
+    'name: Show',
+    'videos:',
+    '  - { season: 1, episode: 1, streams: [{ url: "https://example.org/e1.mp4" }], subtitles: [{ lang: eng, url: e1.srt }] }',
+    '  - { season: 1, episode: 2, streams: [{ url: "https://example.org/e2.mp4" }] }',
+    '',
+  ].join('\n'),
+  'e1.srt': '1\n00:00:01,000 --> 00:00:02,000\nHello\n',
+  'logo.png': Buffer.from('89504e470d0a1a0a', 'hex'),
+};
+
+const CACHE = {
+  manifest: 'max-age=600, stale-while-revalidate=14400, public',
+  meta: 'max-age=86400, stale-while-revalidate=14400, stale-if-error=5, public',
+  other: 'max-age=3600, stale-while-revalidate=14400, public',
+};
+const JSON_TYPE = 'application/json; charset=utf-8';
+const SECRET = 'SECRET-b7f3c1';
+
+interface Reply {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+}
+
+/** One request with the path sent exactly as written (fetch would normalize `..` and `\`). */
+function get(base: string, rawPath: string, method = 'GET'): Promise<Reply> {
+  const { hostname, port } = new URL(base);
+  return new Promise((resolve, reject) => {
+    const req = request({ host: hostname, port, path: rawPath, method, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+const json = (reply: Reply) => JSON.parse(reply.text) as Record<string, unknown>;
+const ids = (reply: Reply) => (json(reply).metas as { id: string }[]).map((m) => m.id);
+const movieId = (n: number) => `t:${String(n).padStart(4, '0')}`;
+
+function expectCors(reply: Reply) {
+  expect(reply.headers['access-control-allow-origin']).toBe('*');
+  expect(reply.headers['access-control-allow-headers']).toBe('*');
+}
+
+function expectJsonError(reply: Reply, status: number) {
+  expect(reply.status, reply.text).toBe(status);
+  expectCors(reply);
+  expect(reply.headers['content-type']).toBe(JSON_TYPE);
+  const body = json(reply);
+  expect(Object.keys(body)).toEqual(['error']);
+  expect(typeof body.error).toBe('string');
+}
+
+async function waitFor(check: () => boolean | Promise<boolean>, what: string, ms = 8000): Promise<void> {
+  const until = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/** A folder that outlives single tests (content.ts removes its folders after each test). */
+async function writeFolder(files: Record<string, string | Buffer>): Promise<string> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'addon-gen-serve-test-'));
+  for (const [relative, data] of Object.entries(files)) {
+    await mkdir(path.dirname(path.join(dir, relative)), { recursive: true });
+    await writeFile(path.join(dir, relative), data);
+  }
+  return dir;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+describe('route', () => {
+  const manifest: Manifest = {
+    id: 'org.example.test',
+    version: '1.0.0',
+    name: 'T',
+    description: '',
+    types: ['movie', 'series'],
+    resources: ['catalog', { name: 'stream', types: ['movie'], idPrefixes: ['t:'] }, 'meta'],
+    catalogs: [
+      {
+        type: 'movie',
+        id: 'films',
+        name: 'Films',
+        extra: [
+          { name: 'genre', isRequired: false, options: ['Action', 'Science Fiction'] },
+          { name: 'skip', isRequired: false },
+        ],
+      },
+    ],
+  };
+  const r = (url: string, method = 'GET') => route(method, url, manifest);
+
+  it('answers preflights, refuses other methods and overlong URLs', () => {
+    expect(r('/anything', 'OPTIONS')).toEqual({ kind: 'preflight' });
+    expect(r('/manifest.json', 'POST')).toMatchObject({ kind: 'error', status: 405 });
+    expect(r(`/stream/movie/${'x'.repeat(9000)}.json`)).toMatchObject({ kind: 'error', status: 414 });
+  });
+
+  it('maps catalog extras in any order and encoding onto the written page', () => {
+    const page = { kind: 'file', paths: ['catalog/movie/films/skip=100&genre=Science Fiction.json'] };
+    expect(r('/catalog/movie/films/skip=100&genre=Science%20Fiction.json')).toMatchObject(page);
+    expect(r('/catalog/movie/films/genre=Science+Fiction&skip=100.json')).toMatchObject(page);
+    expect(r('/catalog/movie/films/x=1&%67enre=Science%20Fiction&skip=0100&genre=Action.json')).toMatchObject(page);
+    expect(r('/catalog/movie/films/skip=0.json')).toMatchObject({ paths: ['catalog/movie/films.json'] });
+    expect(r('/catalog/movie/films/skip=150.json')).toEqual({
+      kind: 'window',
+      pages: ['catalog/movie/films/skip=100.json', 'catalog/movie/films/skip=200.json'],
+      offset: 50,
+      ifMissing: { kind: 'empty', path: 'catalog/movie/films.json', body: { metas: [] } },
+    });
+    expect(r('/catalog/movie/films/genre=Horror.json')).toMatchObject({ kind: 'empty', body: { metas: [] } });
+    expect(r('/catalog/movie/films/skip=ten.json')).toMatchObject({ kind: 'error', status: 400 });
+  });
+
+  it('maps stream requests with extras onto the id, and knows types and resources', () => {
+    expect(r('/stream/movie/t%3A1/filename=a.mkv.json')).toEqual({
+      kind: 'file',
+      paths: ['stream/movie/t:1.json'],
+      ifMissing: { kind: 'empty', path: 'stream/movie/t:1.json', body: { streams: [] } },
+    });
+    expect(r('/stream/series/t%3A1.json')).toMatchObject({ kind: 'error', status: 404 });
+    expect(r('/subtitles/movie/t%3A1.json')).toMatchObject({ kind: 'error', status: 404 });
+    expect(r('/meta/series/x.json')).toMatchObject({ kind: 'file', ifMissing: { kind: 'error', status: 404 } });
+  });
+
+  it('refuses names that are not file names instead of resolving them', () => {
+    for (const url of ['/%2e%2e/x', '/a/../x', '/stream/movie/a%2Fb.json', '/%E0%A4%A.json', '/x%00.json', '/a%5cb']) {
+      expect(r(url), url).toMatchObject({ kind: 'error', status: 400 });
+    }
+    expect(r('/')).toMatchObject({ kind: 'file', paths: ['index.html'] });
+    expect(r('/configure')).toMatchObject({ kind: 'file', paths: ['configure', 'configure/index.html'] });
+    expect(r('/.addon-gen.json')).toMatchObject({ kind: 'error', status: 404 });
+  });
+});
+
+describe('parseHeadersFile', () => {
+  it('reads back the rules renderHeadersFile wrote', async () => {
+    const result = await build({ contentDir: await contentDir(FILES), baseUrl: 'https://example.org/' });
+    const rules = headerRules(result.content!);
+    expect(parseHeadersFile(renderHeadersFile(rules))).toEqual(rules);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+
+describe('serve over HTTP', () => {
+  let content: string;
+  let server: AddonServer;
+  let base: string;
+  const builds: BuildResult[] = [];
+
+  beforeAll(async () => {
+    content = await writeFolder(FILES);
+    server = await startServer({ contentDir: content, port: 0, onBuild: (b) => builds.push(b) });
+    base = server.url;
+  });
+  afterAll(async () => {
+    await server?.close();
+    await rm(content, { recursive: true, force: true });
+  });
+
+  it('builds for the address it listens on', async () => {
+    expect(base).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+    expect(server.manifestUrl).toBe(`${base}manifest.json`);
+    expect(builds.map((b) => b.ok)).toEqual([true]);
+    const manifest = json(await get(base, '/manifest.json'));
+    expect(manifest.logo).toBe(`${base}assets/logo.png`);
+  });
+
+  it('sends the host rules’ headers: CORS everywhere, JSON type, Cache-Control per resource', async () => {
+    const expected: [string, string | undefined, string | undefined][] = [
+      ['/manifest.json', JSON_TYPE, CACHE.manifest],
+      ['/catalog/movie/films.json', JSON_TYPE, CACHE.other],
+      ['/meta/movie/t%3A0001.json', JSON_TYPE, CACHE.meta],
+      ['/stream/series/s%3Ashow%3A1%3A1.json', JSON_TYPE, CACHE.other],
+      ['/subtitles/series/s%3Ashow%3A1%3A1.json', JSON_TYPE, CACHE.other],
+      ['/assets/logo.png', 'image/png', CACHE.other],
+      ['/', 'text/html; charset=utf-8', undefined],
+    ];
+    for (const [url, type, cache] of expected) {
+      for (const method of ['GET', 'HEAD']) {
+        const reply = await get(base, url, method);
+        expect(reply.status, `${method} ${url}`).toBe(200);
+        expectCors(reply);
+        expect(reply.headers['content-type'], url).toBe(type);
+        expect(reply.headers['cache-control'], url).toBe(cache);
+        if (method === 'HEAD') expect(reply.text).toBe('');
+      }
+    }
+    expect((await get(base, '/')).text).toMatch(/<html/i);
+  });
+
+  it('answers OPTIONS with 204 and the methods, other methods with 405 JSON', async () => {
+    for (const url of ['/manifest.json', '/catalog/movie/nope.json', '/%2e%2e/x']) {
+      const preflight = await get(base, url, 'OPTIONS');
+      expect(preflight.status).toBe(204);
+      expectCors(preflight);
+      expect(preflight.headers['access-control-allow-methods']).toBe('GET, HEAD, OPTIONS');
+      expect(preflight.text).toBe('');
+    }
+    for (const method of ['POST', 'PUT', 'DELETE']) {
+      const refused = await get(base, '/manifest.json', method);
+      expectJsonError(refused, 405);
+      expect(refused.headers.allow).toBe('GET, HEAD, OPTIONS');
+    }
+  });
+
+  it('maps extras in any order, unknown extras and any encoding onto the canonical page', async () => {
+    const canonical = await get(base, '/catalog/movie/films/skip=100&genre=Science%20Fiction.json');
+    expect(canonical.status).toBe(200);
+    // Science Fiction holds the 125 even movies; its second page starts at the 101st, t:0200.
+    expect(ids(canonical)).toHaveLength(25);
+    expect(ids(canonical)[0]).toBe('t:0200');
+    for (const url of [
+      '/catalog/movie/films/genre=Science%20Fiction&skip=100.json',
+      '/catalog/movie/films/genre=Science+Fiction&skip=100.json',
+      '/catalog/movie/films/foo=bar&skip=100&%67enre=Science%20Fiction.json',
+      '/catalog/movie/films/skip=100&genre=Science%20Fiction&genre=Drama.json',
+      '/%63atalog/movie/films/skip=100&genre=Science%20Fiction&.json',
+    ]) {
+      const reply = await get(base, url);
+      expect(reply.status, url).toBe(200);
+      expect(reply.text, url).toBe(canonical.text);
+      expect(reply.headers['cache-control']).toBe(CACHE.other);
+    }
+    expect(ids(await get(base, '/catalog/movie/films/skip=0&x=1.json'))).toEqual(ids(await get(base, '/catalog/movie/films.json')));
+    expect(ids(await get(base, '/catalog/movie/films/genre=Drama.json'))[0]).toBe('t:0001');
+  });
+
+  it('answers a skip between pages with the next 100 items', async () => {
+    const range = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => movieId(from + i));
+    expect(ids(await get(base, '/catalog/movie/films/skip=99.json'))).toEqual(range(99, 199));
+    expect(ids(await get(base, '/catalog/movie/films/skip=150.json'))).toEqual(range(150, 250));
+    expect(ids(await get(base, '/catalog/movie/films/skip=240.json'))).toEqual(range(240, 250));
+    // The 111th Action movie is t:0220; Action has 125, so 15 are left.
+    const action = ids(await get(base, '/catalog/movie/films/genre=Action&skip=110.json'));
+    expect(action).toEqual(Array.from({ length: 15 }, (_, i) => movieId(220 + 2 * i)));
+    const window = await get(base, '/catalog/movie/films/skip=150.json');
+    expect(window.headers['cache-control']).toBe(CACHE.other);
+    expect(json(window)).toMatchObject({ cacheMaxAge: 3600, staleRevalidate: 14400 });
+  });
+
+  it('answers valid requests for content it does not have with an empty list and status 200', async () => {
+    const empty: [string, string][] = [
+      ['/catalog/movie/films/skip=250.json', 'metas'],
+      ['/catalog/movie/films/skip=251.json', 'metas'],
+      ['/catalog/movie/films/skip=100000.json', 'metas'],
+      ['/catalog/movie/films/skip=99999999999999999999.json', 'metas'],
+      ['/catalog/movie/films/genre=Horror.json', 'metas'],
+      ['/catalog/movie/films/genre=Action&skip=300.json', 'metas'],
+      ['/stream/movie/t%3A9999.json', 'streams'],
+      ['/stream/series/s%3Ashow%3A9%3A9/bingeGroup=x.json', 'streams'],
+      ['/stream/movie/other%3Aid.json', 'streams'],
+      ['/subtitles/series/s%3Ashow%3A1%3A2.json', 'subtitles'],
+      ['/subtitles/series/s%3Anope/filename=a.mkv&videoSize=1.json', 'subtitles'],
+    ];
+    for (const [url, field] of empty) {
+      const reply = await get(base, url);
+      expect(reply.status, url).toBe(200);
+      expect(json(reply)[field], url).toEqual([]);
+      expectCors(reply);
+      expect(reply.headers['content-type']).toBe(JSON_TYPE);
+      expect(reply.headers['cache-control'], url).toBe(CACHE.other);
+    }
+  });
+
+  it('gives the subtitles file to a request with the player’s extras', async () => {
+    const file = await get(base, '/subtitles/series/s%3Ashow%3A1%3A1.json');
+    expect(json(file).subtitles).toEqual([{ id: 's:show:1:1:eng', lang: 'eng', url: `${base}assets/e1.srt` }]);
+    for (const extras of [
+      'filename=Show.S01E01.mkv&videoSize=187654321&videoHash=8e245d9679d31e12',
+      'videoHash=8e245d9679d31e12&videoSize=187654321&filename=Show.S01E01.mkv',
+      'videoSize=1&filename=a%20b%26c%3Dd.mkv',
+    ]) {
+      const reply = await get(base, `/subtitles/series/s%3Ashow%3A1%3A1/${extras}.json`);
+      expect(reply.status).toBe(200);
+      expect(reply.text).toBe(file.text);
+      expect(reply.headers['cache-control']).toBe(CACHE.other);
+    }
+  });
+
+  it('answers 404 with one error field for unknown catalogs, resources, types and metas', async () => {
+    for (const url of [
+      '/catalog/movie/nope.json',
+      '/catalog/movie/nope/skip=100.json',
+      '/catalog/tv/films.json',
+      '/stream/tv/t%3A0001.json',
+      '/subtitles/movie/t%3A0001.json',
+      '/meta/channel/x.json',
+      '/meta/movie/t%3A9999.json',
+      '/addon_catalog/movie/x.json',
+      '/foo/movie/x.json',
+      '/nothing-here.html',
+      '/.addon-gen.json',
+    ]) {
+      expectJsonError(await get(base, url), 404);
+    }
+    expect(json(await get(base, '/catalog/tv/films.json')).error).toBe('this addon has no catalogs of type "tv"');
+    expect((await get(base, '/catalog/movie/nope.json')).headers['cache-control']).toBe('no-store');
+  });
+
+  it('answers 400 for malformed paths and encodings, 414 for overlong URLs', async () => {
+    for (const url of [
+      '/meta/movie/%E0%A4%A.json',
+      '/meta/movie/%zz.json',
+      '/catalog/movie/films/genre=%E0%A4%A.json',
+      '/catalog/movie/films/skip=-1.json',
+      '/stream/movie.json',
+      '/stream/movie/x',
+      '/stream/movie/a/b/c.json',
+      '/catalog//films.json',
+      '/x%00.json',
+    ]) {
+      expectJsonError(await get(base, url), 400);
+    }
+    expectJsonError(await get(base, `/stream/movie/${'a'.repeat(8200)}.json`), 414);
+  });
+
+  it('answers under the base URL’s path, for an addon built for a sub-path', async () => {
+    const sub = await startServer({ contentDir: content, port: 0, baseUrl: 'https://example.org/repo' });
+    try {
+      expect(sub.manifestUrl).toBe('https://example.org/repo/manifest.json');
+      const reply = await get(sub.url, '/repo/stream/series/s%3Ashow%3A1%3A1.json');
+      expect(reply.status).toBe(200);
+      expect(json(await get(sub.url, '/repo/manifest.json')).logo).toBe('https://example.org/repo/assets/logo.png');
+      expect((await get(sub.url, '/manifest.json')).status).toBe(200);
+    } finally {
+      await sub.close();
+    }
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+
+/** Requests that try to leave the tree: raw, encoded, double-encoded, with backslashes and NULs. */
+const TRAVERSALS = [
+  '/../secret.json',
+  '/assets/../../secret.json',
+  '/%2e%2e/secret.json',
+  '/%2E%2E/secret.json',
+  '/.%2e/secret.json',
+  '/%2e%2e%2fsecret.json',
+  '/..%2Fsecret.json',
+  '/assets/..%2F..%2Fsecret.json',
+  '/%252e%252e/secret.json',
+  '/%252e%252e%252fsecret.json',
+  '/..%5csecret.json',
+  '/assets%5c..%5c..%5csecret.json',
+  '/..\\secret.json',
+  '/%2fsecret.json',
+  '//secret.json',
+  '/secret.json%00',
+  '/manifest.json%00/../../secret.json',
+  '/%c0%ae%c0%ae/secret.json',
+  '/meta/movie/..%2F..%2F..%2Fsecret.json',
+  '/meta/..%2F..%2F/secret.json',
+  '/stream/movie/%2e%2e%2f%2e%2e%2fsecret.json',
+  '/stream/%2e%2e/%2e%2e.json',
+  '/catalog/%2e%2e/%2e%2e/secret.json',
+  '/catalog/movie/..%2F..%2Fsecret/x.json',
+  '/catalog/movie/films/genre=..%2F..%2F..%2Fsecret.json',
+  '/catalog/movie/films/genre=..%252F..%252Fsecret.json',
+  '/subtitles/series/..%5c..%5csecret/filename=x.json',
+  '/assets/leak.json',
+  '/assets/leakdir/secret.json',
+];
+
+async function expectNoLeaks(base: string) {
+  for (const url of TRAVERSALS) {
+    const reply = await get(base, url);
+    expect(reply.text, url).not.toContain(SECRET);
+    if (reply.status === 200) expect(Object.values(json(reply)), url).toContainEqual([]);
+    else expect([400, 404], url).toContain(reply.status);
+    expectCors(reply);
+  }
+}
+
+/** A secret file and folder beside `root`, and symlinks inside it that lead to them. */
+async function plantSecrets(root: string) {
+  const parent = path.dirname(root);
+  await writeFile(path.join(parent, 'secret.json'), JSON.stringify({ metas: [SECRET] }));
+  await mkdir(path.join(parent, 'secret'), { recursive: true });
+  await writeFile(path.join(parent, 'secret', 'x.json'), SECRET);
+  await mkdir(path.join(root, 'assets'), { recursive: true });
+  await symlink(path.join(parent, 'secret.json'), path.join(root, 'assets', 'leak.json'));
+  await symlink(parent, path.join(root, 'assets', 'leakdir'));
+}
+
+describe('serve --dir', () => {
+  const servers: AddonServer[] = [];
+  afterEach(async () => {
+    await Promise.all(servers.splice(0).map((s) => s.close()));
+  });
+
+  it('serves a built tree with the Cache-Control of its _headers, as serving the content does', async () => {
+    const dir = await contentDir(FILES);
+    const dist = path.join(await tempDir(), 'dist');
+    expect((await build({ contentDir: dir, outDir: dist, baseUrl: 'http://127.0.0.1:7000/' })).ok).toBe(true);
+    const fromDir = await startServer({ dir: dist, port: 0 });
+    const fromContent = await startServer({ contentDir: dir, port: 0, baseUrl: 'http://127.0.0.1:7000/' });
+    servers.push(fromDir, fromContent);
+    expect(fromDir.headerSource).toBe('_headers');
+    for (const url of [
+      '/manifest.json',
+      '/catalog/movie/films/genre=Action&skip=110.json',
+      '/meta/movie/t%3A0001.json',
+      '/stream/movie/t%3A9999.json',
+      '/subtitles/series/s%3Ashow%3A1%3A1/videoSize=1.json',
+      '/assets/logo.png',
+      '/catalog/tv/x.json',
+    ]) {
+      const [a, b] = await Promise.all([get(fromDir.url, url), get(fromContent.url, url)]);
+      expect(a.status, url).toBe(b.status);
+      expect(a.text, url).toBe(b.text);
+      for (const header of ['content-type', 'cache-control', 'access-control-allow-origin', 'access-control-allow-headers']) {
+        expect(a.headers[header], `${url} ${header}`).toBe(b.headers[header]);
+      }
+    }
+  });
+
+  it('without _headers, still sends CORS and the JSON type, and no Cache-Control', async () => {
+    const dist = path.join(await tempDir(), 'dist');
+    await build({ contentDir: await contentDir(FILES), outDir: dist, baseUrl: 'http://127.0.0.1:7000/', hosts: ['github-pages'] });
+    const server = await startServer({ dir: dist, port: 0 });
+    servers.push(server);
+    expect(server.headerSource).toBe('none');
+    const reply = await get(server.url, '/stream/movie/t%3A0001.json');
+    expect(reply.status).toBe(200);
+    expectCors(reply);
+    expect(reply.headers['content-type']).toBe(JSON_TYPE);
+    expect(reply.headers['cache-control']).toBeUndefined();
+  });
+
+  it('never reads outside the served tree', async () => {
+    const dist = path.join(await tempDir(), 'dist');
+    await build({ contentDir: await contentDir(FILES), outDir: dist, baseUrl: 'http://127.0.0.1:7000/' });
+    await plantSecrets(dist);
+    const server = await startServer({ dir: dist, port: 0 });
+    servers.push(server);
+    expect((await get(server.url, '/manifest.json')).status).toBe(200);
+    await expectNoLeaks(server.url);
+  });
+
+  it('never reads outside the private build either', async () => {
+    const server = await startServer({ contentDir: await contentDir(FILES), port: 0 });
+    servers.push(server);
+    await plantSecrets(server.root!);
+    await expectNoLeaks(server.url);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+
+describe('serve --watch', () => {
+  it('picks up edits, keeps the last good tree through a broken one, recovers when fixed', async () => {
+    const dir = await contentDir({
+      'addon.yaml': addonYaml('catalogs:\n  - { id: c, type: movie, name: C }\n'),
+      'm.yaml': 'id: "w:1"\ntype: movie\nname: Before\n',
+    });
+    const builds: BuildResult[] = [];
+    const server = await startServer({ contentDir: dir, port: 0, watch: true, debounceMs: 30, onBuild: (b) => builds.push(b) });
+    const name = async () => (json(await get(server.url, '/meta/movie/w%3A1.json')).meta as { name: string }).name;
+    try {
+      expect(await name()).toBe('Before');
+
+      await writeFile(path.join(dir, 'm.yaml'), 'id: "w:1"\ntype: movie\nname: After\n');
+      await waitFor(async () => (await name()) === 'After', 'the edit');
+
+      const failedBefore = builds.filter((b) => !b.ok).length;
+      await writeFile(path.join(dir, 'm.yaml'), 'id: "w:1"\ntype: movie\nname: Broken\nrelased: 2001-01-01\n');
+      await waitFor(() => builds.filter((b) => !b.ok).length > failedBefore, 'the failed build');
+      expect(builds.at(-1)!.diagnostics[0]).toMatchObject({ code: 'unknown-field' });
+      expect(await name()).toBe('After');
+      expect((await get(server.url, '/catalog/movie/c.json')).status).toBe(200);
+
+      await writeFile(path.join(dir, 'm.yaml'), 'id: "w:1"\ntype: movie\nname: Fixed\n');
+      await waitFor(async () => (await name()) === 'Fixed', 'the fix');
+
+      // Editors that save by renaming a new file over the old one, then edits to that same file.
+      await writeFile(path.join(dir, '.m.yaml.tmp'), 'id: "w:1"\ntype: movie\nname: Renamed\n');
+      await rename(path.join(dir, '.m.yaml.tmp'), path.join(dir, 'm.yaml'));
+      await waitFor(async () => (await name()) === 'Renamed', 'the save by rename');
+      await appendFile(path.join(dir, 'm.yaml'), 'description: Appended\n');
+      await waitFor(async () => (json(await get(server.url, '/meta/movie/w%3A1.json')).meta as { description?: string }).description === 'Appended', 'the edit after it');
+
+      // A new folder, then a file in it.
+      await mkdir(path.join(dir, 'more'));
+      await writeFile(path.join(dir, 'more', 'n.yaml'), 'id: "w:2"\ntype: movie\nname: New\n');
+      await waitFor(async () => (await get(server.url, '/meta/movie/w%3A2.json')).status === 200, 'the new folder');
+      await writeFile(path.join(dir, 'more', 'n.yaml'), 'id: "w:2"\ntype: movie\nname: Newer\n');
+      await waitFor(async () => (await get(server.url, '/meta/movie/w%3A2.json')).text.includes('Newer'), 'the edit in the new folder');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('starts with broken content, answers 503, and serves once it is fixed', async () => {
+    const dir = await contentDir({ 'addon.yaml': addonYaml('catalogs:\n  - { id: c, type: movie, name: C }\nbogus: 1\n') });
+    const server = await startServer({ contentDir: dir, port: 0, watch: true, debounceMs: 30 });
+    try {
+      expect(server.manifest).toBeUndefined();
+      expectJsonError(await get(server.url, '/manifest.json'), 503);
+      await writeFile(path.join(dir, 'addon.yaml'), addonYaml('catalogs:\n  - { id: c, type: movie, name: C }\n'));
+      await waitFor(async () => (await get(server.url, '/manifest.json')).status === 200, 'the fix');
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+
+describe('addon-gen serve', () => {
+  function cli(argv: string[], signal?: AbortSignal) {
+    const out = { stdout: '', stderr: '' };
+    const status = run(argv, { stdout: (t) => void (out.stdout += t), stderr: (t) => void (out.stderr += t), signal });
+    return { out, status };
+  }
+
+  it('prints the manifest URL and install links, serves, and stops cleanly on the signal', async () => {
+    const controller = new AbortController();
+    const { out, status } = cli(['serve', await contentDir(FILES), '--port', '0'], controller.signal);
+    await waitFor(() => out.stdout.includes('Ctrl-C') || out.stderr !== '', 'the start');
+    expect(out.stderr).toBe('');
+    const manifestUrl = /manifest: (\S+)/.exec(out.stdout)![1]!;
+    const port = new URL(manifestUrl).port;
+    expect(manifestUrl).toBe(`http://127.0.0.1:${port}/manifest.json`);
+    expect(out.stdout).toContain(`install:  stremio://127.0.0.1:${port}/manifest.json\n`);
+    expect(out.stdout).toContain(`web:      https://web.stremio.com/#/addons?addon=http%3A%2F%2F127.0.0.1%3A${port}%2Fmanifest.json\n`);
+    expect(out.stdout).toMatch(/^Serving Test Addon 1\.0\.0 at http:\/\/127\.0\.0\.1:\d+\//);
+    expect(out.stdout).toContain(`page:     http://127.0.0.1:${port}/\n`);
+    expect((await get(manifestUrl, '/manifest.json')).status).toBe(200);
+
+    controller.abort();
+    expect(await status).toBe(0);
+    expect(out.stdout).toMatch(/Stopped\.\n$/);
+    await expect(get(manifestUrl, '/manifest.json')).rejects.toThrow(/ECONNREFUSED/);
+  });
+
+  it('reports a port in use in one line, exit 2', async () => {
+    const blocker = createNetServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (blocker.address() as { port: number }).port;
+      const { out, status } = cli(['serve', await contentDir(FILES), '--port', String(port)]);
+      expect(await status).toBe(2);
+      expect(out.stderr).toBe(`addon-gen: port ${port} on 127.0.0.1 is in use; stop the other server or choose another port with --port\n`);
+      expect(out.stdout).toBe('');
+    } finally {
+      await new Promise((resolve) => blocker.close(resolve));
+    }
+  });
+
+  it('exits 1 with the problems when the content does not build, 2 for bad options', async () => {
+    const bad = cli(['serve', await contentDir({ ...FILES, 'x.yaml': 'id: x\ntype: movie\nname: X\nrelased: 1\n' }), '--port', '0']);
+    expect(await bad.status).toBe(1);
+    expect(bad.out.stderr).toMatch(/error\[unknown-field\]: unknown field "relased"/);
+    expect(bad.out.stderr).toMatch(/Nothing is served\.\n$/);
+
+    for (const argv of [
+      ['serve', 'content', '--dir', 'dist'],
+      ['serve', '--dir', 'dist', '--watch'],
+      ['serve', '--port', 'http'],
+      ['serve', '/nonexistent/content', '--port', '0'],
+      ['serve', '--dir', '/nonexistent/dist', '--port', '0'],
+    ]) {
+      const { out, status } = cli(argv);
+      expect(await status, argv.join(' ')).toBe(2);
+      expect(out.stderr, argv.join(' ')).toMatch(/^addon-gen: [^\n]+\n$/);
+    }
+  });
+});
