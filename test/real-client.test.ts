@@ -32,7 +32,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await core?.stop();
   await server?.close();
-  await rm(out, { recursive: true, force: true });
+  // The build writes its S3 files beside the output folder.
+  await Promise.all([out, `${out}-s3`].map((dir) => rm(dir, { recursive: true, force: true })));
 });
 
 describe('the real client core', () => {
@@ -140,7 +141,7 @@ describe('the real client core on a catalog of 250 items', () => {
       expect(big.requests).toContain('/catalog/movie/all/skip=200&genre=Drama.json');
     } finally {
       await big.close();
-      await rm(served, { recursive: true, force: true });
+      await Promise.all([served, `${served}-s3`].map((d) => rm(d, { recursive: true, force: true })));
     }
   });
 });
