@@ -1,13 +1,190 @@
-// The install page (index.html), the configure page and the 404 page, rendered from templates/.
-// (Interim version: replaced by the full template renderer.)
+// The addon's web pages (install page, configure page, 404 page) rendered from the templates in
+// templates/: each {{placeholder}} becomes a value, HTML-escaped unless it is a fragment built here.
+import { createHash } from 'node:crypto';
+import { MANIFEST_FILE } from './paths.js';
 import type { Manifest } from './schema.js';
 
+/** The text of templates/index.html, configure.html and 404.html. */
 export interface PageTemplates {
   install: string;
   configure: string;
   notFound: string;
 }
 
-export function renderPage(template: string, manifest: Manifest): string {
-  return template.replace(/\{\{name\}\}/g, manifest.name);
+export type PageKind = keyof PageTemplates;
+
+export interface PageFile {
+  /** Path below the output folder. */
+  path: string;
+  body: string;
+}
+
+/** Where each page is written. The client opens `{base}/configure` for a configurable addon. */
+export const PAGE_PATHS: Record<PageKind, string> = {
+  install: 'index.html',
+  configure: 'configure/index.html',
+  notFound: '404.html',
+};
+
+/** Genres listed per catalog on the install page; the rest are counted. */
+const GENRES_SHOWN = 12;
+
+/** The pages of an addon: index.html and 404.html, and configure/index.html when it is configurable. */
+export function renderPages(templates: PageTemplates, manifest: Manifest, baseUrl?: string): PageFile[] {
+  const kinds: PageKind[] = ['install', 'notFound'];
+  if (manifest.behaviorHints?.configurable) kinds.push('configure');
+  return kinds.map((kind) => ({ path: PAGE_PATHS[kind], body: renderPage(kind, templates[kind], manifest, baseUrl) }));
+}
+
+/**
+ * One page: `template` with every `{{name}}` replaced by its value (see `pageValues`). Throws on a
+ * placeholder it does not know and on a stray `{{`, so nothing of the template syntax reaches the
+ * output; values are inserted once and never scanned again.
+ */
+export function renderPage(kind: PageKind, template: string, manifest: Manifest, baseUrl?: string): string {
+  const values = pageValues(kind, manifest, baseUrl, scriptHashes(kind, template));
+  if (template.replace(PLACEHOLDER, '').includes('{{')) throw new Error(`${kind} template: a "{{" that is not a {{placeholder}}`);
+  return template.replace(PLACEHOLDER, (_match, key: string) => {
+    const value = values[key];
+    if (value === undefined) {
+      throw new Error(`${kind} template: unknown placeholder {{${key}}}; known: ${Object.keys(values).join(', ')}`);
+    }
+    return value instanceof Html ? value.text : escapeHtml(value);
+  });
+}
+
+const PLACEHOLDER = /\{\{\s*([A-Za-z][A-Za-z0-9]*)\s*\}\}/g;
+
+/**
+ * The placeholders and their values. Links are computed here from the base URL when it is known
+ * (the fallback without JavaScript); the page's script recomputes them from the page's own URL.
+ */
+export function pageValues(kind: PageKind, manifest: Manifest, baseUrl: string | undefined, hashes: string[] = []): Record<string, string | Html> {
+  // Without a base URL, links relative to the page: right when it is opened at its folder's URL.
+  const relativeBase = { install: '', configure: '../', notFound: '/' }[kind];
+  const manifestUrl = baseUrl === undefined ? undefined : baseUrl + MANIFEST_FILE;
+  const manifestHref = manifestUrl ?? relativeBase + MANIFEST_FILE;
+  return {
+    name: manifest.name,
+    version: manifest.version,
+    description: manifest.description,
+    types: manifest.types.join(' · '),
+    logo: logoFragment(manifest),
+    iconHref: manifest.logo ?? 'data:,',
+    badges: badgesFragment(manifest),
+    catalogs: catalogsFragment(manifest),
+    manifestUrl: manifestUrl ?? '',
+    manifestHref,
+    installHref: manifestUrl ? stremioLink(manifestUrl) : manifestHref,
+    webInstallHref: manifestUrl ? webInstallLink(manifestUrl) : manifestHref,
+    homeHref: baseUrl ?? (relativeBase || './'),
+    data: new Html(jsonForScript({ id: manifest.id })),
+    csp: contentSecurityPolicy(hashes),
+  };
+}
+
+/** The install link: the manifest URL with its scheme replaced (`https://x/y/manifest.json` -> `stremio://x/y/manifest.json`). */
+export function stremioLink(manifestUrl: string): string {
+  return manifestUrl.replace(/^https?:\/\//, 'stremio://');
+}
+
+/** Installs the addon in Stremio Web. */
+export function webInstallLink(manifestUrl: string): string {
+  return `https://web.stremio.com/#/addons?addon=${encodeURIComponent(manifestUrl)}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Escaping
+
+/** Markup that is inserted as it is: only built by `html`, which escapes what it interpolates. */
+export class Html {
+  constructor(readonly text: string) {}
+}
+
+type HtmlValue = string | number | Html | readonly Html[];
+
+/** A tagged template for fragments: interpolated strings are escaped, `Html` values are kept. */
+export function html(strings: TemplateStringsArray, ...values: HtmlValue[]): Html {
+  const text = (value: HtmlValue): string =>
+    value instanceof Html ? value.text : Array.isArray(value) ? value.map(text).join('') : escapeHtml(String(value));
+  return new Html(strings.reduce((out, part, i) => out + text(values[i - 1] ?? '') + part));
+}
+
+const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+/** Text for element content and quoted attribute values. */
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ENTITIES[c]!);
+}
+
+/**
+ * JSON for a `<script type="application/json">` block: `<`, `>` and `&` are written as `\u003c`…,
+ * so no value can close the block (`</script>`) or open a comment; U+2028/2029 for old parsers.
+ */
+export function jsonForScript(value: unknown): string {
+  return JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Content Security Policy: the page loads nothing but images from elsewhere, and runs only the
+// template's own scripts (by hash), so even a value that escaped escaping could not run.
+
+function contentSecurityPolicy(scriptHashes: string[]): string {
+  const scripts = scriptHashes.length > 0 ? scriptHashes.map((h) => `'${h}'`).join(' ') : "'none'";
+  return [
+    "default-src 'none'",
+    'img-src * data:',
+    "style-src 'unsafe-inline'",
+    `script-src ${scripts}`,
+    // The 404 page looks for the addon's manifest on its own host.
+    "connect-src 'self'",
+    "base-uri 'none'",
+    "form-action 'none'",
+  ].join('; ');
+}
+
+/** The CSP hashes of a template's inline scripts. Scripts must be whole in the template: no placeholders, no `src`. */
+function scriptHashes(kind: PageKind, template: string): string[] {
+  const hashes: string[] = [];
+  for (const [, attributes = '', body = ''] of template.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script\s*>/gi)) {
+    if (/\bsrc\s*=/i.test(attributes)) throw new Error(`${kind} template: scripts must be inline (the page is self-contained)`);
+    const type = /\btype\s*=\s*["']?([^"'\s>]+)/i.exec(attributes)?.[1]?.toLowerCase();
+    if (type !== undefined && type !== 'module' && type !== 'text/javascript') continue; // a data block: not run
+    if (body.includes('{{')) throw new Error(`${kind} template: a script holds a placeholder; pass data through the JSON block`);
+    // The browser hashes the parsed text, where every CR LF has become LF.
+    hashes.push(`sha256-${createHash('sha256').update(body.replace(/\r\n?/g, '\n'), 'utf8').digest('base64')}`);
+  }
+  return hashes;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Fragments
+
+function logoFragment(manifest: Manifest): Html {
+  if (manifest.logo) return html`<img class="logo" src="${manifest.logo}" alt="" width="96" height="96">`;
+  // No logo: the name's first letter in a tile of the same size.
+  const initial = Array.from(manifest.name.trim())[0] ?? '?';
+  return html`<span class="logo logo-initial" aria-hidden="true">${initial.toUpperCase()}</span>`;
+}
+
+function badgesFragment(manifest: Manifest): Html {
+  const hints = manifest.behaviorHints ?? {};
+  const badges = [
+    hints.adult ? 'Adult content' : undefined,
+    hints.p2p ? 'Some streams use BitTorrent (P2P)' : undefined,
+  ].filter((b): b is string => b !== undefined);
+  if (badges.length === 0) return html``;
+  return html`<ul class="badges">${badges.map((b) => html`<li>${b}</li>`)}</ul>`;
+}
+
+function catalogsFragment(manifest: Manifest): Html {
+  if (manifest.catalogs.length === 0) return html`<p class="muted">No catalogs: this addon answers for the items you open.</p>`;
+  const items = manifest.catalogs.map((catalog) => {
+    const genres = catalog.extra.find((e) => e.name === 'genre')?.options ?? [];
+    const shown = genres.slice(0, GENRES_SHOWN).join(' · ');
+    const more = genres.length > GENRES_SHOWN ? ` and ${genres.length - GENRES_SHOWN} more` : '';
+    const genreLine = genres.length > 0 ? html`<span class="genres">${shown}${more}</span>` : html``;
+    return html`<li><span class="catalog-name">${catalog.name}</span> <span class="tag">${catalog.type}</span>${genreLine}</li>`;
+  });
+  return html`<ul class="catalogs">${items}</ul>`;
 }

@@ -13,7 +13,7 @@ import {
   REWRITES,
   type Host,
 } from './hosts.js';
-import { renderPage, type PageTemplates } from './page.js';
+import { renderPages, type PageTemplates } from './page.js';
 import { discoverGenreLink, MANIFEST_FILE, resourcePath, type Extra, type Resource } from './paths.js';
 import type {
   CacheHints,
@@ -101,14 +101,8 @@ export function plan(content: Content, options: PlanOptions = {}): Plan {
 
   for (const asset of content.assets) files.push({ path: asset.path, resource: 'asset', copyFrom: asset.source });
 
-  const { templates } = options;
-  if (templates) {
-    files.push({ path: 'index.html', resource: 'page', body: renderPage(templates.install, manifest) });
-    files.push({ path: '404.html', resource: 'page', body: renderPage(templates.notFound, manifest) });
-    // The client opens {base}/configure for a configurable addon.
-    if (manifest.behaviorHints?.configurable) {
-      files.push({ path: 'configure/index.html', resource: 'page', body: renderPage(templates.configure, manifest) });
-    }
+  if (options.templates) {
+    for (const page of renderPages(options.templates, manifest, content.baseUrl)) files.push({ ...page, resource: 'page' });
   }
   const hosts = options.hosts ?? HOSTS;
   const rules = headerRules(content);
