@@ -1,9 +1,11 @@
-// Stage 1, load: find the content files and parse them as YAML, keeping every node's position
-// so that later stages can point at the exact line and column of a problem.
+// Stage 1, load: find the content files and parse them as YAML. Values come from js-yaml, which
+// is an order of magnitude faster; positions come from the `yaml` package, which keeps every
+// node's range, and are computed only for files that need one (a problem to point at).
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import fg from 'fast-glob';
-import { isMap, isScalar, isSeq, LineCounter, parseAllDocuments, type Document } from 'yaml';
+import jsYaml from 'js-yaml';
+import { isMap, isScalar, LineCounter, parseAllDocuments, type Document } from 'yaml';
 import type { Diagnostic, Location } from './diagnostics.js';
 
 export const ADDON_FILE = 'addon.yaml';
@@ -15,13 +17,15 @@ export interface SourceFile {
   relative: string;
   absolute: string;
   text: string;
-  lineCounter: LineCounter;
+  /** The documents with node positions, parsed on first use (see `positions`). */
+  parsed?: Positions;
 }
 
 /** One YAML value that should be an item (or the addon settings), with the means to locate its parts. */
 export interface SourceValue {
   source: SourceFile;
-  document: Document;
+  /** Index of the document in its file. */
+  document: number;
   /** Path of this value inside its document: [] for a document that is one item, [i] in a list. */
   at: (string | number)[];
   value: unknown;
@@ -55,7 +59,7 @@ export async function loadContent(contentDir: string): Promise<Loaded> {
         loaded.diagnostics.push({
           code: 'not-an-item',
           severity: 'error',
-          ...locate(source, values[0]?.document, []),
+          ...locate(source, values[0]?.document ?? 0, []),
           message: 'addon.yaml must hold one mapping of settings',
           hint: 'write `id: …`, `version: …`, `name: …` at the top level; see the README',
         });
@@ -82,57 +86,96 @@ async function readSource(contentDir: string, relative: string): Promise<SourceF
   const absolute = path.resolve(contentDir, relative);
   let text = await readFile(absolute, 'utf8');
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-  return { file: path.join(contentDir, relative), relative, absolute, text, lineCounter: new LineCounter() };
+  return { file: path.join(contentDir, relative), relative, absolute, text };
+}
+
+interface Positions {
+  documents: Document[];
+  lineCounter: LineCounter;
+  /** Syntax errors, whether they belong to a document or to a stream that has none. */
+  errors: { code: string; message: string; pos: [number, number] }[];
+}
+
+/** The file's documents with positions: parsed once, when the first location is asked for. */
+function positions(source: SourceFile): Positions {
+  if (!source.parsed) {
+    const lineCounter = new LineCounter();
+    const parsed = parseAllDocuments(source.text, { lineCounter, uniqueKeys: true, prettyErrors: false });
+    // A stream with no documents carries its own errors (a lone `---` is fine, a stray `]` is not).
+    source.parsed =
+      'empty' in parsed
+        ? { documents: [], lineCounter, errors: parsed.errors }
+        : { documents: parsed, lineCounter, errors: parsed.flatMap((d) => d.errors) };
+  }
+  return source.parsed;
+}
+
+/**
+ * An anchor (`&name`) makes aliases possible, and only the `yaml` package limits how far they
+ * expand: such files take the careful path. `R&B` or `a=1&b=2` in a value is not an anchor.
+ */
+const ANCHOR = /(?:^|[\s[\]{},])&[^\s[\]{},]/;
+
+/** The documents' values by the fast parser, or undefined when the file needs the careful path. */
+function fastValues(text: string): unknown[] | undefined {
+  if (ANCHOR.test(text)) return undefined;
+  try {
+    // CORE_SCHEMA, like `yaml`'s default: dates stay text (the schema checks them), `yes` is text.
+    return jsYaml.loadAll(text, undefined, { schema: jsYaml.CORE_SCHEMA });
+  } catch {
+    return undefined; // syntax errors, duplicate keys: the careful path says where and why
+  }
 }
 
 /** Parses one file into the values that should be items: a mapping, a list, or several documents. */
 function parseValues(source: SourceFile, diagnostics: Diagnostic[]): SourceValue[] {
-  const documents = parseAllDocuments(source.text, { lineCounter: source.lineCounter, uniqueKeys: true, prettyErrors: false });
-  // A stream with no documents carries its own errors (a lone `---` is fine, a stray `]` is not).
-  if ('empty' in documents) {
-    for (const error of documents.errors) diagnostics.push(yamlError(source, error.code, error.message, error.pos[0]));
-    return [];
-  }
-  const values: SourceValue[] = [];
-  for (const document of documents) {
-    if (document.errors.length > 0) {
-      for (const error of document.errors) diagnostics.push(yamlError(source, error.code, error.message, error.pos[0]));
-      continue;
-    }
-    let value: unknown;
-    try {
-      value = document.toJS({ maxAliasCount: 100 });
-    } catch (error) {
-      diagnostics.push({
-        code: 'yaml-alias',
-        severity: 'error',
-        ...locate(source, document, []),
-        message: `aliases could not be expanded: ${(error as Error).message}`,
-        hint: 'write the values out, or use fewer nested aliases (at most 100 expansions per document)',
-      });
-      continue;
-    }
-    const contents = document.contents;
-    if (contents === null || value === null || value === undefined) continue; // an empty document
-    if (isSeq(contents) && Array.isArray(value)) {
-      value.forEach((element, index) => values.push({ source, document, at: [index], value: element }));
-    } else if (isMap(contents)) {
-      values.push({ source, document, at: [], value });
+  const values = fastValues(source.text) ?? carefulValues(source, diagnostics);
+  if (values === undefined) return [];
+  const items: SourceValue[] = [];
+  values.forEach((value, document) => {
+    if (value === null || value === undefined) return; // an empty document
+    if (Array.isArray(value)) {
+      value.forEach((element, index) => items.push({ source, document, at: [index], value: element }));
+    } else if (typeof value === 'object') {
+      items.push({ source, document, at: [], value });
     } else {
       diagnostics.push({
         code: 'not-an-item',
         severity: 'error',
         ...locate(source, document, []),
-        message: `a content file holds items (mappings), but this document is ${isScalar(contents) ? 'a single value' : 'not a mapping'}`,
+        message: 'a content file holds items (mappings), but this document is a single value',
         hint: 'write an item as `id: …`, `type: …`, `name: …`, or a list of such items',
       });
+    }
+  });
+  return items;
+}
+
+/** The `yaml` package's parse: every syntax error with its position, and a limit on aliases. */
+function carefulValues(source: SourceFile, diagnostics: Diagnostic[]): unknown[] | undefined {
+  const { documents, errors } = positions(source);
+  for (const error of errors) diagnostics.push(yamlError(source, error.code, error.message, error.pos[0]));
+  if (errors.length > 0) return undefined;
+  const values: unknown[] = [];
+  for (const [index, document] of documents.entries()) {
+    try {
+      values.push(document.toJS({ maxAliasCount: 100 }));
+    } catch (error) {
+      diagnostics.push({
+        code: 'yaml-alias',
+        severity: 'error',
+        ...locate(source, index, []),
+        message: `aliases could not be expanded: ${(error as Error).message}`,
+        hint: 'write the values out, or use fewer nested aliases (at most 100 expansions per document)',
+      });
+      values.push(null);
     }
   }
   return values;
 }
 
 function yamlError(source: SourceFile, code: string, message: string, offset: number): Diagnostic {
-  const { line, col } = source.lineCounter.linePos(offset);
+  const { line, col } = positions(source).lineCounter.linePos(offset);
   const duplicate = code === 'DUPLICATE_KEY';
   return {
     code: duplicate ? 'duplicate-key' : 'yaml-syntax',
@@ -150,11 +193,13 @@ function yamlError(source: SourceFile, code: string, message: string, offset: nu
  * The location of the node at `nodePath` in a document, or of its nearest ancestor that exists
  * (a missing field points at the mapping that lacks it). With `key`, the location of that key.
  */
-export function locate(source: SourceFile, document: Document | undefined, nodePath: readonly (string | number)[], key?: string): Location {
+export function locate(source: SourceFile, documentIndex: number, nodePath: readonly (string | number)[], key?: string): Location {
+  const { documents, lineCounter } = positions(source);
   const at = (offset: number): Location => {
-    const { line, col } = source.lineCounter.linePos(offset);
+    const { line, col } = lineCounter.linePos(offset);
     return { file: source.file, line, column: col };
   };
+  const document = documents[documentIndex];
   if (!document) return at(0);
   if (key !== undefined) {
     const node = document.getIn(nodePath, true);
@@ -178,7 +223,7 @@ export function sourceLineOf(files: readonly SourceFile[]): (file: string, line:
   return (file, line) => {
     const source = byName.get(file);
     if (!source) return undefined;
-    const start = line === 1 ? 0 : source.lineCounter.lineStarts[line - 1];
+    const start = line === 1 ? 0 : positions(source).lineCounter.lineStarts[line - 1];
     if (start === undefined) return undefined;
     const end = source.text.indexOf('\n', start);
     return source.text.slice(start, end === -1 ? undefined : end).replace(/\r$/, '');

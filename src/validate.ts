@@ -3,7 +3,7 @@
 import { statSync } from 'node:fs';
 import path from 'node:path';
 import type { z } from 'zod';
-import { closest, hasErrors, type Diagnostic, type Location } from './diagnostics.js';
+import { closest, hasErrors, type Diagnostic } from './diagnostics.js';
 import { issuesToDiagnostics, type Locator } from './_issues.js';
 import { locate, type Loaded, type SourceValue } from './load.js';
 import { ASSETS_DIR, normalizeBaseUrl, publicUrl } from './paths.js';
@@ -37,8 +37,8 @@ export interface Item extends Omit<ContentItem, 'videos' | 'streams' | 'subtitle
   trailerStreams?: Stream[];
   /** In the client's order: season, episode, release date; specials (season 0) last. */
   videos?: Video[];
-  /** Where the item's id is written, for diagnostics found later (output conflicts). */
-  origin: Location;
+  /** Where a part of the item is written (`where(['id'])`), for diagnostics found later. */
+  where: Locator;
 }
 
 /** What a stream file and a subtitles file belong to: a video, or an item without videos. */
@@ -142,8 +142,9 @@ function parseWith<T extends z.ZodType>(schema: T, value: SourceValue, diagnosti
   return undefined;
 }
 
-function locatorOf(value: SourceValue): Locator {
-  return (nodePath, key) => locate(value.source, value.document, [...value.at, ...nodePath], key);
+/** Keeps only what locating needs, not the parsed value, which items outlive. */
+function locatorOf({ source, document, at }: SourceValue): Locator {
+  return (nodePath, key) => locate(source, document, [...at, ...nodePath], key);
 }
 
 /** `baseUrl` from unchecked settings, when it is valid (an invalid one is reported by the schema). */
@@ -223,7 +224,7 @@ function normalizeItem(item: ContentItem, at: Locator, diagnostics: Diagnostic[]
     streams: (streams ?? []).map((s) => withSubtitleIds(s, item.id)),
     subtitles: subtitleIds(subtitles ?? [], item.id),
     trailerStreams: trailerStreams?.map((s) => withSubtitleIds(s, item.id)),
-    origin: at(['id']),
+    where: at,
   };
   if (!videos) {
     if (item.behaviorHints?.defaultVideoId !== undefined) unknownDefaultVideo(item, [], at, diagnostics);
@@ -355,11 +356,12 @@ function checkUniqueIds(items: Item[], diagnostics: Diagnostic[]) {
       first.set(item.id, item);
       continue;
     }
-    const where = `${earlier.origin.file}:${earlier.origin.line}:${earlier.origin.column}`;
+    const at = earlier.where(['id']);
+    const where = `${at.file}:${at.line}:${at.column}`;
     diagnostics.push({
       code: 'duplicate-id',
       severity: 'error',
-      ...item.origin,
+      ...item.where(['id']),
       path: 'id',
       message: `item id "${item.id}" is also the id of the item at ${where}`,
       hint: 'ids are global in Stremio: give each item its own id',
@@ -440,7 +442,7 @@ function warnUncatalogued(items: Item[], catalogs: Catalog[], diagnostics: Diagn
     diagnostics.push({
       code: 'uncovered-type',
       severity: 'warning',
-      ...unlisted[0]!.origin,
+      ...unlisted[0]!.where(['id']),
       path: 'id',
       message: `${unlisted.length} ${type} item${unlisted.length === 1 ? ' is' : 's are'} in no catalog${covered ? '' : ` (no catalog has type "${type}")`}: ${unlisted
         .slice(0, 3)
@@ -494,7 +496,7 @@ function checkPrefixes(content: Content, at: Locator, diagnostics: Diagnostic[])
       diagnostics.push({
         code: 'invalid-value',
         severity: 'error',
-        ...item.origin,
+        ...item.where(['id']),
         path: 'id',
         message: `"${id}" starts with none of the idPrefixes in addon.yaml (${content.idPrefixes.join(', ')}), so the client would never ask for it`,
         hint: `add a prefix of "${id}" to idPrefixes (line ${at(['idPrefixes']).line} of addon.yaml), or remove idPrefixes to derive them`,

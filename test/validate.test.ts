@@ -39,6 +39,19 @@ describe('YAML', () => {
     expect(d).toMatchObject({ file: 'a.yaml', line: 1, column: 1 });
   });
 
+  it('expands reasonable aliases and refuses an alias bomb quickly', async () => {
+    const shared = await check({
+      'addon.yaml': addonYaml(CATALOG),
+      'a.yaml': '- { id: a, type: movie, name: A, genres: &g [Drama] }\n- { id: b, type: movie, name: B, genres: *g }\n',
+    });
+    expect(shared).toEqual([]);
+    const levels = ['a: &a ["x","x","x","x","x","x","x","x","x"]'];
+    for (let i = 1; i < 12; i++) levels.push(`${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(9).fill(`*${String.fromCharCode(96 + i)}`).join(',')}]`);
+    // Expanded, this would be 9^12 strings; refused, it ends at once.
+    const d = only(await check({ 'addon.yaml': addonYaml(CATALOG), 'bomb.yaml': `${levels.join('\n')}\n` }), 'yaml-alias');
+    expect(d).toMatchObject({ file: 'bomb.yaml', line: 1, column: 1 });
+  });
+
   it('accepts empty files and empty documents', async () => {
     const result = await check({ 'addon.yaml': addonYaml(CATALOG), 'a.yaml': '', 'b.yaml': '---\n---\n' });
     expect(result).toEqual([]);
