@@ -1,6 +1,6 @@
 // Stage 3, plan: a pure function from checked content to the list of files the addon consists of.
 // Every decision about paths, pages, key order and bodies is made here; nothing touches the disk.
-import type { Diagnostic, Location } from './diagnostics.js';
+import type { Diagnostic } from './diagnostics.js';
 import {
   cacheHints,
   headerRules,
@@ -39,12 +39,15 @@ export interface OutputFile {
   /** Path below the output folder, forward slashes, decoded (as static hosts look files up). */
   path: string;
   resource: ResourceName | 'asset' | 'page' | 'host';
-  /** The JSON text of a generated file. */
-  body?: string;
+  /**
+   * The text of a generated file, or a function that renders it: bodies are rendered as they are
+   * written, so that memory holds the files in flight, not the whole addon.
+   */
+  body?: string | (() => string);
   /** The content file that an asset is a copy of. */
   copyFrom?: string;
-  /** The content that produced the file, for conflict reports. */
-  origin?: Location;
+  /** The item that produced the file, for conflict reports (located only when reported). */
+  origin?: Item;
 }
 
 export interface PlanOptions {
@@ -70,7 +73,8 @@ export function plan(content: Content, options: PlanOptions = {}): Plan {
   const cache = (resource: ResourceName) => cacheHints(content, resource);
 
   const manifest = buildManifest(content);
-  files.push({ path: MANIFEST_FILE, resource: 'manifest', body: envelope('manifest', manifest, cache('manifest')) });
+  const manifestBody = envelope('manifest', manifest, cache('manifest'));
+  files.push({ path: MANIFEST_FILE, resource: 'manifest', body: manifestBody });
 
   const previews = new Map(content.items.map((item) => [item, JSON.stringify(metaPreview(item, links.get(item)))]));
   for (const catalog of content.catalogs) {
@@ -78,8 +82,11 @@ export function plan(content: Content, options: PlanOptions = {}): Plan {
     for (const genre of filters) {
       const members = genre ? catalog.items.filter((i) => i.genres?.includes(genre[1])) : catalog.items;
       for (const page of catalogPages(members.length, genre)) {
-        const metas = members.slice(page.skip, page.skip + PAGE_SIZE).map((item) => previews.get(item)!);
-        const body = `{"metas":[${metas.join(',')}]${cacheTail(cache('catalog'))}}`;
+        const tail = cacheTail(cache('catalog'));
+        const body = () => {
+          const metas = members.slice(page.skip, page.skip + PAGE_SIZE).map((item) => previews.get(item)!);
+          return `{"metas":[${metas.join(',')}]${tail}}`;
+        };
         for (const extras of page.extras) {
           files.push({ path: resourcePath('catalog', catalog.type, catalog.id, extras), resource: 'catalog', body });
         }
@@ -88,14 +95,16 @@ export function plan(content: Content, options: PlanOptions = {}): Plan {
   }
 
   for (const item of content.items) {
-    const origin = item.origin;
-    const file = (resource: Resource, id: string, field: string, value: unknown) =>
-      files.push({ path: resourcePath(resource, item.type, id, []), resource, origin, body: envelope(field, value, cache(resource)) });
+    const origin = item;
+    const file = (resource: Resource, id: string, field: string, value: () => unknown) => {
+      const hints = cache(resource);
+      files.push({ path: resourcePath(resource, item.type, id, []), resource, origin, body: () => envelope(field, value(), hints) });
+    };
 
-    file('meta', item.id, 'meta', metaItem(item, links.get(item)));
+    file('meta', item.id, 'meta', () => metaItem(item, links.get(item)));
     for (const owner of streamOwners(item)) {
-      file('stream', owner.id, 'streams', owner.streams.map((s) => wireStream(s, owner.subtitles)));
-      if (owner.subtitles.length > 0) file('subtitles', owner.id, 'subtitles', owner.subtitles.map(wireSubtitle));
+      file('stream', owner.id, 'streams', () => owner.streams.map((s) => wireStream(s, owner.subtitles)));
+      if (owner.subtitles.length > 0) file('subtitles', owner.id, 'subtitles', () => owner.subtitles.map(wireSubtitle));
     }
   }
 
@@ -121,7 +130,7 @@ export function plan(content: Content, options: PlanOptions = {}): Plan {
     : [];
 
   const diagnostics = [...conflicts(files)];
-  const manifestBytes = Buffer.byteLength(files[0]!.body!);
+  const manifestBytes = Buffer.byteLength(manifestBody);
   if (manifestBytes > MANIFEST_LIMIT_BYTES) {
     diagnostics.push({
       code: 'manifest-too-large',
@@ -340,11 +349,15 @@ function conflicts(files: readonly OutputFile[]): Diagnostic[] {
       first.set(file.path, file);
       continue;
     }
-    const where = (f: OutputFile) => (f.origin ? `${f.origin.file}:${f.origin.line}:${f.origin.column}` : f.resource);
+    const locate = (f: OutputFile) => f.origin?.where(['id']);
+    const where = (f: OutputFile) => {
+      const at = locate(f);
+      return at ? `${at.file}:${at.line}:${at.column}` : f.resource;
+    };
     diagnostics.push({
       code: 'output-conflict',
       severity: 'error',
-      ...file.origin,
+      ...locate(file),
       message: `${file.path} would be written twice: by ${where(earlier)} and by ${where(file)}`,
       hint: 'an item id and a video id (or two video ids) of the same type are equal; make them distinct',
     });
