@@ -4,33 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { build } from '../src/build.js';
 import { addonYaml, contentDir, movies, readTree, tempDir } from './support/content.js';
-import { clientRequest, hostFileFor } from './support/envelope.js';
-
-type Order = 'skip-first' | 'genre-first';
-
-/**
- * Walks a catalog as a client does: the first page without `skip`, then `skip=<items so far>`
- * until a page is empty. stremio-core puts the extra it set last first (`skip=100&genre=…`);
- * other clients write `genre=…&skip=100`.
- */
-function walk(tree: Map<string, Buffer>, genre: string | undefined, order: Order): { ids: string[]; requests: string[] } {
-  const ids: string[] = [];
-  const requests: string[] = [];
-  for (let page = 0; page < 100; page++) {
-    const extras: [string, string][] = [];
-    if (page > 0) extras.push(['skip', String(ids.length)]);
-    if (genre) order === 'skip-first' ? extras.push(['genre', genre]) : extras.unshift(['genre', genre]);
-    const request = clientRequest('catalog', 'movie', 'all', extras);
-    requests.push(request);
-    const file = tree.get(hostFileFor(request));
-    if (!file) throw new Error(`no file for ${request}`);
-    const metas = (JSON.parse(file.toString()) as { metas: { id: string }[] }).metas;
-    if (metas.length === 0) return { ids, requests };
-    expect(metas.length).toBeLessThanOrEqual(100);
-    ids.push(...metas.map((m) => m.id));
-  }
-  throw new Error('paging never ended');
-}
+import { walkCatalog } from './support/walk.js';
 
 const id = (i: number) => `t:${String(i).padStart(4, '0')}`;
 
@@ -49,11 +23,11 @@ describe('catalog paging', () => {
 
       const all = Array.from({ length: total }, (_, i) => id(i));
       const dramas = all.filter((_, i) => i % 3 === 0);
-      const plain = walk(tree, undefined, 'skip-first');
+      const plain = walkCatalog(tree, 'movie', 'all');
       expect(plain.ids).toEqual(all);
       expect(plain.requests.length).toBe(Math.ceil(total / 100) + 1);
       for (const order of ['skip-first', 'genre-first'] as const) {
-        expect(walk(tree, 'Drama', order).ids, order).toEqual(dramas);
+        expect(walkCatalog(tree, 'movie', 'all', 'Drama', order).ids, order).toEqual(dramas);
       }
 
       // Nothing but those pages: first, every 100, and the empty one at skip=<total>.

@@ -1,0 +1,138 @@
+// `npm run bench [-- --size small|large]`: generates synthetic content, then measures in one run
+// a full build, the disk floor (plain writes of the same files), a no-change rebuild, a one-item
+// change and validate, each as its own child process. Prints a table and ratios and writes them to
+// bench/results/latest.json. Figures are for comparison within one run: machines here are noisy.
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { generateContent, SIZES } from './generate.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const WORK = path.join(ROOT, 'bench', '.work');
+const BIN = path.join(ROOT, 'bin', 'addon-gen.js');
+const RSS_HOOK = path.join(ROOT, 'bench', 'max-rss.mjs');
+const FLOOR = path.join(ROOT, 'bench', 'floor.mjs');
+
+interface Step {
+  step: string;
+  seconds: number;
+  maxRssMiB: number;
+  files?: number;
+  bytes?: number;
+  written?: number;
+  removed?: number;
+}
+
+/** Runs `node args` in its own process; returns wall seconds, peak RSS (getrusage) and stdout. */
+async function timed(args: string[]): Promise<{ seconds: number; maxRssMiB: number; stdout: string }> {
+  // Start each step with no dirty pages from the previous one being flushed under it.
+  execFileSync('sync');
+  const rssFile = path.join(WORK, 'rss.txt');
+  const started = performance.now();
+  const child = spawn(process.execPath, ['--import', RSS_HOOK, ...args], {
+    env: { ...process.env, MAX_RSS_FILE: rssFile },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let stdout = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  const seconds = (performance.now() - started) / 1000;
+  if (code !== 0) throw new Error(`node ${args.join(' ')} exited with ${code}\n${stdout}`);
+  const maxRssKiB = Number(await readFile(rssFile, 'utf8'));
+  return { seconds, maxRssMiB: maxRssKiB / 1024, stdout };
+}
+
+async function build(content: string, out: string, step: string, verb = 'build'): Promise<Step> {
+  const args = verb === 'build' ? [BIN, 'build', content, '--out', out, '--json'] : [BIN, 'validate', content, '--json'];
+  const run = await timed(args);
+  const summary = JSON.parse(run.stdout).summary as Record<string, number>;
+  return {
+    step,
+    seconds: run.seconds,
+    maxRssMiB: run.maxRssMiB,
+    files: summary.files,
+    bytes: summary.bytes,
+    written: summary.written,
+    removed: summary.removed,
+  };
+}
+
+/** Every file below `dir` with its mtime, to prove a rebuild touched nothing. */
+async function mtimes(dir: string): Promise<Map<string, number>> {
+  const times = new Map<string, number>();
+  for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const file = path.join(entry.parentPath, entry.name);
+    times.set(file, (await stat(file)).mtimeMs);
+  }
+  return times;
+}
+
+async function main() {
+  const sizeArg = process.argv.indexOf('--size');
+  const size = (sizeArg > 0 ? process.argv[sizeArg + 1] : 'small') as keyof typeof SIZES;
+  if (!SIZES[size]) throw new Error(`--size must be one of ${Object.keys(SIZES).join(', ')}`);
+  await rm(WORK, { recursive: true, force: true });
+  await mkdir(WORK, { recursive: true });
+  const content = path.join(WORK, 'content');
+  const out = path.join(WORK, 'out');
+  const generated = await generateContent(content, SIZES[size]);
+  console.log(`${size}: ${generated.items} items in ${generated.files} files`);
+
+  const steps: Step[] = [];
+  const full = await build(content, out, 'full build');
+  steps.push(full);
+
+  // The same files and bytes, written plainly by a script with the same concurrency, threads and tree.
+  const listFile = path.join(WORK, 'list.json');
+  const list: [string, number][] = [];
+  for (const entry of await readdir(out, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const file = path.join(entry.parentPath, entry.name);
+    list.push([path.relative(out, file), (await stat(file)).size]);
+  }
+  await writeFile(listFile, JSON.stringify(list));
+  const floorRun = await timed([FLOOR, listFile, path.join(WORK, 'floor')]);
+  const floor = JSON.parse(floorRun.stdout) as { files: number; bytes: number };
+  steps.push({ step: 'disk floor', seconds: floorRun.seconds, maxRssMiB: floorRun.maxRssMiB, ...floor });
+  await rm(path.join(WORK, 'floor'), { recursive: true, force: true });
+
+  const before = await mtimes(out);
+  const noChange = await build(content, out, 'no-change rebuild');
+  steps.push(noChange);
+  const after = await mtimes(out);
+  const touched = [...after].filter(([file, time]) => before.get(file) !== time).length;
+
+  // One movie renamed: its meta, the catalog pages that list it (sorted by name, it may move).
+  const firstMovies = path.join(content, 'movies', (await readdir(path.join(content, 'movies'))).sort()[0]!);
+  const text = await readFile(firstMovies, 'utf8');
+  await writeFile(firstMovies, text.replace(/name: "([^"]*)"/, 'name: "Renamed $1"'));
+  steps.push(await build(content, out, 'one-item change'));
+  steps.push(await build(content, out, 'validate', 'validate'));
+
+  console.log('\nstep                 seconds   peak RSS MiB   files     written   removed');
+  for (const s of steps) {
+    console.log(
+      `${s.step.padEnd(20)} ${s.seconds.toFixed(2).padStart(7)}   ${s.maxRssMiB.toFixed(0).padStart(12)}   ${String(s.files ?? '').padStart(7)}   ${String(s.written ?? '').padStart(7)}   ${String(s.removed ?? '').padStart(7)}`,
+    );
+  }
+  const ratio = (a: Step, b: Step) => Number((a.seconds / b.seconds).toFixed(2));
+  const ratios = {
+    'build / floor': ratio(full, steps[1]!),
+    'no-change rebuild / full build': ratio(noChange, full),
+    'one-item change / full build': ratio(steps[3]!, full),
+    'validate / full build': ratio(steps[4]!, full),
+  };
+  console.log('\nratios (same run):');
+  for (const [name, value] of Object.entries(ratios)) console.log(`  ${name.padEnd(32)} ${value}`);
+  console.log(`  files whose mtime a no-change rebuild changed: ${touched}`);
+
+  const results = path.join(ROOT, 'bench', 'results');
+  await mkdir(results, { recursive: true });
+  const report = { size, date: new Date().toISOString(), node: process.version, generated, steps, ratios, noChangeTouched: touched };
+  await writeFile(path.join(results, 'latest.json'), `${JSON.stringify(report, null, 2)}\n`);
+  await rm(WORK, { recursive: true, force: true });
+}
+
+await main();
