@@ -2,7 +2,7 @@
 // (a temporary file, then a rename) and only when its bytes changed; files an earlier build wrote
 // and this one does not are removed. Files the build never wrote are left alone.
 import { createHash } from 'node:crypto';
-import { mkdir, readdir, readFile, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, rmdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { OutputFile } from './plan.js';
 
@@ -62,6 +62,12 @@ export async function writeOutput(outDir: string, files: readonly OutputFile[]):
       complete: false,
     }));
 
+  const listings = new Map<string, Promise<Set<string>>>();
+  const present = async (target: string) => {
+    const dir = path.dirname(target);
+    if (!listings.has(dir)) listings.set(dir, readdir(dir).then((names) => new Set(names), () => new Set<string>()));
+    return (await listings.get(dir)!).has(path.basename(target));
+  };
   const next: Hashes = new Map();
   // One mkdir per folder, shared by the writes waiting for it.
   const madeDirs = new Map<string, Promise<unknown>>();
@@ -77,8 +83,9 @@ export async function writeOutput(outDir: string, files: readonly OutputFile[]):
     if (bytes.length > result.largest.bytes) result.largest = { path: file.path, bytes: bytes.length };
 
     const target = inside(root, file.path);
-    // One stat instead of a read: the hash says the bytes are the same, the size that the file is whole.
-    if (previous.files.get(file.path) === hash && (await sizeOf(target)) === bytes.length) {
+    // The hash says the bytes are the same; the folder listing that nobody removed the file since.
+    // (Writes are atomic, so a file that is there is whole.) One readdir per folder, not a stat per file.
+    if (previous.files.get(file.path) === hash && (await present(target))) {
       result.unchanged++;
       return;
     }
@@ -124,15 +131,6 @@ function inside(root: string, relative: string): string {
   const target = path.resolve(root, relative);
   if (!target.startsWith(root + path.sep)) throw new Error(`refusing to write outside the output folder: ${relative}`);
   return target;
-}
-
-async function sizeOf(target: string): Promise<number | undefined> {
-  try {
-    const info = await stat(target);
-    return info.isFile() ? info.size : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /** A missing or unreadable state file means "nothing known": the build still ends up correct. */
