@@ -88,8 +88,10 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
 /** The page templates shipped in the package's templates/ folder. */
 async function readTemplates(): Promise<PageTemplates> {
   const read = (name: string) => readFile(new URL(`../templates/${name}`, import.meta.url), 'utf8');
-  const [install, configure, notFound] = await Promise.all([read('index.html'), read('configure.html'), read('404.html')]);
-  return { install, configure, notFound };
+  const [install, configure, notFound, style] = await Promise.all(
+    ['index.html', 'configure.html', '404.html', 'style.css'].map(read),
+  );
+  return { install: install!, configure: configure!, notFound: notFound!, style: style! };
 }
 
 async function checkOptions(options: BuildOptions) {

@@ -4,14 +4,15 @@ import { createHash } from 'node:crypto';
 import { MANIFEST_FILE } from './paths.js';
 import type { Manifest } from './schema.js';
 
-/** The text of templates/index.html, configure.html and 404.html. */
+/** The text of templates/index.html, configure.html and 404.html, and the style.css they share. */
 export interface PageTemplates {
   install: string;
   configure: string;
   notFound: string;
+  style: string;
 }
 
-export type PageKind = keyof PageTemplates;
+export type PageKind = Exclude<keyof PageTemplates, 'style'>;
 
 export interface PageFile {
   /** Path below the output folder. */
@@ -33,7 +34,10 @@ const GENRES_SHOWN = 12;
 export function renderPages(templates: PageTemplates, manifest: Manifest, baseUrl?: string): PageFile[] {
   const kinds: PageKind[] = ['install', 'notFound'];
   if (manifest.behaviorHints?.configurable) kinds.push('configure');
-  return kinds.map((kind) => ({ path: PAGE_PATHS[kind], body: renderPage(kind, templates[kind], manifest, baseUrl) }));
+  return kinds.map((kind) => ({
+    path: PAGE_PATHS[kind],
+    body: renderPage(kind, templates[kind], manifest, baseUrl, templates.style),
+  }));
 }
 
 /**
@@ -41,8 +45,12 @@ export function renderPages(templates: PageTemplates, manifest: Manifest, baseUr
  * placeholder it does not know and on a stray `{{`, so nothing of the template syntax reaches the
  * output; values are inserted once and never scanned again.
  */
-export function renderPage(kind: PageKind, template: string, manifest: Manifest, baseUrl?: string): string {
-  const values = pageValues(kind, manifest, baseUrl, scriptHashes(kind, template));
+export function renderPage(kind: PageKind, template: string, manifest: Manifest, baseUrl?: string, style = ''): string {
+  // The shared stylesheet is the package's own text, inserted as it is into each page's <style>.
+  const values: Record<string, string | Html> = {
+    ...pageValues(kind, manifest, baseUrl, scriptHashes(kind, template)),
+    style: new Html(style),
+  };
   if (template.replace(PLACEHOLDER, '').includes('{{')) throw new Error(`${kind} template: a "{{" that is not a {{placeholder}}`);
   return template.replace(PLACEHOLDER, (_match, key: string) => {
     const value = values[key];
