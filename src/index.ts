@@ -1,0 +1,12 @@
+// The public API of addon-gen as a library: the pipeline stages and the server behind the CLI.
+export { build, type BuildOptions, type BuildResult } from './build.js';
+export { run } from './cli.js';
+export { formatDiagnostics, CODES, type Diagnostic, type DiagnosticCode } from './diagnostics.js';
+export { headerRules, headersFor, hostReport, HOSTS, type Host, type HeaderRule } from './hosts.js';
+export { loadContent, type Loaded } from './load.js';
+export { plan, catalogPages, PAGE_SIZE, type OutputFile, type Plan } from './plan.js';
+export { resourcePath, resourceUrlPath } from './paths.js';
+export { route, startServer, type AddonServer, type ServeOptions } from './serve.js';
+export type { Manifest, MetaItem, MetaItemPreview, Stream, Subtitle, Video } from './schema.js';
+export { validate, type Content } from './validate.js';
+export { writeOutput, type WriteResult } from './write.js';
