@@ -83,9 +83,14 @@ export async function writeOutput(outDir: string, files: readonly OutputFile[]):
     if (bytes.length > result.largest.bytes) result.largest = { path: file.path, bytes: bytes.length };
 
     const target = inside(root, file.path);
-    // The hash says the bytes are the same; the folder listing that nobody removed the file since.
-    // (Writes are atomic, so a file that is there is whole.) One readdir per folder, not a stat per file.
-    if (previous.files.get(file.path) === hash && (await present(target))) {
+    // After a complete build, the hash says the bytes are the same and the folder listing that
+    // nobody removed the file since (writes are atomic: a file that is there is whole); one
+    // readdir per folder, not a stat per file. After an interrupted one, any file may hold the
+    // bytes of the build that was cut off, whatever the hash says: compare them.
+    const unchanged = previous.complete
+      ? previous.files.get(file.path) === hash && (await present(target))
+      : Boolean((await readFile(target).catch(() => undefined))?.equals(bytes));
+    if (unchanged) {
       result.unchanged++;
       return;
     }

@@ -122,6 +122,26 @@ describe('an existing output folder', () => {
     expect(await snapshot(out)).toEqual(before);
   });
 
+  it('repairs what an interrupted build left, even where the content went back to before', async () => {
+    const dir = await contentDir({
+      'addon.yaml': addonYaml('catalogs:\n  - { id: c, type: movie, name: C }\n'),
+      'x.yaml': 'id: x\ntype: movie\nname: X\n',
+    });
+    const out = await tempDir();
+    await build({ contentDir: dir, outDir: out });
+    const clean = await readTree(out);
+    // What a build of other content leaves when it is killed after renaming one file into place:
+    // new bytes, a temporary file, and bookkeeping marked incomplete with the old hashes.
+    const state = JSON.parse(clean.get('.addon-gen.json')!.toString());
+    await writeFile(path.join(out, 'meta/movie/x.json'), '{"meta":{"id":"x","type":"movie","name":"Other"}}');
+    await writeFile(path.join(out, 'meta/movie/x.json.7.addon-gen-tmp'), '{"meta":');
+    await writeFile(path.join(out, '.addon-gen.json'), JSON.stringify({ ...state, complete: false }));
+
+    const repaired = await build({ contentDir: dir, outDir: out });
+    expect(repaired.write!.written).toBe(1);
+    expect(await readTree(out)).toEqual(clean);
+  });
+
   it('rewrites nothing when nothing changed, and removes files that no longer belong', async () => {
     const dir = await contentDir({
       'addon.yaml': addonYaml('catalogs:\n  - { id: c, type: movie, name: C }\n'),
