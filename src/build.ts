@@ -88,10 +88,10 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
 /** The page templates shipped in the package's templates/ folder. */
 async function readTemplates(): Promise<PageTemplates> {
   const read = (name: string) => readFile(new URL(`../templates/${name}`, import.meta.url), 'utf8');
-  const [install, configure, notFound, style] = await Promise.all(
-    ['index.html', 'configure.html', '404.html', 'style.css'].map(read),
+  const [install, configure, notFound, style, links] = await Promise.all(
+    ['index.html', 'configure.html', '404.html', 'style.css', 'links.js'].map(read),
   );
-  return { install: install!, configure: configure!, notFound: notFound!, style: style! };
+  return { install: install!, configure: configure!, notFound: notFound!, partials: { 'style.css': style!, 'links.js': links! } };
 }
 
 async function checkOptions(options: BuildOptions) {

@@ -4,15 +4,18 @@ import { createHash } from 'node:crypto';
 import { MANIFEST_FILE } from './paths.js';
 import type { Manifest } from './schema.js';
 
-/** The text of templates/index.html, configure.html and 404.html, and the style.css they share. */
+/**
+ * The text of templates/index.html, configure.html and 404.html, and the partials they share:
+ * file name -> text, inserted where a template says `{{> name}}` (the package's own text, trusted).
+ */
 export interface PageTemplates {
   install: string;
   configure: string;
   notFound: string;
-  style: string;
+  partials: Record<string, string>;
 }
 
-export type PageKind = Exclude<keyof PageTemplates, 'style'>;
+export type PageKind = Exclude<keyof PageTemplates, 'partials'>;
 
 export interface PageFile {
   /** Path below the output folder. */
@@ -36,8 +39,20 @@ export function renderPages(templates: PageTemplates, manifest: Manifest, baseUr
   if (manifest.behaviorHints?.configurable) kinds.push('configure');
   return kinds.map((kind) => ({
     path: PAGE_PATHS[kind],
-    body: renderPage(kind, templates[kind], manifest, baseUrl, templates.style),
+    body: renderPage(kind, withPartials(kind, templates[kind], templates.partials), manifest, baseUrl),
   }));
+}
+
+/**
+ * Inserts the shared partials (`{{> style.css}}`, `{{> links.js}}`) before anything else, so
+ * that script hashes and placeholder checks see each page as it will be served.
+ */
+export function withPartials(kind: PageKind, template: string, partials: Record<string, string>): string {
+  return template.replace(/\{\{>\s*([\w.-]+)\s*\}\}/g, (_match, name: string) => {
+    const partial = partials[name];
+    if (partial === undefined) throw new Error(`${kind} template: unknown partial {{> ${name}}}`);
+    return partial;
+  });
 }
 
 /**
@@ -45,12 +60,8 @@ export function renderPages(templates: PageTemplates, manifest: Manifest, baseUr
  * placeholder it does not know and on a stray `{{`, so nothing of the template syntax reaches the
  * output; values are inserted once and never scanned again.
  */
-export function renderPage(kind: PageKind, template: string, manifest: Manifest, baseUrl?: string, style = ''): string {
-  // The shared stylesheet is the package's own text, inserted as it is into each page's <style>.
-  const values: Record<string, string | Html> = {
-    ...pageValues(kind, manifest, baseUrl, scriptHashes(kind, template)),
-    style: new Html(style),
-  };
+export function renderPage(kind: PageKind, template: string, manifest: Manifest, baseUrl?: string): string {
+  const values = pageValues(kind, manifest, baseUrl, scriptHashes(kind, template));
   if (template.replace(PLACEHOLDER, '').includes('{{')) throw new Error(`${kind} template: a "{{" that is not a {{placeholder}}`);
   return template.replace(PLACEHOLDER, (_match, key: string) => {
     const value = values[key];

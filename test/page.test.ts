@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { build } from '../src/build.js';
-import { jsonForScript, renderPage } from '../src/page.js';
+import { jsonForScript, renderPage, withPartials } from '../src/page.js';
 import type { Manifest } from '../src/schema.js';
 import { addonYaml, contentDir, readTree, tempDir } from './support/content.js';
 import { EXAMPLE_DIR } from './support/example.js';
@@ -141,6 +141,8 @@ describe('the pages written by a build', () => {
   it('refuses templates with an unknown placeholder, a stray {{ or a placeholder inside a script', () => {
     const manifest: Manifest = { id: 'org.example.t', version: '1.0.0', name: 'T', description: '', types: [], resources: [], catalogs: [] };
     expect(renderPage('install', '<h1>{{name}}</h1>', manifest)).toBe('<h1>T</h1>');
+    expect(withPartials('install', '<style>{{> a.css}}</style>', { 'a.css': 'p{}' })).toBe('<style>p{}</style>');
+    expect(() => withPartials('install', '{{> nope.css}}', {})).toThrow(/unknown partial/);
     expect(() => renderPage('install', '<h1>{{nmae}}</h1>', manifest)).toThrow(/unknown placeholder \{\{nmae\}\}/);
     expect(() => renderPage('install', '<h1>{{ name</h1>', manifest)).toThrow(/not a \{\{placeholder\}\}/);
     expect(() => renderPage('install', '<script>var n = "{{name}}"</script>', manifest)).toThrow(/JSON block/);

@@ -1,0 +1,50 @@
+(function () {
+  'use strict';
+  // The links come from this page's own URL, so they are right wherever the files are published
+  // (https://user.github.io/repo/, a preview server, a custom domain). Opened from disk, the links
+  // written at build time stay.
+  // The addon's folder relative to the page's: '' for the install page, '../' for configure/.
+  var UP = document.documentElement.getAttribute('data-addon-base') || '';
+  if (location.protocol !== 'http:' && location.protocol !== 'https:') return;
+  var folder = new URL(location.href);
+  folder.search = '';
+  folder.hash = '';
+  // Opened as /repo, /repo/ or /repo/index.html: the page's folder is /repo/ (and likewise
+  // /repo/configure, /repo/configure/ or …/index.html: /repo/configure/).
+  folder.pathname = folder.pathname.replace(/\/index\.html?$/, '/').replace(/([^/])$/, '$1/');
+  var base = new URL(UP, folder).href;
+  var manifestUrl = base + 'manifest.json';
+  function set(id, property, value) {
+    var element = document.getElementById(id);
+    if (element) element[property] = value;
+  }
+  set('install', 'href', manifestUrl.replace(/^https?:\/\//, 'stremio://'));
+  set('web-install', 'href', 'https://web.stremio.com/#/addons?addon=' + encodeURIComponent(manifestUrl));
+  set('manifest-link', 'href', manifestUrl);
+  set('manifest-url', 'value', manifestUrl);
+  set('home', 'href', base);
+
+  var copy = document.getElementById('copy');
+  var input = document.getElementById('manifest-url');
+  if (!copy || !input) return;
+  var label = copy.textContent;
+  copy.hidden = false;
+  copy.addEventListener('click', function () {
+    function done(copied) {
+      copy.textContent = copied ? 'Copied' : 'Selected: copy it';
+      setTimeout(function () { copy.textContent = label; }, 2500);
+    }
+    function selectAndCopy() {
+      input.focus();
+      input.select();
+      var copied = false;
+      try { copied = document.execCommand('copy'); } catch (e) { /* not allowed here */ }
+      done(copied);
+    }
+    if (navigator.clipboard && window.isSecureContext) {
+      navigator.clipboard.writeText(input.value).then(function () { done(true); }, selectAndCopy);
+    } else {
+      selectAndCopy();
+    }
+  });
+})();
