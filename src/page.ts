@@ -1,7 +1,7 @@
 // The addon's web pages (install page, configure page, 404 page) rendered from the templates in
 // templates/: each {{placeholder}} becomes a value, HTML-escaped unless it is a fragment built here.
 import { createHash } from 'node:crypto';
-import { MANIFEST_FILE } from './paths.js';
+import { MANIFEST_FILE, stremioLink, webInstallLink } from './paths.js';
 import type { Manifest } from './schema.js';
 
 /**
@@ -100,16 +100,6 @@ export function pageValues(kind: PageKind, manifest: Manifest, baseUrl: string |
     data: new Html(jsonForScript({ id: manifest.id })),
     csp: contentSecurityPolicy(hashes),
   };
-}
-
-/** The install link: the manifest URL with its scheme replaced (`https://x/y/manifest.json` -> `stremio://x/y/manifest.json`). */
-export function stremioLink(manifestUrl: string): string {
-  return manifestUrl.replace(/^https?:\/\//, 'stremio://');
-}
-
-/** Installs the addon in Stremio Web. */
-export function webInstallLink(manifestUrl: string): string {
-  return `https://web.stremio.com/#/addons?addon=${encodeURIComponent(manifestUrl)}`;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -50,3 +50,13 @@ export function discoverGenreLink(baseUrl: string, type: string, catalogId: stri
   const addon = encodeURIComponent(manifestUrl(baseUrl));
   return `stremio:///discover/${addon}/${encodeURIComponent(type)}/${encodeURIComponent(catalogId)}?genre=${encodeURIComponent(genre)}`;
 }
+
+/** The install link: the manifest URL with its scheme replaced (`https://x/y/manifest.json` -> `stremio://x/y/manifest.json`). */
+export function stremioLink(manifestUrl: string): string {
+  return manifestUrl.replace(/^https?:\/\//, 'stremio://');
+}
+
+/** Installs the addon in Stremio Web. */
+export function webInstallLink(manifestUrl: string): string {
+  return `https://web.stremio.com/#/addons?addon=${encodeURIComponent(manifestUrl)}`;
+}

@@ -11,7 +11,15 @@ import { build, type BuildResult } from './build.js';
 import { UsageError } from './diagnostics.js';
 import { headerRules, headersFor, JSON_CONTENT_TYPE, type HeaderRule } from './hosts.js';
 import { PAGE_SIZE } from './plan.js';
-import { MANIFEST_FILE, manifestUrl as manifestUrlOf, normalizeBaseUrl, resourcePath, type Extra } from './paths.js';
+import {
+  MANIFEST_FILE,
+  manifestUrl as manifestUrlOf,
+  normalizeBaseUrl,
+  resourcePath,
+  stremioLink,
+  webInstallLink,
+  type Extra,
+} from './paths.js';
 import { baseUrl as baseUrlSchema, Manifest } from './schema.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -234,9 +242,8 @@ export function parseHeadersFile(text: string): HeaderRule[] {
 export function installLinks(manifestUrl: string): { manifest: string; stremio: string; web: string } {
   return {
     manifest: manifestUrl,
-    // The client's deep link: the manifest URL with its scheme replaced.
-    stremio: manifestUrl.replace(/^https?:\/\//, 'stremio://'),
-    web: `https://web.stremio.com/#/addons?addon=${encodeURIComponent(manifestUrl)}`,
+    stremio: stremioLink(manifestUrl),
+    web: webInstallLink(manifestUrl),
   };
 }
 

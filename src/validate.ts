@@ -435,7 +435,9 @@ function warnUncatalogued(items: Item[], catalogs: Catalog[], diagnostics: Diagn
   const byType = new Map<string, Item[]>();
   for (const item of items) {
     if (listed.has(item)) continue;
-    byType.set(item.type, [...(byType.get(item.type) ?? []), item]);
+    const list = byType.get(item.type);
+    if (list) list.push(item);
+    else byType.set(item.type, [item]);
   }
   for (const [type, unlisted] of byType) {
     const covered = catalogs.some((c) => c.type === type);
