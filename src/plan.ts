@@ -79,8 +79,9 @@ export function plan(content: Content, options: PlanOptions = {}): Plan {
   const previews = new Map(content.items.map((item) => [item, JSON.stringify(metaPreview(item, links.get(item)))]));
   for (const catalog of content.catalogs) {
     const filters: (Extra | undefined)[] = [undefined, ...catalog.genres.map((g): Extra => ['genre', g])];
+    const byGenre = membersByGenre(catalog);
     for (const genre of filters) {
-      const members = genre ? catalog.items.filter((i) => i.genres?.includes(genre[1])) : catalog.items;
+      const members = genre ? (byGenre.get(genre[1]) ?? []) : catalog.items;
       for (const page of catalogPages(members.length, genre)) {
         const tail = cacheTail(cache('catalog'));
         const body = () => {
@@ -140,6 +141,18 @@ export function plan(content: Content, options: PlanOptions = {}): Plan {
     });
   }
   return { files, s3Files, manifest, diagnostics };
+}
+
+/** The catalog's items grouped by genre, in catalog order: one pass, however many genres. */
+function membersByGenre(catalog: Catalog): Map<string, Item[]> {
+  const groups = new Map<string, Item[]>();
+  for (const item of catalog.items) {
+    for (const genre of new Set(item.genres)) {
+      if (!groups.has(genre)) groups.set(genre, []);
+      groups.get(genre)!.push(item);
+    }
+  }
+  return groups;
 }
 
 /**

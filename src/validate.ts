@@ -462,12 +462,20 @@ function sortItems(items: Item[], sort: CatalogSettings['sort']) {
   const descending = sort.startsWith('-');
   const field = (descending ? sort.slice(1) : sort) as 'name' | 'released' | 'releaseInfo';
   const direction = descending ? -1 : 1;
+  // Keys are computed once per item, not once per comparison: catalogs reach 100,000 items.
+  const keyOf = (item: Item): number | string | undefined => {
+    const value = item[field];
+    return value !== undefined && field === 'released' ? Date.parse(value) : value;
+  };
+  const compare = (x: number | string, y: number | string) =>
+    typeof x === 'number' && typeof y === 'number' ? x - y : collator.compare(String(x), String(y));
   // Items without the field go last in both directions; equal keys keep the order they were read in.
-  items.sort((a, b) => {
-    const x = a[field], y = b[field];
+  const keyed = items.map((item) => ({ item, key: keyOf(item) }));
+  keyed.sort(({ key: x }, { key: y }) => {
     if (x === undefined || y === undefined) return x === y ? 0 : x === undefined ? 1 : -1;
-    return direction * (field === 'released' ? Date.parse(x) - Date.parse(y) : collator.compare(x, y));
+    return direction * compare(x, y);
   });
+  keyed.forEach(({ item }, index) => (items[index] = item));
 }
 
 // ---------------------------------------------------------------------------------------------
