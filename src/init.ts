@@ -118,7 +118,7 @@ const TEMPLATES_DIR = new URL('../templates/init/', import.meta.url);
  */
 export async function readInitTemplates(): Promise<Map<string, string>> {
   const dir = fileURLToPath(TEMPLATES_DIR);
-  const relatives = (await fg('**/*', { cwd: dir, dot: true, onlyFiles: true })).sort();
+  const relatives = await fg('**/*', { cwd: dir, dot: true, onlyFiles: true });
   const templates = new Map<string, string>();
   for (const relative of relatives) templates.set(relative, await readFile(path.join(dir, relative), 'utf8'));
   return templates;
@@ -131,13 +131,14 @@ export function renderInitFiles(templates: ReadonlyMap<string, string>, values: 
     name: yamlScalar(values.name),
     addonGenVersion: values.addonGenVersion,
   };
-  return [...templates].map(([relative, text]) => ({
+  const files = [...templates].map(([relative, text]) => ({
     path: relative
       .split('/')
       .map((segment) => segment.replace(/^dot-/, '.'))
       .join('/'),
     body: fillIn(text, scalars),
   }));
+  return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
 /**
