@@ -1,6 +1,6 @@
 // addon-gen init: a new addon project (content to edit, a .gitignore, a GitHub Pages workflow)
 // made from the files in templates/init/. Every file is decided and checked before the first write.
-import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fg from 'fast-glob';
@@ -82,6 +82,7 @@ export function defaultId(folderName: string): string {
   const slug = folderName
     .toLowerCase()
     .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '') // the accents NFKD took off the letters: é -> e
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-+|-+$/g, '');
   return `community.${slug || 'my-addon'}`;
@@ -172,9 +173,12 @@ function yamlScalar(value: string): string {
 async function filesInTheWay(dir: string, files: readonly InitFile[]): Promise<{ existing: string[]; blocked: string[] }> {
   const existing: string[] = [];
   const blocked = new Set<string>();
+  // A symbolic link counts as what it points to; a dangling one as a file (it is in the way too).
   const kind = async (target: string) => {
-    const info = await stat(target).catch(() => undefined);
-    return info === undefined ? 'none' : info.isDirectory() ? 'folder' : 'file';
+    const entry = await lstat(target).catch(() => undefined);
+    if (entry === undefined) return 'none';
+    const info = await stat(target).catch(() => entry);
+    return info.isDirectory() ? 'folder' : 'file';
   };
   if ((await kind(dir)) === 'file') return { existing, blocked: [`${dir}: a file, not a folder`] };
   if ((await kind(path.join(dir, ADDON_FILE))) === 'file') {

@@ -9,6 +9,7 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { isCollection, isMap, isScalar, parse, parseDocument, type Node, type Pair } from 'yaml';
 import { run } from '../src/cli.js';
+import { defaultId, defaultName, readInitTemplates, renderInitFiles } from '../src/init.js';
 import { contentDir, readTree, tempDir } from './support/content.js';
 
 const BIN = fileURLToPath(new URL('../bin/addon-gen.js', import.meta.url));
@@ -154,6 +155,15 @@ describe('addon-gen init', () => {
     }
   });
 
+  it('refuses a file where a folder must go, even with --force', async () => {
+    const dir = await contentDir({ content: 'not a folder\n' });
+    const before = await readTree(dir);
+    const refused = await cli(['init', dir, '--force']);
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toContain(`${path.join(dir, 'content')}: a file where a folder must go`);
+    expect(await readTree(dir)).toEqual(before);
+  });
+
   it('checks --id and --name with the rules of addon.yaml, before writing anything', async () => {
     const dir = path.join(await tempDir(), 'new');
     const badId = await cli(['init', dir, '--id', 'not an id']);
@@ -170,6 +180,26 @@ describe('addon-gen init', () => {
     expect(help.status).toBe(0);
     expect(help.stdout).toContain('Usage: addon-gen init [options] [dir]');
     expect(help.stdout).toContain('--force');
+  });
+});
+
+describe('defaults and values', () => {
+  it('turns the folder name into an id and a name', () => {
+    expect(defaultId('My Cool_Addon')).toBe('community.my-cool-addon');
+    expect(defaultId('Café Films 2')).toBe('community.cafe-films-2');
+    expect(defaultId('___')).toBe('community.my-addon');
+    expect(defaultName('my-cool_addon')).toBe('My Cool Addon');
+    expect(defaultName('films')).toBe('Films');
+    expect(defaultName('--')).toBe('My Addon');
+  });
+
+  it('writes any id and name so that addon.yaml reads them back unchanged', async () => {
+    const templates = await readInitTemplates();
+    for (const name of ['Films', 'true', '1.5', 'Say "hi": # not a comment', 'Two\nlines', "Tom's  films ", '- dash']) {
+      const files = renderInitFiles(templates, { id: '1.2', name, addonGenVersion: '9.9.9' });
+      const addon = parse(files.find((f) => f.path === 'content/addon.yaml')!.body);
+      expect(addon).toMatchObject({ id: '1.2', name });
+    }
   });
 });
 
