@@ -5,6 +5,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { build, type BuildResult } from './build.js';
 import { formatDiagnostics, hasErrors, sortDiagnostics, UsageError } from './diagnostics.js';
 import { HOSTS, type Host } from './hosts.js';
+import { initProject, initText } from './init.js';
 import { sourceLineOf } from './load.js';
 import { ContentError, installLinks, startServer, type AddonServer } from './serve.js';
 
@@ -71,6 +72,17 @@ export async function run(argv: readonly string[], io: Io = processIo): Promise<
       const contentGiven = command.args.length > 0;
       if (options.dir !== undefined && contentGiven) throw new UsageError('serve takes a content folder or --dir, not both');
       status = await serve(contentDir, options, io);
+    });
+
+  program
+    .command('init')
+    .description('create a new addon project: content to edit, a .gitignore and a GitHub Pages workflow; asks nothing')
+    .argument('[dir]', 'project folder (created when missing)', '.')
+    .option('--id <id>', 'addon id (default: community.<folder name>)')
+    .option('--name <name>', 'addon name (default: the folder name)')
+    .option('--force', 'overwrite files that already exist')
+    .action(async (dir: string, options: { id?: string; name?: string; force?: boolean }) => {
+      io.stdout(initText(await initProject({ dir, ...options })));
     });
 
   try {

@@ -3,6 +3,7 @@ export { build, type BuildOptions, type BuildResult } from './build.js';
 export { run } from './cli.js';
 export { formatDiagnostics, CODES, type Diagnostic, type DiagnosticCode } from './diagnostics.js';
 export { headerRules, headersFor, hostReport, HOSTS, type Host, type HeaderRule } from './hosts.js';
+export { initProject, renderInitFiles, readInitTemplates, type InitFile, type InitOptions, type InitResult } from './init.js';
 export { loadContent, type Loaded } from './load.js';
 export { plan, catalogPages, PAGE_SIZE, type OutputFile, type Plan } from './plan.js';
 export { resourcePath, resourceUrlPath } from './paths.js';

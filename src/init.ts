@@ -1,0 +1,234 @@
+// addon-gen init: a new addon project (content to edit, a .gitignore, a GitHub Pages workflow)
+// made from the files in templates/init/. Every file is decided and checked before the first write.
+import { lstat, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import fg from 'fast-glob';
+import { parse } from 'yaml';
+import { UsageError } from './diagnostics.js';
+import { ADDON_FILE } from './load.js';
+import { contentSchemas } from './schema.js';
+
+/** Where the scaffold puts the content, relative to the project folder: the build's default. */
+export const INIT_CONTENT_DIR = 'content';
+
+export interface InitOptions {
+  /** The project folder (the repository root); created when missing. */
+  dir: string;
+  /** The addon id; default `community.<folder name>`. */
+  id?: string;
+  /** The addon name; default the folder name in words. */
+  name?: string;
+  /** Overwrite files that exist instead of refusing. */
+  force?: boolean;
+}
+
+/** One file of the scaffold: its path below the project folder (forward slashes) and its text. */
+export interface InitFile {
+  path: string;
+  body: string;
+}
+
+export interface InitResult {
+  dir: string;
+  id: string;
+  name: string;
+  files: InitFile[];
+  /** The files that existed and were overwritten (with `force`). */
+  replaced: string[];
+}
+
+/** The values a template may name as `{{key}}`. */
+export interface InitValues {
+  id: string;
+  name: string;
+  /** The version of addon-gen that writes the project, pinned in the workflow. */
+  addonGenVersion: string;
+}
+
+/** Creates the project. Throws UsageError for a bad id or name and for files in the way. */
+export async function initProject(options: InitOptions): Promise<InitResult> {
+  const folderName = path.basename(path.resolve(options.dir));
+  const id = options.id ?? defaultId(folderName);
+  const name = options.name ?? defaultName(folderName);
+  checkSettings(id, name);
+
+  const files = renderInitFiles(await readInitTemplates(), { id, name, addonGenVersion: await packageVersion() });
+  const { existing, blocked } = await filesInTheWay(options.dir, files);
+  const shown = (relative: string) => `  ${path.join(options.dir, relative)}`;
+  if (blocked.length > 0) {
+    throw new UsageError(
+      `init cannot write into ${options.dir}, even with --force:\n${blocked.map((b) => `  ${b}`).join('\n')}\nNothing was written. Choose another folder, or move these away.`,
+    );
+  }
+  if (existing.length > 0 && !options.force) {
+    throw new UsageError(
+      `${options.dir} already has files that init would overwrite:\n${existing.map(shown).join('\n')}\nNothing was written. Run again with --force to overwrite them, or choose another folder.`,
+    );
+  }
+
+  for (const file of files) {
+    const target = path.join(options.dir, file.path);
+    await mkdir(path.dirname(target), { recursive: true });
+    // Removed first, so that a symbolic link is replaced rather than written through.
+    if (existing.includes(file.path)) await rm(target, { force: true });
+    await writeFile(target, file.body, { flag: 'wx' });
+  }
+  return { dir: options.dir, id, name, files, replaced: existing };
+}
+
+/** `community.` and the folder name in lowercase letters, digits and dashes. */
+export function defaultId(folderName: string): string {
+  const slug = folderName
+    .toLowerCase()
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '') // the accents NFKD took off the letters: é -> e
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '');
+  return `community.${slug || 'my-addon'}`;
+}
+
+/** The folder name as words: `my-cool_addon` gives `My Cool Addon`. */
+export function defaultName(folderName: string): string {
+  const words = folderName.split(/[\s._-]+/).filter(Boolean);
+  if (words.length === 0) return 'My Addon';
+  return words.map((word) => word.charAt(0).toUpperCase() + word.slice(1)).join(' ');
+}
+
+/** The id and name must pass the same schema the build checks addon.yaml with. */
+function checkSettings(id: string, name: string) {
+  // The resolver is for local file fields, which id and name are not.
+  const { addon } = contentSchemas(() => ({ message: 'not a file field', params: {} }));
+  const badId = addon.shape.id.safeParse(id);
+  if (!badId.success) {
+    throw new UsageError(`--id ${JSON.stringify(id)}: ${badId.error.issues[0]?.message ?? 'not a valid addon id'}`);
+  }
+  if (!addon.shape.name.safeParse(name).success) {
+    throw new UsageError(`--name ${JSON.stringify(name)}: expected a name of at least one character`);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Templates
+
+const TEMPLATES_DIR = new URL('../templates/init/', import.meta.url);
+
+/**
+ * The files of templates/init/, path -> text. A path segment written `dot-x` stands for `.x`:
+ * npm leaves `.gitignore` files out of packages, so the templates cannot carry their real names.
+ */
+export async function readInitTemplates(): Promise<Map<string, string>> {
+  const dir = fileURLToPath(TEMPLATES_DIR);
+  const relatives = await fg('**/*', { cwd: dir, dot: true, onlyFiles: true });
+  const templates = new Map<string, string>();
+  for (const relative of relatives) templates.set(relative, await readFile(path.join(dir, relative), 'utf8'));
+  return templates;
+}
+
+/** Pure: the scaffold's files with their final paths and the values filled in. */
+export function renderInitFiles(templates: ReadonlyMap<string, string>, values: InitValues): InitFile[] {
+  const scalars: Record<keyof InitValues, string> = {
+    id: yamlScalar(values.id),
+    name: yamlScalar(values.name),
+    addonGenVersion: values.addonGenVersion,
+  };
+  const files = [...templates].map(([relative, text]) => ({
+    path: relative
+      .split('/')
+      .map((segment) => segment.replace(/^dot-/, '.'))
+      .join('/'),
+    body: fillIn(text, scalars),
+  }));
+  return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+/**
+ * Replaces `{{key}}` (only the keys of InitValues: GitHub's `${{ … }}` stays). The spaces after
+ * a placeholder keep their column where the value allows, so trailing comments stay aligned.
+ */
+function fillIn(text: string, values: Record<keyof InitValues, string>): string {
+  return text.replace(/\{\{(id|name|addonGenVersion)\}\}( *)/g, (match, key: keyof InitValues, spaces: string) => {
+    const value = values[key];
+    if (spaces === '') return value;
+    return value + ' '.repeat(Math.max(1, match.length - value.length));
+  });
+}
+
+/** A string as a YAML scalar that reads back as that string: plain when safe, else double-quoted. */
+function yamlScalar(value: string): string {
+  const plain = /^[A-Za-z][A-Za-z0-9 .,'()&!+-]*$/.test(value) && !value.endsWith(' ') && parse(value) === value;
+  // A JSON string is a valid YAML double-quoted scalar with the same value.
+  return plain ? value : JSON.stringify(value);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The project folder
+
+/**
+ * Which scaffold files exist already (`existing`, replaced with --force) and what no flag can get
+ * past (`blocked`): a file where a folder must go, a folder where a file must go, or an addon.yaml
+ * at the top, which makes the folder a content folder itself (the build would read the scaffold's
+ * content/addon.yaml as items).
+ */
+async function filesInTheWay(dir: string, files: readonly InitFile[]): Promise<{ existing: string[]; blocked: string[] }> {
+  const existing: string[] = [];
+  const blocked = new Set<string>();
+  // A symbolic link counts as what it points to; a dangling one as a file (it is in the way too).
+  const kind = async (target: string) => {
+    const entry = await lstat(target).catch(() => undefined);
+    if (entry === undefined) return 'none';
+    const info = await stat(target).catch(() => entry);
+    return info.isDirectory() ? 'folder' : 'file';
+  };
+  if ((await kind(dir)) === 'file') return { existing, blocked: [`${dir}: a file, not a folder`] };
+  if ((await kind(path.join(dir, ADDON_FILE))) === 'file') {
+    blocked.add(
+      `${path.join(dir, ADDON_FILE)}: ${dir} is a content folder already, and init makes a project whose content goes in ${path.join(dir, INIT_CONTENT_DIR)}/ (the build would read that as items)`,
+    );
+  }
+  for (const file of files) {
+    const segments = file.path.split('/');
+    for (let i = 0; i < segments.length - 1; i++) {
+      const folder = path.join(dir, ...segments.slice(0, i + 1));
+      if ((await kind(folder)) === 'file') blocked.add(`${folder}: a file where a folder must go`);
+    }
+    const target = path.join(dir, file.path);
+    const found = await kind(target);
+    if (found === 'file') existing.push(file.path);
+    if (found === 'folder') blocked.add(`${target}: a folder where a file must go`);
+  }
+  return { existing, blocked: [...blocked] };
+}
+
+async function packageVersion(): Promise<string> {
+  const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+// ---------------------------------------------------------------------------------------------
+// What the command prints
+
+/** The created files and the next steps. */
+export function initText(result: InitResult, cwd = process.cwd()): string {
+  const here = path.resolve(result.dir) === path.resolve(cwd);
+  const lines = [`Created ${result.name} (${result.id})${here ? '' : ` in ${result.dir}`}:`];
+  for (const file of result.files) {
+    lines.push(`  ${path.join(result.dir, file.path)}${result.replaced.includes(file.path) ? ' (replaced)' : ''}`);
+  }
+  lines.push('', 'Next steps:');
+  if (!here) lines.push(`  cd ${shellWord(result.dir)}`);
+  lines.push(
+    `  addon-gen serve    preview: builds ${INIT_CONTENT_DIR}/ and prints the links that install it in Stremio`,
+    `  addon-gen build    checks ${INIT_CONTENT_DIR}/ and writes the addon to dist/`,
+    `  Edit ${INIT_CONTENT_DIR}/addon.yaml and the items in ${INIT_CONTENT_DIR}/movies/ and ${INIT_CONTENT_DIR}/series/.`,
+    '  To publish on GitHub Pages, push this folder to a GitHub repository and set',
+    '  Settings > Pages > Source to "GitHub Actions": .github/workflows/addon.yml then builds',
+    '  and publishes every push to main. Other hosts: "Publish" in the addon-gen README.',
+  );
+  return `${lines.join('\n')}\n`;
+}
+
+/** A path as one shell word, quoted only when it needs to be. */
+function shellWord(value: string): string {
+  return /^[\w./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
+}
