@@ -1,5 +1,6 @@
 // The pipeline in one place: load -> validate -> plan -> write. Returns values; prints nothing.
-import { readFile, stat } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { hasErrors, UsageError, type Diagnostic } from './diagnostics.js';
 import { loadContent, type SourceFile } from './load.js';
@@ -65,6 +66,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
   const planned = plan(content, {
     hosts: options.hosts,
     templates: await readTemplates(),
+    generator: await generatorFingerprint(),
     outFromS3Dir: s3Dir && path.relative(s3Dir, options.outDir!).split(path.sep).join('/'),
   });
   const diagnostics = [...validated.diagnostics, ...planned.diagnostics];
@@ -92,6 +94,19 @@ async function readTemplates(): Promise<PageTemplates> {
     ['index.html', 'configure.html', '404.html', 'style.css', 'links.js'].map(read),
   );
   return { install: install!, configure: configure!, notFound: notFound!, partials: { 'style.css': style!, 'links.js': links! } };
+}
+
+/**
+ * A hash of addon-gen's own code: a rebuild by another version (or a changed checkout) must
+ * render every file again instead of trusting fingerprints recorded by the old code.
+ */
+async function generatorFingerprint(): Promise<string> {
+  const dir = new URL('.', import.meta.url);
+  const hash = createHash('sha1');
+  for (const name of (await readdir(dir)).filter((n) => /\.[cm]?[jt]s$/.test(n)).sort()) {
+    hash.update(name).update('\0').update(await readFile(new URL(name, dir))).update('\0');
+  }
+  return hash.digest('base64url');
 }
 
 async function checkOptions(options: BuildOptions) {

@@ -1,5 +1,6 @@
 // Stage 3, plan: a pure function from checked content to the list of files the addon consists of.
 // Every decision about paths, pages, key order and bodies is made here; nothing touches the disk.
+import { createHash } from 'node:crypto';
 import type { Diagnostic } from './diagnostics.js';
 import {
   cacheHints,
@@ -48,6 +49,11 @@ export interface OutputFile {
   copyFrom?: string;
   /** The item that produced the file, for conflict reports (located only when reported). */
   origin?: Item;
+  /**
+   * A fingerprint of everything the body is rendered from. When a rebuild finds the one it
+   * recorded for this path last time, it keeps the file without rendering it again.
+   */
+  inputs?: string;
 }
 
 export interface PlanOptions {
@@ -57,6 +63,11 @@ export interface PlanOptions {
   templates?: PageTemplates;
   /** For the S3 upload script: the output folder as seen from the S3 folder. */
   outFromS3Dir?: string;
+  /**
+   * A fingerprint of the code that renders bodies. With it, item files get `inputs`; without
+   * it, nothing says that a rebuild may skip rendering them.
+   */
+  generator?: string;
 }
 
 export interface Plan {
@@ -95,11 +106,14 @@ export function plan(content: Content, options: PlanOptions = {}): Plan {
     }
   }
 
+  const inputsOf = options.generator === undefined ? () => undefined : itemInputs(content, links, options.generator);
   for (const item of content.items) {
     const origin = item;
+    const inputs = inputsOf(item);
     const file = (resource: Resource, id: string, field: string, value: () => unknown) => {
       const hints = cache(resource);
-      files.push({ path: resourcePath(resource, item.type, id, []), resource, origin, body: () => envelope(field, value(), hints) });
+      const path = resourcePath(resource, item.type, id, []);
+      files.push({ path, resource, origin, inputs, body: () => envelope(field, value(), hints) });
     };
 
     file('meta', item.id, 'meta', () => metaItem(item, links.get(item)));
@@ -337,6 +351,23 @@ function genreLinks(content: Content): Map<Item, Link[]> {
     if (itemLinks.length > 0) links.set(item, itemLinks);
   }
   return links;
+}
+
+/**
+ * The fingerprint of an item's files. They are rendered from the item, which is its file's text
+ * read at its path (local files resolve against it), from the genre links that all catalogs
+ * together decide, from the settings and base URL, and by the generator's code: nothing else.
+ */
+function itemInputs(content: Content, links: Map<Item, Link[]>, generator: string): (item: Item) => string {
+  const sha1 = (text: string) => createHash('sha1').update(text).digest('base64url');
+  const context = sha1(JSON.stringify([generator, content.baseUrl ?? null, content.addon]));
+  const sources = new Map<Item['source'], string>();
+  return (item) => {
+    let source = sources.get(item.source);
+    if (source === undefined) sources.set(item.source, (source = sha1(`${context}\0${item.source.relative}\0${item.source.text}`)));
+    const itemLinks = links.get(item);
+    return itemLinks ? sha1(`${source}\0${JSON.stringify(itemLinks)}`) : source;
+  };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { z } from 'zod';
 import { closest, hasErrors, type Diagnostic } from './diagnostics.js';
 import { issuesToDiagnostics, type Locator } from './_issues.js';
-import { locate, type Loaded, type SourceValue } from './load.js';
+import { locate, type Loaded, type SourceFile, type SourceValue } from './load.js';
 import { ASSETS_DIR, normalizeBaseUrl, publicUrl } from './paths.js';
 import {
   baseUrl as baseUrlSchema,
@@ -39,6 +39,8 @@ export interface Item extends Omit<ContentItem, 'videos' | 'streams' | 'subtitle
   videos?: Video[];
   /** Where a part of the item is written (`where(['id'])`), for diagnostics found later. */
   where: Locator;
+  /** The file the item is written in: a rebuild skips rendering items of unchanged files. */
+  source: SourceFile;
 }
 
 /** What a stream file and a subtitles file belong to: a video, or an item without videos. */
@@ -113,7 +115,7 @@ export function validate(loaded: Loaded, options: ValidateOptions): Validated {
     const parsed = parseWith(schemas.item, value, diagnostics);
     if (!parsed) continue;
     const at = locatorOf(value);
-    items.push(normalizeItem(parsed, at, diagnostics));
+    items.push(normalizeItem(parsed, at, value.source, diagnostics));
     if (addon) checkCatalogNames(parsed, addon.catalogs, at, diagnostics);
   }
   if (!addon) return { diagnostics };
@@ -217,7 +219,7 @@ function localFiles(contentDir: string) {
 // ---------------------------------------------------------------------------------------------
 // Items
 
-function normalizeItem(item: ContentItem, at: Locator, diagnostics: Diagnostic[]): Item {
+function normalizeItem(item: ContentItem, at: Locator, source: SourceFile, diagnostics: Diagnostic[]): Item {
   const { videos, streams, subtitles, trailerStreams, ...meta } = item;
   const normalized: Item = {
     ...meta,
@@ -225,6 +227,7 @@ function normalizeItem(item: ContentItem, at: Locator, diagnostics: Diagnostic[]
     subtitles: subtitleIds(subtitles ?? [], item.id),
     trailerStreams: trailerStreams?.map((s) => withSubtitleIds(s, item.id)),
     where: at,
+    source,
   };
   if (!videos) {
     if (item.behaviorHints?.defaultVideoId !== undefined) unknownDefaultVideo(item, [], at, diagnostics);

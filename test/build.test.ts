@@ -1,6 +1,6 @@
 // The whole pipeline on real folders: the example addon's tree, encoding, determinism, and what a
 // failed or repeated build does to an existing output folder.
-import { readFile, stat, writeFile } from 'node:fs/promises';
+import { readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { build } from '../src/build.js';
@@ -92,6 +92,8 @@ describe('determinism', () => {
     await build({ contentDir: b, outDir: outB });
     const [treeA, treeA2, treeB] = [await readTree(outA), await readTree(outA2), await readTree(outB)];
     expect(treeA2).toEqual(treeA);
+    // The unpublished bookkeeping records fingerprints of the YAML text, which differs.
+    for (const tree of [treeA, treeB]) expect(tree.delete('.addon-gen.json')).toBe(true);
     expect(treeB).toEqual(treeA);
     expect(treeA.get('meta/movie/x.json')!.toString()).toBe(
       '{"meta":{"id":"x","type":"movie","name":"X","released":"1999-01-01T00:00:00.000Z"}}',
@@ -140,6 +142,32 @@ describe('an existing output folder', () => {
     const repaired = await build({ contentDir: dir, outDir: out });
     expect(repaired.write!.written).toBe(1);
     expect(await readTree(out)).toEqual(clean);
+  });
+
+  it('ends up correct when its bookkeeping is missing, corrupt or of another format', async () => {
+    const dir = await contentDir({
+      'addon.yaml': addonYaml('catalogs:\n  - { id: c, type: movie, name: C }\n'),
+      'x.yaml': 'id: x\ntype: movie\nname: X\n',
+    });
+    const out = await tempDir();
+    await build({ contentDir: dir, outDir: out });
+    const clean = await readTree(out);
+    const state = path.join(out, '.addon-gen.json');
+    const damaged = [
+      undefined,
+      '{"generator":"addon-gen","complete":tr',
+      JSON.stringify({ generator: 'addon-gen', complete: true, files: { 'meta/movie/x.json': 'abc' } }),
+      JSON.stringify({ ...JSON.parse(clean.get('.addon-gen.json')!.toString()), hashes: [] }),
+    ];
+    for (const text of damaged) {
+      // Content the bookkeeping does not know about: the file on disk must not be trusted.
+      await writeFile(path.join(out, 'meta/movie/x.json'), '{"meta":{"id":"x","type":"movie","name":"Stale"}}');
+      if (text === undefined) await rm(state);
+      else await writeFile(state, text);
+      const rebuilt = await build({ contentDir: dir, outDir: out });
+      expect(rebuilt.ok).toBe(true);
+      expect(await readTree(out), String(text)).toEqual(clean);
+    }
   });
 
   it('rewrites nothing when nothing changed, and removes files that no longer belong', async () => {

@@ -50,15 +50,26 @@ describe('incremental builds', () => {
       ['move to picks', (t) => t.replace(/(\n- id: "[^"]*"\n  type: movie\n)/, '$1  catalogs: [picks]\n')],
       ['change a stream', (t) => t.replace(/cdn\.example\.org\/m\/(\d+)\.mp4/, `cdn.example.org/m/$1-v${Math.floor(next() * 100)}.mp4`)],
       ['change a genre', (t) => t.replace(/genres: \[[^\]]*\]/, 'genres: [Horror]')],
+      ['add a genre no catalog had', (t) => t.replace(/genres: \[/, `genres: [Noir ${Math.floor(next() * 3)}, `)],
     ];
-    for (let step = 0; step < 12; step++) {
-      const [name, edit] = edits[Math.floor(next() * edits.length)]!;
+    // Settings change what every item's files hold: these rebuilds must not trust a single fingerprint.
+    const settingsEdits: [string, (text: string) => string][] = [
+      ['change the cache hints', (t) => t.replace(/maxAge: \d+/, `maxAge: ${60 + Math.floor(next() * 1e4)}`)],
+      ['make a catalog offer fixed genres', (t) => t.replace(/(id: newest, .*)genres: auto/, '$1genres: [Noir 1, Drama]')],
+    ];
+    for (let step = 0; step < 14; step++) {
+      const settings = step % 5 === 4;
+      const [name, edit] = settings
+        ? settingsEdits[((step - 4) / 5) % settingsEdits.length]!
+        : edits[Math.floor(next() * edits.length)]!;
       const list = await files();
-      const file = list[Math.floor(next() * list.length)]!;
+      const file = settings ? path.join(content, 'addon.yaml') : list[Math.floor(next() * list.length)]!;
       await writeFile(file, edit(await readFile(file, 'utf8')));
 
       const incremental = await build({ contentDir: content, outDir: out });
       expect(incremental.ok, `${step} ${name}`).toBe(true);
+      // New cache hints are in every file: none may be kept on the strength of its fingerprint.
+      if (name === 'change the cache hints') expect(incremental.write!.written, name).toBeGreaterThan(300 * 3);
       const clean = await tempDir();
       await build({ contentDir: content, outDir: clean });
       const [a, b] = [await readTree(out), await readTree(clean)];
