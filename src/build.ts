@@ -57,8 +57,6 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
 
   const loaded = await loadContent(options.contentDir);
   const validated = validate(loaded, { contentDir: options.contentDir, baseUrl: options.baseUrl });
-  // The parsed YAML values are not needed past validation; items hold what is.
-  loaded.items.length = 0;
   const { content } = validated;
   if (!content) return done({ ok: false, diagnostics: validated.diagnostics, sources: loaded.files });
 

@@ -33,7 +33,11 @@ export interface SourceValue {
 
 export interface Loaded {
   addon?: SourceValue;
-  items: SourceValue[];
+  /**
+   * The values of the item files, parsed one file at a time as they are iterated, so that only
+   * one file's values are alive at once; iterate once. Problems found go to `diagnostics`.
+   */
+  items: Iterable<SourceValue>;
   files: SourceFile[];
   diagnostics: Diagnostic[];
 }
@@ -49,12 +53,21 @@ export async function loadContent(contentDir: string): Promise<Loaded> {
   // fast-glob's order depends on the file system; path order makes builds reproducible.
   relatives.sort(compareCodePoints);
 
-  const loaded: Loaded = { items: [], files: [], diagnostics: [] };
-  const sources = await Promise.all(relatives.map((relative) => readSource(contentDir, relative)));
-  for (const source of sources) {
-    loaded.files.push(source);
-    const values = parseValues(source, loaded.diagnostics);
+  const files = await Promise.all(relatives.map((relative) => readSource(contentDir, relative)));
+  const diagnostics: Diagnostic[] = [];
+  const itemFiles = files.filter((source) => source.relative !== ADDON_FILE);
+  const loaded: Loaded = {
+    items: {
+      *[Symbol.iterator]() {
+        for (const source of itemFiles) yield* parseValues(source, diagnostics);
+      },
+    },
+    files,
+    diagnostics,
+  };
+  for (const source of files) {
     if (source.relative === ADDON_FILE) {
+      const values = parseValues(source, loaded.diagnostics);
       if (values.length !== 1 || values[0]!.at.length !== 0) {
         loaded.diagnostics.push({
           code: 'not-an-item',
@@ -66,8 +79,6 @@ export async function loadContent(contentDir: string): Promise<Loaded> {
       } else {
         loaded.addon = values[0];
       }
-    } else {
-      loaded.items.push(...values);
     }
   }
   if (!relatives.includes(ADDON_FILE) && !loaded.diagnostics.some((d) => d.file?.endsWith(ADDON_FILE))) {

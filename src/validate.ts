@@ -95,7 +95,9 @@ export interface Validated {
 
 /** Checks everything that was loaded; `content` is set only when no error was found. */
 export function validate(loaded: Loaded, options: ValidateOptions): Validated {
-  const diagnostics: Diagnostic[] = [...loaded.diagnostics];
+  const diagnostics: Diagnostic[] = [];
+  // Parsing goes on while items are read: its problems come first, once the items have been.
+  const withLoadProblems = () => [...loaded.diagnostics, ...diagnostics];
   const files = localFiles(options.contentDir);
   const schemas = contentSchemas(files.resolve);
 
@@ -118,7 +120,7 @@ export function validate(loaded: Loaded, options: ValidateOptions): Validated {
     items.push(normalizeItem(parsed, at, value.source, diagnostics));
     if (addon) checkCatalogNames(parsed, addon.catalogs, at, diagnostics);
   }
-  if (!addon) return { diagnostics };
+  if (!addon) return { diagnostics: withLoadProblems() };
 
   checkUniqueIds(items, diagnostics);
   const catalogs = resolveCatalogs(addon.catalogs, items, locatorOf(loaded.addon!), diagnostics);
@@ -134,7 +136,8 @@ export function validate(loaded: Loaded, options: ValidateOptions): Validated {
     assets: files.assets(),
   };
   if (addon.idPrefixes) checkPrefixes(content, locatorOf(loaded.addon!), diagnostics);
-  return hasErrors(diagnostics) ? { diagnostics } : { content, diagnostics };
+  const all = withLoadProblems();
+  return hasErrors(all) ? { diagnostics: all } : { content, diagnostics: all };
 }
 
 function parseWith<T extends z.ZodType>(schema: T, value: SourceValue, diagnostics: Diagnostic[]): z.output<T> | undefined {
