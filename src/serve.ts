@@ -1,12 +1,12 @@
 // `addon-gen serve`: a local host for the addon that answers as the addon specification says.
 // `route` decides every answer from the request and the manifest alone; `startServer` does the I/O.
-import { watch, type FSWatcher } from 'node:fs';
-import { lstat, mkdtemp, readdir, readFile, realpath, rm, stat } from 'node:fs/promises';
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { createRequire } from 'node:module';
+import { constants, watch, type FSWatcher } from 'node:fs';
+import { lstat, mkdtemp, open, readdir, readFile, realpath, rm, stat, type FileHandle } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
 import { build, type BuildResult } from './build.js';
 import { UsageError } from './diagnostics.js';
 import { headerRules, headersFor, JSON_CONTENT_TYPE, type HeaderRule } from './hosts.js';
@@ -219,6 +219,53 @@ function declaredResource(manifest: Manifest, name: string): { types: string[] }
 }
 
 /**
+ * The part of a file of `size` bytes a `Range` header asks for: one range, `unsatisfiable` (416),
+ * or undefined for the whole file. Several ranges, other units and invalid headers get the whole
+ * file, as RFC 9110 (14.2) allows; players ask for one range to seek in a local video.
+ */
+export function byteRange(header: string | undefined, size: number): { start: number; end: number } | 'unsatisfiable' | undefined {
+  const match = header === undefined ? null : /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  if (!match || (match[1] === '' && match[2] === '')) return undefined;
+  const [first, last] = [match[1]!, match[2]!];
+  // `bytes=-500`: the last 500 bytes (all of a shorter file).
+  const start = first === '' ? Math.max(0, size - Number(last)) : Number(first);
+  const end = first === '' || last === '' ? size - 1 : Math.min(Number(last), size - 1);
+  if (first !== '' && last !== '' && Number(last) < start) return undefined;
+  return start >= size || end < start ? 'unsatisfiable' : { start, end };
+}
+
+/**
+ * Content types by extension: the protocol's JSON, the pages, and what local files usually are
+ * (images, subtitles, video). Other files go out as bytes, as hosts send types they do not know.
+ */
+const CONTENT_TYPES: Record<string, string> = {
+  '.json': JSON_CONTENT_TYPE,
+  '.html': 'text/html; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.txt': 'text/plain; charset=utf-8',
+  '.png': 'image/png',
+  '.jpg': 'image/jpeg',
+  '.jpeg': 'image/jpeg',
+  '.gif': 'image/gif',
+  '.webp': 'image/webp',
+  '.avif': 'image/avif',
+  '.svg': 'image/svg+xml',
+  '.ico': 'image/x-icon',
+  '.srt': 'application/x-subrip',
+  '.vtt': 'text/vtt; charset=utf-8',
+  '.mp4': 'video/mp4',
+  '.m4v': 'video/mp4',
+  '.webm': 'video/webm',
+  '.mkv': 'video/x-matroska',
+  '.mp3': 'audio/mpeg',
+};
+
+function contentType(file: string): string {
+  return CONTENT_TYPES[path.extname(file).toLowerCase()] ?? 'application/octet-stream';
+}
+
+/**
  * The header rules of a `_headers` file (Cloudflare Pages, Netlify), the inverse of
  * renderHeadersFile: a path line, then indented `Key: value` lines; `#` starts a comment.
  */
@@ -302,20 +349,6 @@ interface Tree {
   rules: HeaderRule[];
 }
 
-interface ServeHandlerConfig {
-  public: string;
-  cleanUrls: boolean;
-  directoryListing: boolean;
-  symlinks: boolean;
-  etag: boolean;
-}
-type ServeHandler = (
-  request: { url: string; headers: IncomingHttpHeaders },
-  response: ServerResponse,
-  config: ServeHandlerConfig,
-  methods: { sendError: (...args: unknown[]) => Promise<void> | void },
-) => Promise<void>;
-
 /** Builds (unless `dir`), listens, and serves until close(). Throws UsageError for bad options or a busy port. */
 export async function startServer(options: ServeOptions): Promise<AddonServer> {
   if ((options.dir === undefined) === (options.contentDir === undefined)) {
@@ -324,13 +357,11 @@ export async function startServer(options: ServeOptions): Promise<AddonServer> {
   if (options.dir !== undefined && options.watch) {
     throw new UsageError('--watch rebuilds a content folder; --dir serves a built tree as it is');
   }
-  // serve-handler is CommonJS without type declarations.
-  const serveHandler = createRequire(import.meta.url)('serve-handler') as ServeHandler;
   const state: ServedState = { headerSource: 'none' };
   let basePath = '/';
 
   const server = createServer((req, res) => {
-    handle(req, res, state.tree, basePath, serveHandler).catch((cause: unknown) => {
+    handle(req, res, state.tree, basePath).catch((cause: unknown) => {
       if (res.headersSent) res.destroy();
       else sendJson(res, 500, { error: `could not answer: ${cause instanceof Error ? cause.message : String(cause)}` });
     });
@@ -527,13 +558,7 @@ function watchFolders(root: string, onChange: () => void): { sync(): Promise<voi
   };
 }
 
-async function handle(
-  req: IncomingMessage,
-  res: ServerResponse,
-  tree: Tree | undefined,
-  basePath: string,
-  serveHandler: ServeHandler,
-): Promise<void> {
+async function handle(req: IncomingMessage, res: ServerResponse, tree: Tree | undefined, basePath: string): Promise<void> {
   const method = req.method ?? 'GET';
   if (!tree) {
     if (method === 'OPTIONS') return preflight(res);
@@ -548,18 +573,8 @@ async function handle(
       return answer(res, decision, tree);
     case 'file': {
       for (const file of decision.paths) {
-        if (!(await fileInside(tree.root, file))) continue;
-        setHeaders(res, headersFor(tree.rules, `/${file}`));
-        // serve-handler decodes the path again and sends the file with its length, type and ranges.
-        // Its Content-Type (from the extension) wins over the rules'; for .json it is the same value.
-        const encoded = `/${file.split('/').map(encodeURIComponent).join('/')}`;
-        return serveHandler(
-          { url: encoded, headers: req.headers },
-          res,
-          { public: tree.root, cleanUrls: false, directoryListing: false, symlinks: false, etag: false },
-          // Only reached if the file vanished since it was checked; its own error page would be HTML.
-          { sendError: () => sendJson(res, 404, { error: `not found: /${file}` }) },
-        );
+        const absolute = await fileInside(tree.root, file);
+        if (absolute && (await sendFile(req, res, absolute, headersFor(tree.rules, `/${file}`)))) return;
       }
       return answer(res, decision.ifMissing, tree);
     }
@@ -602,8 +617,57 @@ function sendJson(res: ServerResponse, status: number, body: unknown, headers: R
   res.end(text);
 }
 
-function setHeaders(res: ServerResponse, headers: Record<string, string>): void {
-  for (const [key, value] of Object.entries({ ...CORS, ...headers })) res.setHeader(key, value);
+/**
+ * Sends one file of the tree with the rules' headers, or returns false when it cannot be opened
+ * (removed or replaced by a symlink since fileInside saw it): opened before anything is written,
+ * so that the caller can still give a clean answer.
+ */
+async function sendFile(req: IncomingMessage, res: ServerResponse, absolute: string, headers: Record<string, string>): Promise<boolean> {
+  let file: FileHandle;
+  try {
+    // O_NOFOLLOW: a symlink put in place since the check is refused, not followed (absent on Windows).
+    file = await open(absolute, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+  } catch {
+    return false;
+  }
+  try {
+    const info = await file.stat();
+    if (!info.isFile()) return false;
+    const range = byteRange(req.headers.range, info.size);
+    if (range === 'unsatisfiable') {
+      sendJson(res, 416, { error: `the range is outside the file's ${info.size} bytes` }, { 'Content-Range': `bytes */${info.size}` });
+      return true;
+    }
+    const { start, end } = range ?? { start: 0, end: info.size - 1 };
+    res.writeHead(range ? 206 : 200, {
+      ...CORS,
+      ...headers,
+      // The extension's type wins over the rules'; for .json it is the same value.
+      'Content-Type': contentType(absolute),
+      'Content-Length': String(end - start + 1),
+      'Accept-Ranges': 'bytes',
+      ...(range && { 'Content-Range': `bytes ${start}-${end}/${info.size}` }),
+    });
+    if (req.method === 'HEAD' || end < start) {
+      res.end();
+      return true;
+    }
+    // The request closes when its connection does, also while this answer waits behind others
+    // (pipelining): then `res` never finishes and the read must stop, or the file stays open.
+    const gone = new AbortController();
+    const abort = () => gone.abort();
+    req.once('close', abort);
+    if (req.destroyed) abort(); // closed while the file was being opened
+    try {
+      // A read error or a client gone mid-way rejects; the server's handler then drops the connection.
+      await pipeline(file.createReadStream({ start, end, autoClose: false }), res, { signal: gone.signal });
+    } finally {
+      req.off('close', abort);
+    }
+    return true;
+  } finally {
+    await file.close();
+  }
 }
 
 /**
