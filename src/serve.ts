@@ -2,10 +2,11 @@
 // `route` decides every answer from the request and the manifest alone; `startServer` does the I/O.
 import { constants, watch, type FSWatcher } from 'node:fs';
 import { lstat, mkdtemp, open, readdir, readFile, realpath, rm, stat, type FileHandle } from 'node:fs/promises';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, maxHeaderSize, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import type { Duplex } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { build, type BuildResult } from './build.js';
 import { UsageError } from './diagnostics.js';
@@ -360,11 +361,37 @@ export async function startServer(options: ServeOptions): Promise<AddonServer> {
   const state: ServedState = { headerSource: 'none' };
   let basePath = '/';
 
-  const server = createServer((req, res) => {
+  // Answers under way on each connection: a refusal on it goes out after them, so that a client
+  // that pipelines requests reads every answer, in order.
+  const underway = new WeakMap<Duplex, Set<ServerResponse>>();
+  // Node answers some requests itself, bare: without a body or CORS headers. requireHostHeader off,
+  // and the listeners below, hand those to us, so that every answer is JSON with CORS.
+  const server = createServer({ requireHostHeader: false }, (req, res) => {
+    let answers = underway.get(req.socket);
+    if (!answers) underway.set(req.socket, (answers = new Set()));
+    answers.add(res);
+    res.once('close', () => answers.delete(res));
     handle(req, res, state.tree, basePath).catch((cause: unknown) => {
       if (res.headersSent) res.destroy();
       else sendJson(res, 500, { error: `could not answer: ${cause instanceof Error ? cause.message : String(cause)}` });
     });
+  });
+  // `Expect: 100-continue` Node handles; any other expectation it would refuse with an empty 417.
+  server.on('checkExpectation', (_req: IncomingMessage, res: ServerResponse) => {
+    sendJson(res, 417, { error: 'only the expectation "100-continue" is understood' });
+  });
+  // Without a listener Node drops a CONNECT without an answer.
+  server.on('connect', (_req: IncomingMessage, socket: Duplex) => {
+    refuse(socket, underway.get(socket), { status: 405, message: `CONNECT is not allowed here; use ${ALLOWED_METHODS}`, headers: { Allow: ALLOWED_METHODS } });
+  });
+  // The parser reports its error again for each later chunk on the connection; it is answered once.
+  const refused = new WeakSet<Duplex>();
+  server.on('clientError', (cause: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Duplex) => {
+    if (refused.has(socket)) return;
+    refused.add(socket);
+    const refusal = refusalOf(cause);
+    if (refusal && socket.writable) refuse(socket, underway.get(socket), refusal);
+    else socket.destroy();
   });
   const host = options.host ?? '127.0.0.1';
   await listen(server, options.port ?? 7000, host);
@@ -560,6 +587,10 @@ function watchFolders(root: string, onChange: () => void): { sync(): Promise<voi
 
 async function handle(req: IncomingMessage, res: ServerResponse, tree: Tree | undefined, basePath: string): Promise<void> {
   const method = req.method ?? 'GET';
+  // RFC 9112 (3.2) asks for this 400; Node's own (requireHostHeader) would have no body.
+  if (req.httpVersionMajor === 1 && req.httpVersionMinor === 1 && req.headers.host === undefined) {
+    return sendJson(res, 400, { error: 'an HTTP/1.1 request needs a Host header' });
+  }
   if (!tree) {
     if (method === 'OPTIONS') return preflight(res);
     return sendJson(res, 503, { error: 'the content has errors and nothing was built yet; fix them and save' });
@@ -668,6 +699,70 @@ async function sendFile(req: IncomingMessage, res: ServerResponse, absolute: str
   } finally {
     await file.close();
   }
+}
+
+/** An answer on a bare connection; `bodiless` for a HEAD request. */
+interface Refusal {
+  status: number;
+  message: string;
+  headers?: Record<string, string>;
+  bodiless?: boolean;
+}
+
+/**
+ * What to answer a request Node's parser refused (it never reaches route()), by the parser's
+ * error code; undefined when the client is gone and there is no one to answer.
+ */
+function refusalOf(cause: NodeJS.ErrnoException & { rawPacket?: Buffer }): Refusal | undefined {
+  const start = cause.rawPacket?.toString('latin1', 0, 64) ?? '';
+  // The request line is often read before the parser gives up (on the target, a header); the
+  // answer to a HEAD has no body, whatever its status.
+  const bodiless = start.startsWith('HEAD ');
+  switch (cause.code) {
+    case 'ECONNRESET':
+    case 'HPE_CLOSED_CONNECTION':
+      return undefined;
+    // Over Node's limit for the request line and headers together, so a URL over MAX_URL_BYTES
+    // but under this limit gets route()'s 414, and a longer one this 431.
+    case 'HPE_HEADER_OVERFLOW':
+      return { status: 431, message: `the request line and headers are over ${maxHeaderSize} bytes`, bodiless };
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return { status: 408, message: 'the request did not arrive in time', bodiless };
+    case 'HPE_INVALID_METHOD':
+      // A method the parser does not know (`FOO /x HTTP/1.1`) is still a method; bytes that are
+      // not HTTP at all (a TLS handshake) are not.
+      return /^[!#$%&'*+.^_`|~\w-]+ /.test(start)
+        ? { status: 405, message: `that method is not allowed here; use ${ALLOWED_METHODS}`, headers: { Allow: ALLOWED_METHODS } }
+        : { status: 400, message: 'not an HTTP request' };
+    default:
+      return { status: 400, message: `malformed HTTP request (${cause.code ?? cause.message})`, bodiless };
+  }
+}
+
+/**
+ * A JSON error on a bare connection (for a CONNECT, or a request the parser refused: neither has a
+ * response object), then the end of it. Sent once the answers `underway` on it are out.
+ */
+function refuse(socket: Duplex, underway: Set<ServerResponse> | undefined, refusal: Refusal): void {
+  if (underway && underway.size > 0) {
+    const sent = [...underway].map((res) => new Promise((resolve) => res.once('close', resolve)));
+    void Promise.all(sent).then(() => refuse(socket, undefined, refusal));
+    return;
+  }
+  if (!socket.writable) return void socket.destroy();
+  const body = JSON.stringify({ error: refusal.message });
+  const head = {
+    ...CORS,
+    'Cache-Control': 'no-store',
+    ...refusal.headers,
+    'Content-Type': JSON_CONTENT_TYPE,
+    'Content-Length': String(Buffer.byteLength(body)),
+    Connection: 'close',
+  };
+  const lines = Object.entries(head).map(([key, value]) => `${key}: ${value}\r\n`);
+  const text = `HTTP/1.1 ${refusal.status} ${STATUS_CODES[refusal.status]}\r\n${lines.join('')}\r\n${refusal.bodiless ? '' : body}`;
+  // Closed once the answer is out, as Node's own handler does, rather than left half-open.
+  socket.end(text, () => socket.destroy());
 }
 
 /**
