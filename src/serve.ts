@@ -49,6 +49,8 @@ export const MAX_URL_BYTES = 8 * 1024;
 
 /** The field each resource's body holds: the empty answer for content the addon does not have. */
 const LIST_FIELDS = { catalog: 'metas', stream: 'streams', subtitles: 'subtitles' } as const;
+/** Files at the root of the tree that hosts read as rules and do not serve. */
+const HOST_RULE_FILES = new Set(['_headers', '_redirects']);
 /** Resource names of the protocol; a first segment with another name is a plain file path. */
 const PROTOCOL_RESOURCES = new Set(['catalog', 'meta', 'stream', 'subtitles', 'addon_catalog']);
 
@@ -65,8 +67,12 @@ export function route(method: string, rawUrl: string, manifest: Manifest, basePa
   if (method === 'OPTIONS') return { kind: 'preflight' };
   if (method !== 'GET' && method !== 'HEAD') return error(405, `${method} is not allowed here; use ${ALLOWED_METHODS}`);
   if (Buffer.byteLength(rawUrl) > MAX_URL_BYTES) return error(414, `the request URL is over ${MAX_URL_BYTES} bytes`);
+  // The absolute form (`GET http://host/path`), which a server must accept (RFC 9112, 3.2.2): only
+  // its path counts. Cut off by hand: the URL class would resolve `..` before route() sees it.
+  const authority = /^[a-z][a-z\d+.-]*:\/\/[^/?#]*/i.exec(rawUrl)?.[0];
+  const target = authority === undefined ? rawUrl : `/${rawUrl.slice(authority.length).replace(/^\//, '')}`;
   // The query is not part of the addon protocol; the client carries the install URL's along.
-  let rawPath = rawUrl.split('?', 1)[0]!.split('#', 1)[0]!;
+  let rawPath = target.split('?', 1)[0]!.split('#', 1)[0]!;
   if (!rawPath.startsWith('/')) return malformed('it must start with "/"');
   // An addon built for `https://host/repo/` is also answered under `/repo/`, as a proxy may forward it.
   if (basePath !== '/' && rawPath.startsWith(basePath)) rawPath = rawPath.slice(basePath.length - 1);
@@ -158,8 +164,11 @@ function staticRoute(raw: string[]): Route {
     names.push(name);
   }
   const file = names.join('/');
-  // The bookkeeping file (.addon-gen.json) and hosts' marker files are not part of the addon.
-  if (names.some((n) => n.startsWith('.'))) return error(404, `not found: /${file}`);
+  // The bookkeeping file (.addon-gen.json), hosts' marker files and the rule files they read but do
+  // not publish (Cloudflare Pages, Netlify) are not part of the addon.
+  if (names.some((n) => n.startsWith('.')) || (names.length === 1 && HOST_RULE_FILES.has(names[0]!))) {
+    return error(404, `not found: /${file}`);
+  }
   const folder = raw[raw.length - 1] === '';
   const paths = folder ? [file === '' ? 'index.html' : `${file}/index.html`] : [file, `${file}/index.html`];
   return { kind: 'file', paths, ifMissing: error(404, `not found: /${file}${folder && file !== '' ? '/' : ''}`) };

@@ -173,6 +173,19 @@ describe('route', () => {
     expect(r('/')).toMatchObject({ kind: 'file', paths: ['index.html'] });
     expect(r('/configure')).toMatchObject({ kind: 'file', paths: ['configure', 'configure/index.html'] });
     expect(r('/.addon-gen.json')).toMatchObject({ kind: 'error', status: 404 });
+    // Rule files the hosts read and do not publish.
+    expect(r('/_headers')).toMatchObject({ kind: 'error', status: 404 });
+    expect(r('/_redirects')).toMatchObject({ kind: 'error', status: 404 });
+  });
+
+  it('reads an absolute-form target by its path, before any `..` in it is resolved', () => {
+    expect(r('http://example.org/manifest.json')).toMatchObject({ kind: 'file', paths: ['manifest.json', 'manifest.json/index.html'] });
+    expect(r('HTTP://example.org')).toMatchObject({ kind: 'file', paths: ['index.html'] });
+    expect(r('http://example.org?x=1')).toMatchObject({ kind: 'file', paths: ['index.html'] });
+    expect(r('http://example.org/stream/movie/t%3A1.json')).toMatchObject({ kind: 'file', paths: ['stream/movie/t:1.json'] });
+    for (const url of ['http://evil/../x', 'http://evil/%2e%2e/x', 'http://evil//x']) {
+      expect(r(url), url).toMatchObject({ kind: 'error', status: 400 });
+    }
   });
 });
 
