@@ -451,12 +451,20 @@ describe('serve --watch', () => {
       await writeFile(path.join(dir, 'm.yaml'), 'id: "w:1"\ntype: movie\nname: After\n');
       await waitFor(async () => (await name()) === 'After', 'the edit');
 
-      const failedBefore = builds.filter((b) => !b.ok).length;
-      await writeFile(path.join(dir, 'm.yaml'), 'id: "w:1"\ntype: movie\nname: Broken\nrelased: 2001-01-01\n');
-      await waitFor(() => builds.filter((b) => !b.ok).length > failedBefore, 'the failed build');
-      expect(builds.at(-1)!.diagnostics[0]).toMatchObject({ code: 'unknown-field' });
-      expect(await name()).toBe('After');
-      expect((await get(server.url, '/catalog/movie/c.json')).status).toBe(200);
+      // Broken YAML, then valid YAML with a field the format does not have: each build fails,
+      // says why, and the last good tree stays served, manifest, catalog and meta.
+      for (const [text, code] of [
+        ['id: "w:1"\ntype: movie\nname: [Broken\n', 'yaml-syntax'],
+        ['id: "w:1"\ntype: movie\nname: Broken\nrelased: 2001-01-01\n', 'unknown-field'],
+      ]) {
+        const failedBefore = builds.filter((b) => !b.ok).length;
+        await writeFile(path.join(dir, 'm.yaml'), text!);
+        await waitFor(() => builds.filter((b) => !b.ok).length > failedBefore, `the failed build (${code})`);
+        expect(builds.at(-1)!.diagnostics[0]).toMatchObject({ code });
+        expect(await name()).toBe('After');
+        expect((await get(server.url, '/manifest.json')).status).toBe(200);
+        expect((await get(server.url, '/catalog/movie/c.json')).status).toBe(200);
+      }
 
       await writeFile(path.join(dir, 'm.yaml'), 'id: "w:1"\ntype: movie\nname: Fixed\n');
       await waitFor(async () => (await name()) === 'Fixed', 'the fix');
@@ -520,6 +528,39 @@ describe('addon-gen serve', () => {
     expect(await status).toBe(0);
     expect(out.stdout).toMatch(/Stopped\.\n$/);
     await expect(get(manifestUrl, '/manifest.json')).rejects.toThrow(/ECONNREFUSED/);
+  });
+
+  it('with --watch, reports each broken edit, keeps serving the last good build, and serves the fix', async () => {
+    const dir = await contentDir({
+      'addon.yaml': addonYaml('catalogs:\n  - { id: c, type: movie, name: C }\n'),
+      'm.yaml': 'id: "w:1"\ntype: movie\nname: Before\n',
+    });
+    const controller = new AbortController();
+    const { out, status } = cli(['serve', dir, '--watch', '--port', '0'], controller.signal);
+    try {
+      await waitFor(() => out.stdout.includes('Ctrl-C') || out.stderr !== '', 'the start');
+      const base = /manifest: (\S+)manifest\.json/.exec(out.stdout)![1]!;
+      const name = async () => (json(await get(base, '/meta/movie/w%3A1.json')).meta as { name: string }).name;
+      expect(await name()).toBe('Before');
+      for (const [text, problem] of [
+        ['id: "w:1"\ntype: movie\nname: [Broken\n', /m\.yaml:\d+:\d+: error\[yaml-syntax\]/],
+        ['id: "w:1"\ntype: movie\nname: Broken\nreleased: someday\n', /m\.yaml:4:\d+: error\[invalid-value\]/],
+      ] as const) {
+        const from = out.stderr.length;
+        await writeFile(path.join(dir, 'm.yaml'), text);
+        await waitFor(() => out.stderr.includes('still serving the last good build', from), `the report of ${problem}`);
+        expect(out.stderr.slice(from)).toMatch(problem);
+        expect(out.stderr.slice(from)).toMatch(/The rebuild failed; still serving the last good build\.\n$/);
+        expect(await name()).toBe('Before');
+        expect((await get(base, '/manifest.json')).status).toBe(200);
+      }
+      await writeFile(path.join(dir, 'm.yaml'), 'id: "w:1"\ntype: movie\nname: Fixed\n');
+      await waitFor(async () => (await name()) === 'Fixed', 'the fix');
+      expect(out.stdout).toMatch(/Rebuilt in [\d.]+ s: \d+ files\n/);
+    } finally {
+      controller.abort();
+    }
+    expect(await status).toBe(0);
   });
 
   it('reports a port in use in one line, exit 2', async () => {
