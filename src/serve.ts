@@ -1,12 +1,13 @@
 // `addon-gen serve`: a local host for the addon that answers as the addon specification says.
 // `route` decides every answer from the request and the manifest alone; `startServer` does the I/O.
-import { watch, type FSWatcher } from 'node:fs';
-import { lstat, mkdtemp, readdir, readFile, realpath, rm, stat } from 'node:fs/promises';
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { createRequire } from 'node:module';
+import { constants, watch, type FSWatcher } from 'node:fs';
+import { lstat, mkdtemp, open, readdir, readFile, realpath, rm, stat, type FileHandle } from 'node:fs/promises';
+import { createServer, maxHeaderSize, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import type { Duplex } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { build, type BuildResult } from './build.js';
 import { UsageError } from './diagnostics.js';
 import { headerRules, headersFor, JSON_CONTENT_TYPE, type HeaderRule } from './hosts.js';
@@ -48,6 +49,8 @@ export const MAX_URL_BYTES = 8 * 1024;
 
 /** The field each resource's body holds: the empty answer for content the addon does not have. */
 const LIST_FIELDS = { catalog: 'metas', stream: 'streams', subtitles: 'subtitles' } as const;
+/** Files at the root of the tree that hosts read as rules and do not serve. */
+const HOST_RULE_FILES = new Set(['_headers', '_redirects']);
 /** Resource names of the protocol; a first segment with another name is a plain file path. */
 const PROTOCOL_RESOURCES = new Set(['catalog', 'meta', 'stream', 'subtitles', 'addon_catalog']);
 
@@ -64,8 +67,12 @@ export function route(method: string, rawUrl: string, manifest: Manifest, basePa
   if (method === 'OPTIONS') return { kind: 'preflight' };
   if (method !== 'GET' && method !== 'HEAD') return error(405, `${method} is not allowed here; use ${ALLOWED_METHODS}`);
   if (Buffer.byteLength(rawUrl) > MAX_URL_BYTES) return error(414, `the request URL is over ${MAX_URL_BYTES} bytes`);
+  // The absolute form (`GET http://host/path`), which a server must accept (RFC 9112, 3.2.2): only
+  // its path counts. Cut off by hand: the URL class would resolve `..` before route() sees it.
+  const authority = /^[a-z][a-z\d+.-]*:\/\/[^/?#]*/i.exec(rawUrl)?.[0];
+  const target = authority === undefined ? rawUrl : `/${rawUrl.slice(authority.length).replace(/^\//, '')}`;
   // The query is not part of the addon protocol; the client carries the install URL's along.
-  let rawPath = rawUrl.split('?', 1)[0]!.split('#', 1)[0]!;
+  let rawPath = target.split('?', 1)[0]!.split('#', 1)[0]!;
   if (!rawPath.startsWith('/')) return malformed('it must start with "/"');
   // An addon built for `https://host/repo/` is also answered under `/repo/`, as a proxy may forward it.
   if (basePath !== '/' && rawPath.startsWith(basePath)) rawPath = rawPath.slice(basePath.length - 1);
@@ -157,8 +164,11 @@ function staticRoute(raw: string[]): Route {
     names.push(name);
   }
   const file = names.join('/');
-  // The bookkeeping file (.addon-gen.json) and hosts' marker files are not part of the addon.
-  if (names.some((n) => n.startsWith('.'))) return error(404, `not found: /${file}`);
+  // The bookkeeping file (.addon-gen.json), hosts' marker files and the rule files they read but do
+  // not publish (Cloudflare Pages, Netlify) are not part of the addon.
+  if (names.some((n) => n.startsWith('.')) || (names.length === 1 && HOST_RULE_FILES.has(names[0]!))) {
+    return error(404, `not found: /${file}`);
+  }
   const folder = raw[raw.length - 1] === '';
   const paths = folder ? [file === '' ? 'index.html' : `${file}/index.html`] : [file, `${file}/index.html`];
   return { kind: 'file', paths, ifMissing: error(404, `not found: /${file}${folder && file !== '' ? '/' : ''}`) };
@@ -216,6 +226,53 @@ function declaredResource(manifest: Manifest, name: string): { types: string[] }
     if (typeof entry !== 'string' && entry.name === name) return { types: entry.types };
   }
   return undefined;
+}
+
+/**
+ * The part of a file of `size` bytes a `Range` header asks for: one range, `unsatisfiable` (416),
+ * or undefined for the whole file. Several ranges, other units and invalid headers get the whole
+ * file, as RFC 9110 (14.2) allows; players ask for one range to seek in a local video.
+ */
+export function byteRange(header: string | undefined, size: number): { start: number; end: number } | 'unsatisfiable' | undefined {
+  const match = header === undefined ? null : /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  if (!match || (match[1] === '' && match[2] === '')) return undefined;
+  const [first, last] = [match[1]!, match[2]!];
+  // `bytes=-500`: the last 500 bytes (all of a shorter file).
+  const start = first === '' ? Math.max(0, size - Number(last)) : Number(first);
+  const end = first === '' || last === '' ? size - 1 : Math.min(Number(last), size - 1);
+  if (first !== '' && last !== '' && Number(last) < start) return undefined;
+  return start >= size || end < start ? 'unsatisfiable' : { start, end };
+}
+
+/**
+ * Content types by extension: the protocol's JSON, the pages, and what local files usually are
+ * (images, subtitles, video). Other files go out as bytes, as hosts send types they do not know.
+ */
+const CONTENT_TYPES: Record<string, string> = {
+  '.json': JSON_CONTENT_TYPE,
+  '.html': 'text/html; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.txt': 'text/plain; charset=utf-8',
+  '.png': 'image/png',
+  '.jpg': 'image/jpeg',
+  '.jpeg': 'image/jpeg',
+  '.gif': 'image/gif',
+  '.webp': 'image/webp',
+  '.avif': 'image/avif',
+  '.svg': 'image/svg+xml',
+  '.ico': 'image/x-icon',
+  '.srt': 'application/x-subrip',
+  '.vtt': 'text/vtt; charset=utf-8',
+  '.mp4': 'video/mp4',
+  '.m4v': 'video/mp4',
+  '.webm': 'video/webm',
+  '.mkv': 'video/x-matroska',
+  '.mp3': 'audio/mpeg',
+};
+
+function contentType(file: string): string {
+  return CONTENT_TYPES[path.extname(file).toLowerCase()] ?? 'application/octet-stream';
 }
 
 /**
@@ -302,20 +359,6 @@ interface Tree {
   rules: HeaderRule[];
 }
 
-interface ServeHandlerConfig {
-  public: string;
-  cleanUrls: boolean;
-  directoryListing: boolean;
-  symlinks: boolean;
-  etag: boolean;
-}
-type ServeHandler = (
-  request: { url: string; headers: IncomingHttpHeaders },
-  response: ServerResponse,
-  config: ServeHandlerConfig,
-  methods: { sendError: (...args: unknown[]) => Promise<void> | void },
-) => Promise<void>;
-
 /** Builds (unless `dir`), listens, and serves until close(). Throws UsageError for bad options or a busy port. */
 export async function startServer(options: ServeOptions): Promise<AddonServer> {
   if ((options.dir === undefined) === (options.contentDir === undefined)) {
@@ -324,16 +367,40 @@ export async function startServer(options: ServeOptions): Promise<AddonServer> {
   if (options.dir !== undefined && options.watch) {
     throw new UsageError('--watch rebuilds a content folder; --dir serves a built tree as it is');
   }
-  // serve-handler is CommonJS without type declarations.
-  const serveHandler = createRequire(import.meta.url)('serve-handler') as ServeHandler;
   const state: ServedState = { headerSource: 'none' };
   let basePath = '/';
 
-  const server = createServer((req, res) => {
-    handle(req, res, state.tree, basePath, serveHandler).catch((cause: unknown) => {
+  // Answers under way on each connection: a refusal on it goes out after them, so that a client
+  // that pipelines requests reads every answer, in order.
+  const underway = new WeakMap<Duplex, Set<ServerResponse>>();
+  // Node answers some requests itself, bare: without a body or CORS headers. requireHostHeader off,
+  // and the listeners below, hand those to us, so that every answer is JSON with CORS.
+  const server = createServer({ requireHostHeader: false }, (req, res) => {
+    let answers = underway.get(req.socket);
+    if (!answers) underway.set(req.socket, (answers = new Set()));
+    answers.add(res);
+    res.once('close', () => answers.delete(res));
+    handle(req, res, state.tree, basePath).catch((cause: unknown) => {
       if (res.headersSent) res.destroy();
       else sendJson(res, 500, { error: `could not answer: ${cause instanceof Error ? cause.message : String(cause)}` });
     });
+  });
+  // `Expect: 100-continue` Node handles; any other expectation it would refuse with an empty 417.
+  server.on('checkExpectation', (_req: IncomingMessage, res: ServerResponse) => {
+    sendJson(res, 417, { error: 'only the expectation "100-continue" is understood' });
+  });
+  // Without a listener Node drops a CONNECT without an answer.
+  server.on('connect', (_req: IncomingMessage, socket: Duplex) => {
+    refuse(socket, underway.get(socket), { status: 405, message: `CONNECT is not allowed here; use ${ALLOWED_METHODS}`, headers: { Allow: ALLOWED_METHODS } });
+  });
+  // The parser reports its error again for each later chunk on the connection; it is answered once.
+  const refused = new WeakSet<Duplex>();
+  server.on('clientError', (cause: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Duplex) => {
+    if (refused.has(socket)) return;
+    refused.add(socket);
+    const refusal = refusalOf(cause);
+    if (refusal && socket.writable) refuse(socket, underway.get(socket), refusal);
+    else socket.destroy();
   });
   const host = options.host ?? '127.0.0.1';
   await listen(server, options.port ?? 7000, host);
@@ -527,14 +594,12 @@ function watchFolders(root: string, onChange: () => void): { sync(): Promise<voi
   };
 }
 
-async function handle(
-  req: IncomingMessage,
-  res: ServerResponse,
-  tree: Tree | undefined,
-  basePath: string,
-  serveHandler: ServeHandler,
-): Promise<void> {
+async function handle(req: IncomingMessage, res: ServerResponse, tree: Tree | undefined, basePath: string): Promise<void> {
   const method = req.method ?? 'GET';
+  // RFC 9112 (3.2) asks for this 400; Node's own (requireHostHeader) would have no body.
+  if (req.httpVersionMajor === 1 && req.httpVersionMinor === 1 && req.headers.host === undefined) {
+    return sendJson(res, 400, { error: 'an HTTP/1.1 request needs a Host header' });
+  }
   if (!tree) {
     if (method === 'OPTIONS') return preflight(res);
     return sendJson(res, 503, { error: 'the content has errors and nothing was built yet; fix them and save' });
@@ -548,18 +613,8 @@ async function handle(
       return answer(res, decision, tree);
     case 'file': {
       for (const file of decision.paths) {
-        if (!(await fileInside(tree.root, file))) continue;
-        setHeaders(res, headersFor(tree.rules, `/${file}`));
-        // serve-handler decodes the path again and sends the file with its length, type and ranges.
-        // Its Content-Type (from the extension) wins over the rules'; for .json it is the same value.
-        const encoded = `/${file.split('/').map(encodeURIComponent).join('/')}`;
-        return serveHandler(
-          { url: encoded, headers: req.headers },
-          res,
-          { public: tree.root, cleanUrls: false, directoryListing: false, symlinks: false, etag: false },
-          // Only reached if the file vanished since it was checked; its own error page would be HTML.
-          { sendError: () => sendJson(res, 404, { error: `not found: /${file}` }) },
-        );
+        const absolute = await fileInside(tree.root, file);
+        if (absolute && (await sendFile(req, res, absolute, headersFor(tree.rules, `/${file}`)))) return;
       }
       return answer(res, decision.ifMissing, tree);
     }
@@ -602,8 +657,121 @@ function sendJson(res: ServerResponse, status: number, body: unknown, headers: R
   res.end(text);
 }
 
-function setHeaders(res: ServerResponse, headers: Record<string, string>): void {
-  for (const [key, value] of Object.entries({ ...CORS, ...headers })) res.setHeader(key, value);
+/**
+ * Sends one file of the tree with the rules' headers, or returns false when it cannot be opened
+ * (removed or replaced by a symlink since fileInside saw it): opened before anything is written,
+ * so that the caller can still give a clean answer.
+ */
+async function sendFile(req: IncomingMessage, res: ServerResponse, absolute: string, headers: Record<string, string>): Promise<boolean> {
+  let file: FileHandle;
+  try {
+    // O_NOFOLLOW: a symlink put in place since the check is refused, not followed (absent on Windows).
+    file = await open(absolute, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+  } catch {
+    return false;
+  }
+  try {
+    const info = await file.stat();
+    if (!info.isFile()) return false;
+    const range = byteRange(req.headers.range, info.size);
+    if (range === 'unsatisfiable') {
+      sendJson(res, 416, { error: `the range is outside the file's ${info.size} bytes` }, { 'Content-Range': `bytes */${info.size}` });
+      return true;
+    }
+    const { start, end } = range ?? { start: 0, end: info.size - 1 };
+    res.writeHead(range ? 206 : 200, {
+      ...CORS,
+      ...headers,
+      // The extension's type wins over the rules'; for .json it is the same value.
+      'Content-Type': contentType(absolute),
+      'Content-Length': String(end - start + 1),
+      'Accept-Ranges': 'bytes',
+      ...(range && { 'Content-Range': `bytes ${start}-${end}/${info.size}` }),
+    });
+    if (req.method === 'HEAD' || end < start) {
+      res.end();
+      return true;
+    }
+    // The request closes when its connection does, also while this answer waits behind others
+    // (pipelining): then `res` never finishes and the read must stop, or the file stays open.
+    const gone = new AbortController();
+    const abort = () => gone.abort();
+    req.once('close', abort);
+    if (req.destroyed) abort(); // closed while the file was being opened
+    try {
+      // A read error or a client gone mid-way rejects; the server's handler then drops the connection.
+      await pipeline(file.createReadStream({ start, end, autoClose: false }), res, { signal: gone.signal });
+    } finally {
+      req.off('close', abort);
+    }
+    return true;
+  } finally {
+    await file.close();
+  }
+}
+
+/** An answer on a bare connection; `bodiless` for a HEAD request. */
+interface Refusal {
+  status: number;
+  message: string;
+  headers?: Record<string, string>;
+  bodiless?: boolean;
+}
+
+/**
+ * What to answer a request Node's parser refused (it never reaches route()), by the parser's
+ * error code; undefined when the client is gone and there is no one to answer.
+ */
+function refusalOf(cause: NodeJS.ErrnoException & { rawPacket?: Buffer }): Refusal | undefined {
+  const start = cause.rawPacket?.toString('latin1', 0, 64) ?? '';
+  // The request line is often read before the parser gives up (on the target, a header); the
+  // answer to a HEAD has no body, whatever its status.
+  const bodiless = start.startsWith('HEAD ');
+  switch (cause.code) {
+    case 'ECONNRESET':
+    case 'HPE_CLOSED_CONNECTION':
+      return undefined;
+    // Over Node's limit for the request line and headers together, so a URL over MAX_URL_BYTES
+    // but under this limit gets route()'s 414, and a longer one this 431.
+    case 'HPE_HEADER_OVERFLOW':
+      return { status: 431, message: `the request line and headers are over ${maxHeaderSize} bytes`, bodiless };
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return { status: 408, message: 'the request did not arrive in time', bodiless };
+    case 'HPE_INVALID_METHOD':
+      // A method the parser does not know (`FOO /x HTTP/1.1`) is still a method; bytes that are
+      // not HTTP at all (a TLS handshake) are not.
+      return /^[!#$%&'*+.^_`|~\w-]+ /.test(start)
+        ? { status: 405, message: `that method is not allowed here; use ${ALLOWED_METHODS}`, headers: { Allow: ALLOWED_METHODS } }
+        : { status: 400, message: 'not an HTTP request' };
+    default:
+      return { status: 400, message: `malformed HTTP request (${cause.code ?? cause.message})`, bodiless };
+  }
+}
+
+/**
+ * A JSON error on a bare connection (for a CONNECT, or a request the parser refused: neither has a
+ * response object), then the end of it. Sent once the answers `underway` on it are out.
+ */
+function refuse(socket: Duplex, underway: Set<ServerResponse> | undefined, refusal: Refusal): void {
+  if (underway && underway.size > 0) {
+    const sent = [...underway].map((res) => new Promise((resolve) => res.once('close', resolve)));
+    void Promise.all(sent).then(() => refuse(socket, undefined, refusal));
+    return;
+  }
+  if (!socket.writable) return void socket.destroy();
+  const body = JSON.stringify({ error: refusal.message });
+  const head = {
+    ...CORS,
+    'Cache-Control': 'no-store',
+    ...refusal.headers,
+    'Content-Type': JSON_CONTENT_TYPE,
+    'Content-Length': String(Buffer.byteLength(body)),
+    Connection: 'close',
+  };
+  const lines = Object.entries(head).map(([key, value]) => `${key}: ${value}\r\n`);
+  const text = `HTTP/1.1 ${refusal.status} ${STATUS_CODES[refusal.status]}\r\n${lines.join('')}\r\n${refusal.bodiless ? '' : body}`;
+  // Closed once the answer is out, as Node's own handler does, rather than left half-open.
+  socket.end(text, () => socket.destroy());
 }
 
 /**
