@@ -1,7 +1,13 @@
-// The formats of diagnostics: human (caret, long lines, colors), JSON, GitHub Actions commands.
+// The formats of diagnostics (human, JSON, GitHub Actions commands, colors), and docs/diagnostics.md:
+// every code has a section, and every section's example, built by the real bin, prints what it shows.
+import { execFile } from 'node:child_process';
+import { mkdtemp, mkdir, readFile, realpath, rm, truncate, writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import {
+  CODES,
   diagnosticJson,
   formatDiagnostic,
   formatDiagnostics,
@@ -11,6 +17,8 @@ import {
   type Diagnostic,
 } from '../src/diagnostics.js';
 
+const BIN = fileURLToPath(new URL('../bin/addon-gen.js', import.meta.url));
+const DOC = fileURLToPath(new URL('../docs/diagnostics.md', import.meta.url));
 const ESC = '\u001b';
 
 const unknownField: Diagnostic = {
@@ -220,5 +228,133 @@ describe('githubAnnotation', () => {
     expect(githubAnnotation(d, { cwd })).toBe(
       '::error file=a%2Cb%3Ac%25d.yaml,line=1,col=2,title=invalid-value::100%25 wrong:%0D%0A::error::injected, really',
     );
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// docs/diagnostics.md
+
+interface Example {
+  /** The heading of the section it is in: `yaml-syntax` for a code's section. */
+  section: string;
+  /** Set in the section of a code, under `## Codes`. */
+  code?: string;
+  /** Project-relative path -> text, from ```yaml file=PATH blocks. */
+  files: Map<string, string>;
+  /** `<!-- file PATH N bytes -->`: files of N zero bytes (images, large files). */
+  blobs: Map<string, number>;
+  /** `NAME=value` before `addon-gen` on the command line. */
+  env: Record<string, string>;
+  /** The arguments after `addon-gen`, and the lines the console block shows after the command. */
+  args: string[];
+  output: string;
+}
+
+/**
+ * Every ```console block is an example: `$ addon-gen ARGS` (or `$ NAME=value addon-gen ARGS`)
+ * and what that prints. Its files are the ```yaml file=PATH blocks before it in its section and
+ * in the introductions of the sections around it: the page's introduction holds the addon.yaml of
+ * every example, a section's own files add to those or replace them. Code sections are the
+ * `### \`code\`` headings under `## Codes`.
+ */
+function parseDoc(markdown: string): { examples: Example[]; codes: string[] } {
+  const examples: Example[] = [];
+  const codes: string[] = [];
+  // Files and blobs by heading level: a heading drops those of its level and deeper.
+  const files: Map<string, string>[] = Array.from({ length: 7 }, () => new Map());
+  const blobs: Map<string, number>[] = Array.from({ length: 7 }, () => new Map());
+  let level = 0;
+  let section = '';
+  let inCodes = false;
+  const lines = markdown.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    const heading = /^(#{1,6}) (.*)$/.exec(line);
+    if (heading) {
+      level = heading[1]!.length;
+      section = heading[2]!;
+      for (let deeper = level; deeper < files.length; deeper++) {
+        files[deeper]!.clear();
+        blobs[deeper]!.clear();
+      }
+      if (level === 2) inCodes = section === 'Codes';
+      const code = inCodes && level === 3 ? /^`([a-z0-9-]+)`$/.exec(section)?.[1] : undefined;
+      if (code) codes.push(code);
+      continue;
+    }
+    const blob = /^<!-- file (\S+) (\d+) bytes -->$/.exec(line);
+    if (blob) blobs[level]!.set(blob[1]!, Number(blob[2]));
+    const fence = /^```(\w*)(.*)$/.exec(line);
+    if (!fence) continue;
+    const body: string[] = [];
+    for (i++; i < lines.length && lines[i] !== '```'; i++) body.push(lines[i]!);
+    const file = /\bfile=(\S+)/.exec(fence[2]!)?.[1];
+    if (fence[1] === 'yaml' && file) files[level]!.set(file, `${body.join('\n')}\n`);
+    if (fence[1] !== 'console') continue;
+    const command = /^\$ ((?:[A-Z_]+=\S* )*)addon-gen (.*)$/.exec(body[0] ?? '');
+    expect(command, `the console block in "${section}" starts with "$ addon-gen"`).toBeTruthy();
+    const code = inCodes && level === 3 ? /^`([a-z0-9-]+)`$/.exec(section)?.[1] : undefined;
+    examples.push({
+      section,
+      code,
+      files: new Map(files.flatMap((m) => [...m])),
+      blobs: new Map(blobs.flatMap((m) => [...m])),
+      env: Object.fromEntries(command![1]!.trim().split(/\s+/).filter(Boolean).map((v) => v.split('=', 2) as [string, string])),
+      args: command![2]!.split(/\s+/),
+      output: body.slice(1).join('\n'),
+    });
+  }
+  return { examples, codes };
+}
+
+/** Where the examples say the project is, in place of the temporary folder. */
+const PROJECT = '/home/me/my-addon';
+
+async function runExample(example: Example): Promise<{ stdout: string; stderr: string }> {
+  const root = await realpath(await mkdtemp(path.join(os.tmpdir(), 'addon-gen-doc-')));
+  try {
+    for (const [file, text] of example.files) {
+      await mkdir(path.dirname(path.join(root, file)), { recursive: true });
+      await writeFile(path.join(root, file), text);
+    }
+    for (const [file, bytes] of example.blobs) {
+      await mkdir(path.dirname(path.join(root, file)), { recursive: true });
+      await writeFile(path.join(root, file), '');
+      await truncate(path.join(root, file), bytes); // sparse: no disk written for zeros
+    }
+    // Plain output, whatever the environment running the tests: only what the example sets.
+    const env = { ...process.env };
+    for (const name of ['FORCE_COLOR', 'NO_COLOR', 'GITHUB_ACTIONS', 'GITHUB_WORKSPACE']) delete env[name];
+    Object.assign(env, example.env);
+    const { stdout, stderr } = await new Promise<{ stdout: string; stderr: string }>((resolve) =>
+      execFile(process.execPath, [BIN, ...example.args], { cwd: root, env, maxBuffer: 16 * 1024 * 1024 }, (_error, stdout, stderr) =>
+        resolve({ stdout, stderr }),
+      ),
+    );
+    return { stdout: stdout.split(root).join(PROJECT), stderr: stderr.split(root).join(PROJECT) };
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+}
+
+describe('docs/diagnostics.md', async () => {
+  const doc = parseDoc(await readFile(DOC, 'utf8'));
+
+  it('documents every code once, and no code that does not exist', () => {
+    expect([...doc.codes].sort()).toEqual(Object.keys(CODES).sort());
+    for (const code of doc.codes) {
+      expect(doc.examples.filter((e) => e.code === code), `examples of ${code}`).toHaveLength(1);
+    }
+  });
+
+  doc.examples.forEach((example, index) => {
+    const name = example.code ?? `${example.section} (example ${index + 1})`;
+    it.concurrent(`${name}: the example prints what the page shows`, async ({ expect }) => {
+      if (example.code) expect(example.output).toContain(`[${example.code}]`);
+      const { stdout, stderr } = await runExample(example);
+      if (example.code) expect(stderr).toContain(`[${example.code}]: `);
+      // What the page shows is on one of the two streams, as it is.
+      expect(stdout.includes(example.output) ? stdout : stderr).toContain(example.output);
+    });
   });
 });
