@@ -257,9 +257,10 @@ interface Example {
  * every example, a section's own files add to those or replace them. Code sections are the
  * `### \`code\`` headings under `## Codes`.
  */
-function parseDoc(markdown: string): { examples: Example[]; codes: string[] } {
+function parseDoc(markdown: string): { examples: Example[]; codes: string[]; rows: string[] } {
   const examples: Example[] = [];
   const codes: string[] = [];
+  const rows = [...markdown.matchAll(/^\| \[`([a-z0-9-]+)`\]\(#\1\) \|/gm)].map((m) => m[1]!);
   // Files and blobs by heading level: a heading drops those of its level and deeper.
   const files: Map<string, string>[] = Array.from({ length: 7 }, () => new Map());
   const blobs: Map<string, number>[] = Array.from({ length: 7 }, () => new Map());
@@ -304,7 +305,7 @@ function parseDoc(markdown: string): { examples: Example[]; codes: string[] } {
       output: body.slice(1).join('\n'),
     });
   }
-  return { examples, codes };
+  return { examples, codes, rows };
 }
 
 /** Where the examples say the project is, in place of the temporary folder. */
@@ -342,6 +343,7 @@ describe('docs/diagnostics.md', async () => {
 
   it('documents every code once, and no code that does not exist', () => {
     expect([...doc.codes].sort()).toEqual(Object.keys(CODES).sort());
+    expect([...doc.rows].sort(), 'the table of codes').toEqual(Object.keys(CODES).sort());
     for (const code of doc.codes) {
       expect(doc.examples.filter((e) => e.code === code), `examples of ${code}`).toHaveLength(1);
     }
