@@ -1,7 +1,7 @@
 // The formats of diagnostics (human, JSON, GitHub Actions commands, colors), and docs/diagnostics.md:
 // every code has a section, and every section's example, built by the real bin, prints what it shows.
 import { execFile } from 'node:child_process';
-import { mkdtemp, mkdir, readFile, realpath, rm, truncate, writeFile } from 'node:fs/promises';
+import { mkdtemp, mkdir, readFile, realpath, rm, symlink, truncate, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -243,6 +243,8 @@ interface Example {
   files: Map<string, string>;
   /** `<!-- file PATH N bytes -->`: files of N zero bytes (images, large files). */
   blobs: Map<string, number>;
+  /** `<!-- link PATH TARGET -->`: symbolic links, PATH -> TARGET. */
+  links: Map<string, string>;
   /** `NAME=value` before `addon-gen` on the command line. */
   env: Record<string, string>;
   /** The arguments after `addon-gen`, and the lines the console block shows after the command. */
@@ -264,6 +266,7 @@ function parseDoc(markdown: string): { examples: Example[]; codes: string[]; row
   // Files and blobs by heading level: a heading drops those of its level and deeper.
   const files: Map<string, string>[] = Array.from({ length: 7 }, () => new Map());
   const blobs: Map<string, number>[] = Array.from({ length: 7 }, () => new Map());
+  const links: Map<string, string>[] = Array.from({ length: 7 }, () => new Map());
   let level = 0;
   let section = '';
   let inCodes = false;
@@ -277,6 +280,7 @@ function parseDoc(markdown: string): { examples: Example[]; codes: string[]; row
       for (let deeper = level; deeper < files.length; deeper++) {
         files[deeper]!.clear();
         blobs[deeper]!.clear();
+        links[deeper]!.clear();
       }
       if (level === 2) inCodes = section === 'Codes';
       const code = inCodes && level === 3 ? /^`([a-z0-9-]+)`$/.exec(section)?.[1] : undefined;
@@ -285,6 +289,8 @@ function parseDoc(markdown: string): { examples: Example[]; codes: string[]; row
     }
     const blob = /^<!-- file (\S+) (\d+) bytes -->$/.exec(line);
     if (blob) blobs[level]!.set(blob[1]!, Number(blob[2]));
+    const link = /^<!-- link (\S+) (\S+) -->$/.exec(line);
+    if (link) links[level]!.set(link[1]!, link[2]!);
     const fence = /^```(\w*)(.*)$/.exec(line);
     if (!fence) continue;
     const body: string[] = [];
@@ -300,6 +306,7 @@ function parseDoc(markdown: string): { examples: Example[]; codes: string[]; row
       code,
       files: new Map(files.flatMap((m) => [...m])),
       blobs: new Map(blobs.flatMap((m) => [...m])),
+      links: new Map(links.flatMap((m) => [...m])),
       env: Object.fromEntries(command![1]!.trim().split(/\s+/).filter(Boolean).map((v) => v.split('=', 2) as [string, string])),
       args: command![2]!.split(/\s+/),
       output: body.slice(1).join('\n'),
@@ -322,6 +329,10 @@ async function runExample(example: Example): Promise<{ stdout: string; stderr: s
       await mkdir(path.dirname(path.join(root, file)), { recursive: true });
       await writeFile(path.join(root, file), '');
       await truncate(path.join(root, file), bytes); // sparse: no disk written for zeros
+    }
+    for (const [file, target] of example.links) {
+      await mkdir(path.dirname(path.join(root, file)), { recursive: true });
+      await symlink(target, path.join(root, file));
     }
     // Plain output, whatever the environment running the tests: only what the example sets.
     const env = { ...process.env };
