@@ -3,7 +3,16 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
 import { build, type BuildResult } from './build.js';
-import { formatDiagnostics, hasErrors, sortDiagnostics, UsageError } from './diagnostics.js';
+import {
+  diagnosticJson,
+  formatDiagnostics,
+  githubAnnotation,
+  hasErrors,
+  sortDiagnostics,
+  UsageError,
+  useColor,
+  type Diagnostic,
+} from './diagnostics.js';
 import { HOSTS, type Host } from './hosts.js';
 import { initProject, initText } from './init.js';
 import { sourceLineOf } from './load.js';
@@ -14,11 +23,17 @@ export interface Io {
   stderr: (text: string) => void;
   /** Stops a long-running command (serve); default: SIGINT or SIGTERM. */
   signal?: AbortSignal;
+  /** Whether stderr is a terminal: problems are colored there. Default false. */
+  stderrIsTTY?: boolean;
+  /** The variables that change how problems print (NO_COLOR, FORCE_COLOR, TERM, GITHUB_ACTIONS, GITHUB_WORKSPACE). Default none. */
+  env?: Readonly<Record<string, string | undefined>>;
 }
 
 const processIo: Io = {
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),
+  stderrIsTTY: process.stderr.isTTY === true,
+  env: process.env,
 };
 
 export async function run(argv: readonly string[], io: Io = processIo): Promise<number> {
@@ -130,7 +145,7 @@ async function serve(contentDir: string, options: ServeFlags, io: Io): Promise<n
   const stop = io.signal ? { signal: io.signal, dispose: () => {} } : processSignals();
   let started = false;
   const printProblems = (result: BuildResult) => {
-    if (result.diagnostics.length > 0) io.stderr(`${formatDiagnostics(result.diagnostics, sourceLineOf(result.sources))}\n`);
+    if (result.diagnostics.length > 0) io.stderr(humanText(result, io));
   };
   let server: AddonServer;
   try {
@@ -227,32 +242,54 @@ interface ReportOptions {
   out?: string;
 }
 
-/** Prints one run's result and returns its exit status. */
+/**
+ * Prints one run's result and returns its exit status. Problems go to stderr for people, or
+ * into the JSON on stdout with --json; in GitHub Actions also as workflow commands, which
+ * GitHub turns into annotations on the files: on stdout, or on stderr with --json to keep
+ * stdout pure JSON (the runner reads commands from both).
+ */
 function report(result: BuildResult, options: ReportOptions, io: Io): number {
   const failed = hasErrors(result.diagnostics);
+  const annotations = githubAnnotations(result.diagnostics, io);
   if (options.json) {
     io.stdout(
       `${JSON.stringify(
         {
           ok: !failed,
-          diagnostics: sortDiagnostics(result.diagnostics),
-          summary: failed ? undefined : summaryData(result),
+          diagnostics: sortDiagnostics(result.diagnostics).map(diagnosticJson),
+          summary: failed ? null : summaryData(result),
         },
         null,
         2,
       )}\n`,
     );
+    if (annotations) io.stderr(annotations);
     return failed ? 1 : 0;
   }
-  if (result.diagnostics.length > 0) {
-    io.stderr(`${formatDiagnostics(result.diagnostics, sourceLineOf(result.sources))}\n`);
-  }
+  if (result.diagnostics.length > 0) io.stderr(humanText(result, io));
+  if (annotations) io.stdout(annotations);
   if (failed) {
     io.stderr(options.verb === 'build' ? 'Nothing was written.\n' : '');
     return 1;
   }
   if (!options.quiet) io.stdout(summaryText(result, options));
   return 0;
+}
+
+/** The problems in the human format, colored when stderr is a terminal (see useColor). */
+function humanText(result: BuildResult, io: Io): string {
+  const color = useColor(io.stderrIsTTY ?? false, io.env ?? {});
+  return `${formatDiagnostics(result.diagnostics, sourceLineOf(result.sources), { color })}\n`;
+}
+
+/** One workflow command per problem when running in GitHub Actions, paths relative to the repository. */
+function githubAnnotations(diagnostics: readonly Diagnostic[], io: Io): string {
+  const env = io.env ?? {};
+  if (env.GITHUB_ACTIONS !== 'true' || diagnostics.length === 0) return '';
+  const paths = { cwd: process.cwd(), root: env.GITHUB_WORKSPACE || undefined };
+  return sortDiagnostics(diagnostics)
+    .map((d) => `${githubAnnotation(d, paths)}\n`)
+    .join('');
 }
 
 function summaryData(result: BuildResult) {

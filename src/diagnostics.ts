@@ -1,5 +1,8 @@
 // Problems found in content, as values: every stage returns them, one formatter prints them.
-// The catalog below is the list of every code addon-gen can report; the README documents each.
+// The catalog below is the list of every code addon-gen can report; docs/diagnostics.md documents
+// each (test/diagnostics.test.ts runs its examples). Formats: human, JSON, GitHub Actions commands.
+import path from 'node:path';
+import { inspect } from 'node:util';
 
 export type Severity = 'error' | 'warning';
 
@@ -67,38 +70,239 @@ export function sortDiagnostics(diagnostics: readonly Diagnostic[]): Diagnostic[
   );
 }
 
+// ---------------------------------------------------------------------------------------------
+// Human format
+
+/** Where the source line of a diagnostic comes from: the text of line `line` of `file`. */
+export type SourceLine = (file: string, line: number) => string | undefined;
+
+export interface FormatOptions {
+  /** ANSI colors; decide with `useColor`. Default off. */
+  color?: boolean;
+  /** The widest source line shown, in terminal columns; longer ones are cut around the column. */
+  width?: number;
+}
+
+const DEFAULT_WIDTH = 100;
+const TAB_WIDTH = 4;
+
+/**
+ * Whether to color the human format, after the conventions of Node and no-color.org:
+ * `FORCE_COLOR` decides when set (`0` or `false` is off, any other value on, TTY or not);
+ * otherwise a non-empty `NO_COLOR` or `TERM=dumb` is off; otherwise colors on a TTY, and in
+ * GitHub Actions, whose log shows them although its output is not a terminal.
+ */
+export function useColor(isTTY: boolean, env: Readonly<Record<string, string | undefined>>): boolean {
+  const force = env.FORCE_COLOR;
+  if (force !== undefined) return force !== '0' && force.toLowerCase() !== 'false';
+  if (env.NO_COLOR) return false;
+  if (env.TERM === 'dumb') return false;
+  return isTTY || env.GITHUB_ACTIONS === 'true';
+}
+
+type Style = 'bold' | 'dim' | 'red' | 'yellow' | 'cyan';
+
+/** `text` in ANSI styles, or as it is when colors are off. Codes from util.inspect's table. */
+function paint(on: boolean | undefined, styles: readonly Style[], text: string): string {
+  if (!on || text === '') return text;
+  return styles.reduce((out, style) => {
+    const [open, close] = inspect.colors[style]!;
+    return `\u001b[${open}m${out}\u001b[${close}m`;
+  }, text);
+}
+
 /**
  * Human format, after esbuild: `file:line:column: severity[code]: message`, the source line
  * with a caret under the column, then the hint. `sourceLine` gives the text of a line.
  */
-export function formatDiagnostic(d: Diagnostic, sourceLine?: (file: string, line: number) => string | undefined): string {
-  const where = d.file ? `${d.file}${d.line ? `:${d.line}:${d.column ?? 1}` : ''}: ` : '';
-  // The field path, unless the message already names it (`unknown field "relased"`).
-  const field = d.path && !d.message.includes(`"${d.path}"`) ? ` (at ${d.path})` : '';
-  const lines = [`${where}${d.severity}[${d.code}]: ${d.message}${field}`];
+export function formatDiagnostic(d: Diagnostic, sourceLine?: SourceLine, options: FormatOptions = {}): string {
+  const { color } = options;
+  const tone: Style = d.severity === 'error' ? 'red' : 'yellow';
+  const where = d.file ? `${paint(color, ['bold'], `${printable(d.file)}${d.line ? `:${d.line}:${d.column ?? 1}` : ''}:`)} ` : '';
+  const lines = [`${where}${paint(color, ['bold', tone], d.severity)}${paint(color, ['dim'], `[${d.code}]`)}: ${printable(headline(d))}`];
   const text = d.file && d.line ? sourceLine?.(d.file, d.line) : undefined;
   if (text !== undefined && d.line) {
     const gutter = String(d.line);
-    const shown = text.replace(/\t/g, ' ');
-    lines.push(`  ${gutter} | ${shown}`);
-    lines.push(`  ${' '.repeat(gutter.length)} | ${' '.repeat(Math.max(0, (d.column ?? 1) - 1))}^`);
+    const excerpt = sourceExcerpt(text, d.column ?? 1, options.width ?? DEFAULT_WIDTH);
+    lines.push(`${paint(color, ['dim'], `  ${gutter} |`)} ${excerpt.text}`);
+    lines.push(`${paint(color, ['dim'], `  ${' '.repeat(gutter.length)} |`)} ${' '.repeat(excerpt.caret)}${paint(color, ['bold', tone], '^')}`);
   }
-  if (d.hint) lines.push(`  hint: ${d.hint}`);
+  if (d.hint) lines.push(paint(color, ['cyan'], `  hint: ${printable(d.hint)}`));
   return lines.join('\n');
 }
 
-export function formatDiagnostics(
-  diagnostics: readonly Diagnostic[],
-  sourceLine?: (file: string, line: number) => string | undefined,
-): string {
+/** The message, and the field path unless the message names it already (`unknown field "relased"`). */
+function headline(d: Diagnostic): string {
+  return d.path && !d.message.includes(`"${d.path}"`) ? `${d.message} (at ${d.path})` : d.message;
+}
+
+/** Every diagnostic in reading order, then the tally: `2 errors, 1 warning`. */
+export function formatDiagnostics(diagnostics: readonly Diagnostic[], sourceLine?: SourceLine, options: FormatOptions = {}): string {
   const sorted = sortDiagnostics(diagnostics);
   const errors = sorted.filter((d) => d.severity === 'error').length;
   const warnings = sorted.length - errors;
-  const tally = [errors && `${errors} error${errors === 1 ? '' : 's'}`, warnings && `${warnings} warning${warnings === 1 ? '' : 's'}`]
+  const count = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+  const tally = [
+    errors > 0 && paint(options.color, ['bold', 'red'], count(errors, 'error')),
+    warnings > 0 && paint(options.color, ['bold', 'yellow'], count(warnings, 'warning')),
+  ]
     .filter(Boolean)
     .join(', ');
-  return [...sorted.map((d) => formatDiagnostic(d, sourceLine)), tally].join('\n\n');
+  return [...sorted.map((d) => formatDiagnostic(d, sourceLine, options)), tally].join('\n\n');
 }
+
+/**
+ * A source line as a terminal shows it, and the caret's distance from its start, both in
+ * terminal columns: tabs expanded to stops every TAB_WIDTH columns, East Asian wide characters
+ * and emoji two columns, combining marks none, control characters shown as their symbols
+ * (␛ for ESC). A line wider than `width` is cut around the column, the cuts marked with `…`.
+ * `column` is 1-based and counts UTF-16 code units, like the YAML parser's positions.
+ */
+export function sourceExcerpt(line: string, column: number, width: number = DEFAULT_WIDTH): { text: string; caret: number } {
+  const offset = Math.max(0, column - 1);
+  const cells: { text: string; at: number; width: number }[] = [];
+  let total = 0;
+  let caret: number | undefined;
+  for (const { segment, index } of graphemes.segment(line)) {
+    if (caret === undefined && index + segment.length > offset) caret = total;
+    const shown = segment === '\t' ? ' '.repeat(TAB_WIDTH - (total % TAB_WIDTH)) : printable(segment);
+    const cellWidth = segment === '\t' ? shown.length : displayWidth(shown);
+    cells.push({ text: shown, at: total, width: cellWidth });
+    total += cellWidth;
+  }
+  // A column past the end (a missing value at the end of a line) points after the last character.
+  caret ??= total + (offset - line.length);
+  if (total <= width) return { text: cells.map((c) => c.text).join(''), caret };
+
+  // Cut to a window of `width` columns that shows the caret a third of the way in.
+  const room = Math.max(1, width - 2); // the two `…`
+  let start = Math.max(0, caret - Math.floor(room / 3));
+  const end = Math.min(total, start + room);
+  start = Math.max(0, end - room);
+  const kept = cells.filter((c) => c.at >= start && c.at + c.width <= end);
+  const first = kept[0]?.at ?? start;
+  const before = first > 0 ? '…' : '';
+  const last = kept.length > 0 ? kept[kept.length - 1]!.at + kept[kept.length - 1]!.width : end;
+  const after = last < total ? '…' : '';
+  return { text: `${before}${kept.map((c) => c.text).join('')}${after}`, caret: caret - first + before.length };
+}
+
+const graphemes = new Intl.Segmenter('en', { granularity: 'grapheme' });
+
+/**
+ * Terminal columns of a grapheme (one user-perceived character): 2 for East Asian wide and
+ * fullwidth characters and emoji, 0 for a lone combining mark or invisible format character,
+ * 1 otherwise. Close to wcwidth, without its tables.
+ */
+function displayWidth(grapheme: string): number {
+  const code = grapheme.codePointAt(0) ?? 0;
+  if (/^\p{Extended_Pictographic}/u.test(grapheme) && (/\p{Emoji_Presentation}/u.test(grapheme) || grapheme.includes('\uFE0F'))) return 2;
+  if (/^\p{Regional_Indicator}/u.test(grapheme)) return 2;
+  if (WIDE.some(([from, to]) => code >= from && code <= to)) return 2;
+  if (/^[\p{Mn}\p{Me}\p{Cf}]+$/u.test(grapheme)) return 0;
+  return 1;
+}
+
+/** Blocks of East Asian wide and fullwidth characters (Unicode's EastAsianWidth W and F). */
+const WIDE: readonly [number, number][] = [
+  [0x1100, 0x115f], // Hangul Jamo initials
+  [0x2e80, 0x303e], // CJK radicals, Kangxi, ideographic description, CJK symbols and punctuation
+  [0x3041, 0x33ff], // Hiragana, Katakana, Bopomofo, Hangul compatibility Jamo, Kanbun, CJK compatibility
+  [0x3400, 0x4dbf], // CJK unified ideographs extension A
+  [0x4e00, 0x9fff], // CJK unified ideographs
+  [0xa000, 0xa4cf], // Yi
+  [0xa960, 0xa97f], // Hangul Jamo extended A
+  [0xac00, 0xd7a3], // Hangul syllables
+  [0xf900, 0xfaff], // CJK compatibility ideographs
+  [0xfe10, 0xfe19], // vertical forms
+  [0xfe30, 0xfe6f], // CJK compatibility forms, small form variants
+  [0xff00, 0xff60], // fullwidth forms
+  [0xffe0, 0xffe6], // fullwidth signs
+  [0x1b000, 0x1b2ff], // Kana supplement and extensions, Nushu
+  [0x1f200, 0x1f2ff], // enclosed ideographic supplement
+  [0x20000, 0x3fffd], // CJK unified ideographs extensions B and later
+];
+
+/**
+ * Control characters made visible (ESC as ␛, DEL as ␡, C1 controls as �): a content file or a
+ * value quoted in a message must not move the cursor or recolor the terminal. Newlines stay.
+ */
+function printable(text: string): string {
+  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (c) => {
+    const code = c.charCodeAt(0);
+    return code < 0x20 ? String.fromCharCode(0x2400 + code) : code === 0x7f ? '\u2421' : '\ufffd';
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Machine formats
+
+/** A diagnostic in `--json`: always these keys in this order, null where unknown. */
+export interface DiagnosticJson {
+  code: DiagnosticCode;
+  severity: Severity;
+  file: string | null;
+  line: number | null;
+  column: number | null;
+  path: string | null;
+  message: string;
+  hint: string | null;
+}
+
+export function diagnosticJson(d: Diagnostic): DiagnosticJson {
+  return {
+    code: d.code,
+    severity: d.severity,
+    file: d.file ?? null,
+    line: d.line ?? null,
+    column: d.line === undefined ? null : (d.column ?? null),
+    path: d.path ?? null,
+    message: d.message,
+    hint: d.hint ?? null,
+  };
+}
+
+export interface AnnotationPaths {
+  /** The folder relative file names are relative to: the process's working directory. */
+  cwd: string;
+  /** The repository root, which GitHub wants paths relative to ($GITHUB_WORKSPACE); default `cwd`. */
+  root?: string;
+}
+
+/**
+ * A GitHub Actions workflow command that annotates the file and line with the diagnostic:
+ * `::error file=content/x.yaml,line=4,col=1,title=unknown-field::message`, `::warning` for
+ * warnings, the hint on a second line of the message. Escaped as GitHub's toolkit does, so that
+ * no value can end the command early or start another.
+ */
+export function githubAnnotation(d: Diagnostic, paths: AnnotationPaths): string {
+  const properties: [string, string | number | undefined][] = [];
+  if (d.file) {
+    const relative = path.relative(paths.root ?? paths.cwd, path.resolve(paths.cwd, d.file));
+    properties.push(['file', relative.split(path.sep).join('/')]);
+    if (d.line) properties.push(['line', d.line], ['col', d.column]);
+  }
+  properties.push(['title', d.code]);
+  const message = `${headline(d)}${d.hint ? `\nhint: ${d.hint}` : ''}`;
+  const list = properties
+    .filter(([, value]) => value !== undefined)
+    .map(([key, value]) => `${key}=${escapeProperty(String(value))}`)
+    .join(',');
+  return `::${d.severity} ${list}::${escapeData(message)}`;
+}
+
+/** The workflow command's message: `%`, CR and LF would end or garble the command. */
+function escapeData(text: string): string {
+  return text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+}
+
+/** A property value: as data, and `:` and `,`, which separate the properties. */
+function escapeProperty(text: string): string {
+  return escapeData(text).replace(/:/g, '%3A').replace(/,/g, '%2C');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Helpers for the stages
 
 /** Field paths as people read them: `videos[0].streams[1].url`. */
 export function formatPath(path: readonly PropertyKey[]): string {

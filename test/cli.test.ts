@@ -114,3 +114,77 @@ describe('the installed bin', () => {
     expect(ok.stdout).toBe('');
   });
 });
+
+describe('how problems are printed', () => {
+  // A warning beside the error: a series that no catalog lists.
+  const MIXED = { ...BAD, 's.yaml': 'id: s\ntype: series\nname: S\n' };
+
+  async function cliWith(argv: string[], io: { stderrIsTTY?: boolean; env?: Record<string, string> }) {
+    let stdout = '';
+    let stderr = '';
+    const status = await run(argv, { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t), ...io });
+    return { status, stdout, stderr };
+  }
+
+  it('gives every diagnostic in --json the same eight keys, null where unknown, and summary null on failure', async () => {
+    const { status, stdout } = await cli(['validate', await contentDir(MIXED), '--json']);
+    expect(status).toBe(1);
+    const result = JSON.parse(stdout);
+    expect(Object.keys(result)).toEqual(['ok', 'diagnostics', 'summary']);
+    expect(result.summary).toBeNull();
+    expect(result.diagnostics.map((d: { code: string }) => d.code)).toEqual(['uncovered-type', 'unknown-field']);
+    for (const d of result.diagnostics) {
+      expect(Object.keys(d)).toEqual(['code', 'severity', 'file', 'line', 'column', 'path', 'message', 'hint']);
+    }
+    const missing = await cli(['validate', await contentDir({ 'x.yaml': GOOD['x.yaml'] }), '--json']);
+    const [d] = JSON.parse(missing.stdout).diagnostics;
+    expect(d).toMatchObject({ code: 'missing-addon-yaml', line: null, column: null, path: null });
+  });
+
+  it('colors problems on a terminal, not with NO_COLOR, and with FORCE_COLOR anywhere', async () => {
+    const dir = await contentDir(BAD);
+    const tty = await cliWith(['validate', dir], { stderrIsTTY: true, env: {} });
+    expect(tty.stderr).toContain('\u001b[31m\u001b[1merror\u001b[22m\u001b[39m');
+    const noColor = await cliWith(['validate', dir], { stderrIsTTY: true, env: { NO_COLOR: '1' } });
+    expect(noColor.stderr).not.toContain('\u001b');
+    const forced = await cliWith(['validate', dir], { stderrIsTTY: false, env: { FORCE_COLOR: '1' } });
+    expect(forced.stderr).toContain('\u001b[');
+    expect((await cli(['validate', dir])).stderr).not.toContain('\u001b');
+  });
+
+  it('adds GitHub Actions commands on stdout in a workflow, paths relative to the workspace', async () => {
+    const dir = await contentDir(MIXED);
+    const env = { GITHUB_ACTIONS: 'true', GITHUB_WORKSPACE: path.dirname(dir) };
+    const { status, stdout, stderr } = await cliWith(['build', dir, '--out', path.join(await tempDir(), 'dist')], { env });
+    expect(status).toBe(1);
+    const name = path.basename(dir);
+    expect(stdout).toBe(
+      `::warning file=${name}/s.yaml,line=1,col=5,title=uncovered-type::1 series item is in no catalog (no catalog has type "series"): s (at id)%0Ahint: add a catalog with \`type: series\` to addon.yaml; until then these items can only be opened by id\n` +
+        `::error file=${name}/x.yaml,line=4,col=1,title=unknown-field::unknown field "relased"%0Ahint: did you mean "released"?\n`,
+    );
+    // The human format beside them, colored: GitHub's log shows colors.
+    expect(stderr).toContain('\u001b[31m\u001b[1merror\u001b[22m\u001b[39m\u001b[2m[unknown-field]\u001b[22m: unknown field "relased"');
+    expect((await cli(['validate', dir])).stdout).toBe('');
+  });
+
+  it('keeps stdout pure JSON in a workflow with --json: the commands go to stderr', async () => {
+    const dir = await contentDir(BAD);
+    const { stdout, stderr } = await cliWith(['validate', dir, '--json'], { env: { GITHUB_ACTIONS: 'true', GITHUB_WORKSPACE: dir } });
+    expect(JSON.parse(stdout).diagnostics).toHaveLength(1);
+    expect(stderr).toBe('::error file=x.yaml,line=4,col=1,title=unknown-field::unknown field "relased"%0Ahint: did you mean "released"?\n');
+  });
+
+  it('the installed bin reads FORCE_COLOR and GITHUB_ACTIONS from its environment, paths relative to its folder', async () => {
+    const dir = await contentDir(BAD);
+    const env: NodeJS.ProcessEnv = { ...process.env, FORCE_COLOR: '1', GITHUB_ACTIONS: 'true' };
+    delete env.NO_COLOR;
+    delete env.GITHUB_WORKSPACE;
+    const failure = await promisify(execFile)(process.execPath, [BIN, 'validate', path.basename(dir)], { cwd: path.dirname(dir), env }).catch(
+      (e: { code: number; stdout: string; stderr: string }) => e,
+    );
+    expect('code' in failure && failure.code).toBe(1);
+    const { stdout, stderr } = failure as { stdout: string; stderr: string };
+    expect(stdout).toBe(`::error file=${path.basename(dir)}/x.yaml,line=4,col=1,title=unknown-field::unknown field "relased"%0Ahint: did you mean "released"?\n`);
+    expect(stderr).toContain(`\u001b[1m${path.basename(dir)}/x.yaml:4:1:\u001b[22m`);
+  });
+});
