@@ -1,6 +1,7 @@
 // The pipeline in one place: load -> validate -> plan -> write. Returns values; prints nothing.
 import { createHash } from 'node:crypto';
 import { readdir, readFile, stat } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { hasErrors, UsageError, type Diagnostic } from './diagnostics.js';
 import { loadContent, type SourceFile } from './load.js';
@@ -9,6 +10,7 @@ import { hostReport, type Host, type HostReport } from './hosts.js';
 import type { PageTemplates } from './page.js';
 import { plan, type OutputFile } from './plan.js';
 import { baseUrl as baseUrlSchema } from './schema.js';
+import type { Environment } from './secrets.js';
 import { streamOwners, validate, type Content } from './validate.js';
 import { writeOutput, type WriteResult } from './write.js';
 
@@ -22,6 +24,10 @@ export interface BuildOptions {
   hosts?: readonly Host[];
   /** Folder for the S3 files (outside the published tree); default `<outDir>-s3`. */
   s3Dir?: string;
+  /** Variables for `${NAME}` in values; default `process.env`. */
+  env?: Environment;
+  /** Credentials in `proxyHeaders` are a warning instead of an error. */
+  allowCredentialsInOutput?: boolean;
 }
 
 export interface Counts {
@@ -56,7 +62,12 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
   });
 
   const loaded = await loadContent(options.contentDir);
-  const validated = validate(loaded, { contentDir: options.contentDir, baseUrl: options.baseUrl });
+  const validated = validate(loaded, {
+    contentDir: options.contentDir,
+    baseUrl: options.baseUrl,
+    env: options.env,
+    allowCredentialsInOutput: options.allowCredentialsInOutput,
+  });
   const { content } = validated;
   if (!content) return done({ ok: false, diagnostics: validated.diagnostics, sources: loaded.files });
 
@@ -82,7 +93,22 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
   const write = await writeOutput(options.outDir, planned.files);
   if (planned.s3Files.length > 0) await writeOutput(s3Dir!, planned.s3Files);
   const report = hostReport(options.hosts, planned.files, write);
-  return done({ ...result, diagnostics: [...diagnostics, ...report.diagnostics], ok: true, write, hosts: report.hosts });
+  const after = [...report.diagnostics, ...foreignFiles(options.outDir, write.foreign)];
+  return done({ ...result, diagnostics: [...diagnostics, ...after], ok: true, write, hosts: report.hosts });
+}
+
+/** Others' files in the output folder, the first time they are seen: the build leaves them alone. */
+function foreignFiles(outDir: string, foreign: readonly string[]): Diagnostic[] {
+  if (foreign.length === 0) return [];
+  const examples = foreign.slice(0, 5).join(', ') + (foreign.length > 5 ? ', …' : '');
+  return [
+    {
+      code: 'foreign-files',
+      severity: 'warning',
+      message: `${foreign.length} ${foreign.length === 1 ? 'entry' : 'entries'} in ${outDir} ${foreign.length === 1 ? 'was' : 'were'} not written by addon-gen and ${foreign.length === 1 ? 'is' : 'are'} left alone: ${examples}`,
+      hint: 'hosts publish them with the addon; fine for a CNAME, else delete them (this is reported once)',
+    },
+  ];
 }
 
 /** The page templates shipped in the package's templates/ folder. */
@@ -118,8 +144,12 @@ async function checkOptions(options: BuildOptions) {
   if (options.outDir !== undefined) {
     const out = path.resolve(options.outDir);
     const content = path.resolve(options.contentDir);
+    // The build removes files it wrote earlier: never let it loose on a folder that holds more.
+    if (out === path.parse(out).root || out === path.resolve(os.homedir())) {
+      throw new UsageError(`--out ${options.outDir} is ${out === path.parse(out).root ? 'the root folder' : 'your home folder'}; choose a folder of its own, such as dist`);
+    }
     const overlaps = out === content || content.startsWith(out + path.sep) || out.startsWith(content + path.sep);
-    if (overlaps || out === path.parse(out).root) {
+    if (overlaps) {
       throw new UsageError(`--out ${options.outDir} overlaps the content folder ${options.contentDir}; choose a separate output folder`);
     }
   }

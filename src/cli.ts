@@ -53,11 +53,19 @@ export async function run(argv: readonly string[], io: Io = processIo): Promise<
     .option('--base-url <url>', 'public URL where the output will be published (overrides baseUrl in addon.yaml)')
     .option('--host <hosts>', `hosts to write rules for, comma-separated: ${HOSTS.join(', ')} or all`, 'all')
     .option('--s3-dir <dir>', 'folder for the S3 CORS configuration and upload script (default: <out>-s3)')
+    .option('--allow-credentials-in-output', CREDENTIALS_FLAG)
     .option('-q, --quiet', 'print only problems, no summary')
     .addOption(new Option('--json', 'print a machine-readable result on stdout'))
     .action(async (contentDir: string, options: BuildFlags) => {
       const hosts = parseHosts(options.host);
-      const result = await build({ contentDir, outDir: options.out, baseUrl: options.baseUrl, hosts, s3Dir: options.s3Dir });
+      const result = await build({
+        contentDir,
+        outDir: options.out,
+        baseUrl: options.baseUrl,
+        hosts,
+        s3Dir: options.s3Dir,
+        allowCredentialsInOutput: options.allowCredentialsInOutput,
+      });
       status = report(result, { ...options, verb: 'build' }, io);
     });
 
@@ -66,10 +74,11 @@ export async function run(argv: readonly string[], io: Io = processIo): Promise<
     .description('run every check on the content and write nothing')
     .argument('[contentDir]', 'folder with addon.yaml and the item files', 'content')
     .option('--base-url <url>', 'public URL where the output will be published (overrides baseUrl in addon.yaml)')
+    .option('--allow-credentials-in-output', CREDENTIALS_FLAG)
     .option('-q, --quiet', 'print only problems, no summary')
     .addOption(new Option('--json', 'print a machine-readable result on stdout'))
-    .action(async (contentDir: string, options: { baseUrl?: string; quiet?: boolean; json?: boolean }) => {
-      const result = await build({ contentDir, baseUrl: options.baseUrl });
+    .action(async (contentDir: string, options: ValidateFlags) => {
+      const result = await build({ contentDir, baseUrl: options.baseUrl, allowCredentialsInOutput: options.allowCredentialsInOutput });
       status = report(result, { ...options, verb: 'validate' }, io);
     });
 
@@ -82,6 +91,7 @@ export async function run(argv: readonly string[], io: Io = processIo): Promise<
     .option('--base-url <url>', 'URL to build the addon for (default: the address it listens on)')
     .option('--dir <dir>', 'serve this already built output folder as it is, without building')
     .option('-w, --watch', 'rebuild when content files change; a failed rebuild keeps the last good build')
+    .option('--allow-credentials-in-output', CREDENTIALS_FLAG)
     .action(async (contentDir: string, options: ServeFlags, command: Command) => {
       // With --dir the default content folder is not a request to build it.
       const contentGiven = command.args.length > 0;
@@ -126,6 +136,7 @@ interface BuildFlags {
   s3Dir?: string;
   quiet?: boolean;
   json?: boolean;
+  allowCredentialsInOutput?: boolean;
 }
 
 interface ServeFlags {
@@ -134,7 +145,17 @@ interface ServeFlags {
   baseUrl?: string;
   dir?: string;
   watch?: boolean;
+  allowCredentialsInOutput?: boolean;
 }
+
+interface ValidateFlags {
+  baseUrl?: string;
+  quiet?: boolean;
+  json?: boolean;
+  allowCredentialsInOutput?: boolean;
+}
+
+const CREDENTIALS_FLAG = 'let streams send Authorization, Cookie or X-Api-Key headers (a warning, not an error): anyone can read them';
 
 /** Starts the server, prints how to install the addon, and waits for Ctrl-C (or io.signal). */
 async function serve(contentDir: string, options: ServeFlags, io: Io): Promise<number> {
@@ -155,6 +176,7 @@ async function serve(contentDir: string, options: ServeFlags, io: Io): Promise<n
       host: options.host,
       baseUrl: options.baseUrl,
       watch: options.watch,
+      allowCredentialsInOutput: options.allowCredentialsInOutput,
       onBuild: (result) => {
         printProblems(result);
         if (!started) return;

@@ -384,26 +384,52 @@ function cacheTail(cache: CacheHints): string {
   return json === '{}' ? '' : `,${json.slice(1, -1)}`;
 }
 
+/**
+ * Two files at one path, or at paths that differ only in letter case: case-insensitive file
+ * systems (Windows, macOS) and hosts (S3 website behind some CDNs, a checkout on a laptop) would
+ * merge them, and one addon would silently serve the other's file.
+ */
 function conflicts(files: readonly OutputFile[]): Diagnostic[] {
   const first = new Map<string, OutputFile>();
+  const firstFolded = new Map<string, OutputFile>();
+  const reportedPairs = new Map<Item, Set<Item>>();
   const diagnostics: Diagnostic[] = [];
+  const locate = (f: OutputFile) => f.origin?.where(['id']);
+  const where = (f: OutputFile) => {
+    const at = locate(f);
+    return at ? `${at.file}:${at.line}:${at.column}` : f.resource;
+  };
   for (const file of files) {
     const earlier = first.get(file.path);
-    if (!earlier) {
-      first.set(file.path, file);
+    if (earlier) {
+      diagnostics.push({
+        code: 'output-conflict',
+        severity: 'error',
+        ...locate(file),
+        message: `${file.path} would be written twice: by ${where(earlier)} and by ${where(file)}`,
+        hint: 'an item id and a video id (or two video ids) of the same type are equal; make them distinct',
+      });
       continue;
     }
-    const locate = (f: OutputFile) => f.origin?.where(['id']);
-    const where = (f: OutputFile) => {
-      const at = locate(f);
-      return at ? `${at.file}:${at.line}:${at.column}` : f.resource;
-    };
+    first.set(file.path, file);
+    const folded = file.path.toLowerCase();
+    const other = firstFolded.get(folded);
+    if (!other) {
+      firstFolded.set(folded, file);
+      continue;
+    }
+    // One report per pair of items, not one per file they both have (meta, streams, subtitles).
+    if (file.origin && other.origin) {
+      const pairs = reportedPairs.get(file.origin) ?? new Set();
+      if (pairs.has(other.origin)) continue;
+      reportedPairs.set(file.origin, pairs.add(other.origin));
+    }
     diagnostics.push({
-      code: 'output-conflict',
+      code: 'case-conflict',
       severity: 'error',
       ...locate(file),
-      message: `${file.path} would be written twice: by ${where(earlier)} and by ${where(file)}`,
-      hint: 'an item id and a video id (or two video ids) of the same type are equal; make them distinct',
+      message: `${file.path} (by ${where(file)}) and ${other.path} (by ${where(other)}) differ only in letter case`,
+      hint: 'case-insensitive file systems and hosts would make them one file: change one of the ids (or genres) by more than case',
     });
   }
   return diagnostics;

@@ -24,30 +24,50 @@ export const absoluteUrl = z.string().refine(isAbsoluteUrl, {
 
 const MAX_NAME_BYTES = 200;
 
-/** Why a value cannot be a path segment on every host, or undefined when it can. */
-export function fileNameProblem(value: string): string | undefined {
+/** Device names Windows reserves, with any extension: `CON`, `nul.json`, `COM1`. */
+const WINDOWS_DEVICE = /^(con|prn|aux|nul|com[0-9\u00b9\u00b2\u00b3]|lpt[0-9\u00b9\u00b2\u00b3])(\.|$)/i;
+
+/**
+ * Why a value cannot be a path segment on every host, or undefined when it can. `whole` is for
+ * values that are a whole file or folder name (ids, types): Windows and the hosts' file systems
+ * also refuse device names and strip trailing dots and spaces there. A genre only ends a name
+ * (`genre=Drama.json`), so those rules do not apply to it.
+ */
+export function fileNameProblem(value: string, whole = true): string | undefined {
   if (value === '') return 'is empty';
   if (value === '.' || value === '..') return `is "${value}"`;
   if (/[/\\]/.test(value)) return 'contains "/" or "\\"';
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f]/.test(value)) return 'contains a control character';
   if (Buffer.byteLength(value) > MAX_NAME_BYTES) return `is longer than ${MAX_NAME_BYTES} bytes`;
+  if (whole && WINDOWS_DEVICE.test(value)) return 'is a device name Windows reserves';
+  if (whole && /[. ]$/.test(value)) return 'ends in a dot or a space, which Windows drops';
   return undefined;
 }
 
-/** A string that becomes a file or folder name in the output (ids, types, genres). */
-export const fileName = z.string().superRefine((value, ctx) => {
-  const problem = fileNameProblem(value);
-  if (problem) {
-    ctx.addIssue({
-      code: 'custom',
-      message: `"${value}" ${problem}, so it cannot become a file name on every host`,
-      params: { code: 'bad-file-name', hint: 'use letters, digits and -_:. (no slashes), at most 200 bytes' } satisfies IssueParams,
-    });
-  }
-});
+const nameSchema = (whole: boolean) =>
+  z.string().superRefine((value, ctx) => {
+    const problem = fileNameProblem(value, whole);
+    if (problem) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `"${value}" ${problem}, so it cannot become a file name on every host`,
+        params: {
+          code: 'bad-file-name',
+          hint: 'use letters, digits and -_:. (no slashes, not ending in a dot or space, not CON, NUL, COM1…), at most 200 bytes',
+        } satisfies IssueParams,
+      });
+    }
+  });
+
+/** A string that becomes a file or folder name in the output (ids, types). */
+export const fileName = nameSchema(true);
+/** A genre: the end of a file name (`genre=Drama.json`). */
+export const genreName = nameSchema(false);
 
 const nonNegativeInt = z.number().int().nonnegative();
+/** An environment variable's name, as `${NAME}` in values refers to it. */
+const variableName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { message: 'expected a variable name (letters, digits and _)' });
 const threeLetters = (what: string) =>
   z.string().regex(/^[a-z]{3}$/, { message: `expected a three-letter lowercase ${what} code` });
 
@@ -223,7 +243,7 @@ function describe(leaves: Leaves) {
     releaseInfo: leaves.text.optional(),
     runtime: leaves.text.optional(),
     released: leaves.date.optional(),
-    genres: z.array(fileName).optional(),
+    genres: z.array(genreName).optional(),
     links: z.array(link).optional(),
     behaviorHints: z
       .strictObject({ defaultVideoId: z.string().min(1).optional(), hasScheduledVideos: z.boolean().optional() })
@@ -407,7 +427,7 @@ export function contentSchemas(resolveLocalFile: LocalFileResolver) {
     id: fileName,
     type: fileName,
     name: z.string().min(1),
-    genres: z.union([z.literal('auto'), z.array(fileName)]).optional(),
+    genres: z.union([z.literal('auto'), z.array(genreName)]).optional(),
     sort: z.enum(['name', '-name', 'released', '-released', 'releaseInfo', '-releaseInfo']).optional(),
     items: z.enum(['all', 'listed']).default('all'),
   });
@@ -424,6 +444,8 @@ export function contentSchemas(resolveLocalFile: LocalFileResolver) {
     idPrefixes: z.array(z.string().min(1)).min(1).optional(),
     behaviorHints: ManifestBehaviorHints.optional(),
     baseUrl: baseUrl.optional(),
+    secrets: z.array(variableName).optional(),
+    publish: z.array(variableName).optional(),
     cache: z
       .strictObject({
         ...cacheSettings,

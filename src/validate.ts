@@ -1,12 +1,13 @@
 // Stage 2, validate: check the loaded YAML against the content schemas and across items, and
 // resolve it into `Content`, the complete, checked description of the addon that plan lays out.
-import { statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { z } from 'zod';
-import { closest, hasErrors, type Diagnostic } from './diagnostics.js';
+import { closest, formatPath, hasErrors, type Diagnostic } from './diagnostics.js';
 import { issuesToDiagnostics, type Locator } from './_issues.js';
 import { locate, type Loaded, type SourceFile, type SourceValue } from './load.js';
 import { ASSETS_DIR, normalizeBaseUrl, publicUrl } from './paths.js';
+import { expandVariables, needsWalk, policyLists, secretPolicy, type Environment, type SecretPolicy } from './secrets.js';
 import {
   baseUrl as baseUrlSchema,
   contentSchemas,
@@ -86,6 +87,10 @@ export interface ValidateOptions {
   /** The `--base-url` flag; wins over `baseUrl` in addon.yaml. */
   baseUrl?: string;
   contentDir: string;
+  /** Variables for `${NAME}` in values; default `process.env`. */
+  env?: Environment;
+  /** Credentials in `proxyHeaders` are a warning instead of an error. */
+  allowCredentialsInOutput?: boolean;
 }
 
 export interface Validated {
@@ -101,6 +106,25 @@ export function validate(loaded: Loaded, options: ValidateOptions): Validated {
   const files = localFiles(options.contentDir);
   const schemas = contentSchemas(files.resolve);
 
+  // Variables first: `baseUrl: ${BASE_URL}` is read right below. Only files that hold a
+  // reference or a guarded value are walked.
+  const env = options.env ?? process.env;
+  const lists = policyLists(loaded.addon?.value);
+  const policy = secretPolicy(env, lists.secrets, lists.publish);
+  const expand = (value: SourceValue, skip?: string[]): ReadonlySet<string> =>
+    needsWalk(value.source.text, policy) ? expandVariables(value.value, env, policy, locatorOf(value), diagnostics, skip) : new Set();
+  const addonFailed = loaded.addon ? expand(loaded.addon, ['secrets', 'publish']) : new Set<string>();
+  for (const [secret, name] of policy.values) {
+    if (options.baseUrl?.includes(secret)) {
+      diagnostics.push({
+        code: 'secret-in-output',
+        severity: 'error',
+        message: `--base-url holds the value of ${name}, a secret: every page and local file URL would publish it`,
+        hint: `give the public address without credentials; if ${name} is meant to be public, list it under \`publish:\` in addon.yaml`,
+      });
+    }
+  }
+
   // The base URL decides what local files become; read it before the settings are checked, so
   // that a mistake elsewhere in addon.yaml does not turn every local file into a second error.
   const baseUrlSetting = options.baseUrl ?? baseUrlOf(loaded.addon?.value);
@@ -108,15 +132,17 @@ export function validate(loaded: Loaded, options: ValidateOptions): Validated {
   let addon: AddonSettings | undefined;
   if (loaded.addon) {
     files.from(loaded.addon, baseUrl);
-    addon = parseWith(schemas.addon, loaded.addon, diagnostics);
+    addon = parseWith(schemas.addon, loaded.addon, diagnostics, addonFailed);
   }
 
   const items: Item[] = [];
   for (const value of loaded.items) {
+    const failed = expand(value);
     files.from(value, baseUrl);
-    const parsed = parseWith(schemas.item, value, diagnostics);
+    const parsed = parseWith(schemas.item, value, diagnostics, failed);
     if (!parsed) continue;
     const at = locatorOf(value);
+    checkCredentials(parsed, at, options.allowCredentialsInOutput ?? false, diagnostics);
     items.push(normalizeItem(parsed, at, value.source, diagnostics));
     if (addon) checkCatalogNames(parsed, addon.catalogs, at, diagnostics);
   }
@@ -135,15 +161,24 @@ export function validate(loaded: Loaded, options: ValidateOptions): Validated {
     items,
     assets: files.assets(),
   };
+  checkAssetSecrets(content.assets, policy, options.contentDir, diagnostics);
   if (addon.idPrefixes) checkPrefixes(content, locatorOf(loaded.addon!), diagnostics);
   const all = withLoadProblems();
   return hasErrors(all) ? { diagnostics: all } : { content, diagnostics: all };
 }
 
-function parseWith<T extends z.ZodType>(schema: T, value: SourceValue, diagnostics: Diagnostic[]): z.output<T> | undefined {
+/** Parses with a content schema; `reported` are paths already reported (a variable that failed). */
+function parseWith<T extends z.ZodType>(
+  schema: T,
+  value: SourceValue,
+  diagnostics: Diagnostic[],
+  reported: ReadonlySet<string> = new Set(),
+): z.output<T> | undefined {
   const result = schema.safeParse(value.value, { reportInput: true });
   if (result.success) return result.data;
-  diagnostics.push(...issuesToDiagnostics(result.error.issues, schema, locatorOf(value)));
+  for (const diagnostic of issuesToDiagnostics(result.error.issues, schema, locatorOf(value))) {
+    if (diagnostic.path === undefined || !reported.has(diagnostic.path)) diagnostics.push(diagnostic);
+  }
   return undefined;
 }
 
@@ -482,6 +517,65 @@ function sortItems(items: Item[], sort: CatalogSettings['sort']) {
     return direction * compare(x, y);
   });
   keyed.forEach(({ item }, index) => (items[index] = item));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Public output
+
+/** Request headers that carry credentials: in a static addon anyone can read them. */
+const CREDENTIAL_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'x-api-key']);
+
+/** `proxyHeaders.request` with credentials, in every stream of the item as written in the file. */
+function checkCredentials(item: ContentItem, at: Locator, allowed: boolean, diagnostics: Diagnostic[]) {
+  const streamLists: [(string | number)[], ContentStream[] | undefined][] = [
+    [['streams'], item.streams],
+    [['trailerStreams'], item.trailerStreams],
+    ...(item.videos ?? []).flatMap((video, v): [(string | number)[], ContentStream[] | undefined][] => [
+      [['videos', v, 'streams'], video.streams],
+      [['videos', v, 'trailerStreams'], video.trailerStreams],
+    ]),
+  ];
+  for (const [listPath, streams] of streamLists) {
+    streams?.forEach((stream, s) => {
+      for (const header of Object.keys(stream.behaviorHints?.proxyHeaders?.request ?? {})) {
+        if (!CREDENTIAL_HEADERS.has(header.toLowerCase())) continue;
+        const path = [...listPath, s, 'behaviorHints', 'proxyHeaders', 'request'];
+        diagnostics.push({
+          code: 'credentials-in-output',
+          severity: allowed ? 'warning' : 'error',
+          ...at(path, header),
+          path: formatPath([...path, header]),
+          message: `the ${header} header of this stream is published: anyone who reads the addon's files can use it`,
+          hint: allowed
+            ? 'allowed by --allow-credentials-in-output'
+            : 'use a URL that needs no credentials; if these are meant to be public, build with --allow-credentials-in-output',
+        });
+      }
+    });
+  }
+}
+
+/** Local files are published byte for byte: none may hold a guarded value. */
+function checkAssetSecrets(assets: readonly Asset[], policy: SecretPolicy, contentDir: string, diagnostics: Diagnostic[]) {
+  if (policy.values.size === 0) return;
+  for (const asset of assets) {
+    const bytes = readFileSync(asset.source);
+    for (const [secret, name] of policy.values) {
+      const offset = bytes.indexOf(secret);
+      if (offset < 0) continue;
+      const before = bytes.subarray(0, offset);
+      const lineStart = before.lastIndexOf(10) + 1;
+      diagnostics.push({
+        code: 'secret-in-output',
+        severity: 'error',
+        file: path.join(contentDir, path.relative(path.resolve(contentDir), asset.source)),
+        line: before.filter((byte) => byte === 10).length + 1,
+        column: offset - lineStart + 1,
+        message: `this file holds the value of ${name}, a secret, and would be published as ${asset.path}`,
+        hint: `remove it from the file; if ${name} is meant to be public, list it under \`publish:\` in addon.yaml`,
+      });
+    }
+  }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -2,7 +2,7 @@
 // (a temporary file, then a rename) and only when its bytes changed; files an earlier build wrote
 // and this one does not are removed. Files the build never wrote are left alone.
 import { createHash } from 'node:crypto';
-import { rename as renameCallback, writeFile as writeFileCallback } from 'node:fs';
+import { readdir as readdirCallback, rename as renameCallback, writeFile as writeFileCallback } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm, rmdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -25,6 +25,7 @@ const CONCURRENCY = 32;
  */
 const writeFileFast = promisify(writeFileCallback);
 const renameFast = promisify(renameCallback);
+const readdirFast = (dir: string) => promisify(readdirCallback)(dir, { withFileTypes: true });
 
 export interface WriteResult {
   files: number;
@@ -35,6 +36,11 @@ export interface WriteResult {
   largest: { path: string; bytes: number };
   /** Files and bytes per resource (manifest, catalog, meta, stream, subtitles, asset, page, host). */
   byResource: Record<string, { files: number; bytes: number }>;
+  /**
+   * Files (and folders, ending in `/`) in the output folder that addon-gen did not write, seen
+   * for the first time: they are left alone, and reported by one build only.
+   */
+  foreign: string[];
 }
 
 /** What a build wrote at one path. */
@@ -50,6 +56,8 @@ interface State {
   files: Files;
   /** False while a build is writing: the next build then sweeps up its temporary files. */
   complete: boolean;
+  /** Files of others already reported. */
+  foreign: string[];
 }
 
 export async function writeOutput(outDir: string, files: readonly OutputFile[]): Promise<WriteResult> {
@@ -65,8 +73,14 @@ export async function writeOutput(outDir: string, files: readonly OutputFile[]):
     removed: 0,
     largest: { path: '', bytes: 0 },
     byResource: {},
+    foreign: [],
   };
   const current = new Set(files.map((f) => f.path));
+  const ours = (file: string) => current.has(file) || previous.files.has(file);
+  const existing = await listTree(root, [...current, ...previous.files.keys()], ours);
+  const foreign = existing.foreign;
+  const reported = new Set(previous.foreign);
+  result.foreign = foreign.filter((f) => !reported.has(f));
 
   // Before the first write, record every path this build may touch as incomplete: if it is
   // interrupted, the next build knows the files it may have left, and the unknown hashes of the
@@ -79,14 +93,8 @@ export async function writeOutput(outDir: string, files: readonly OutputFile[]):
         ...[...current].filter((p) => !previous.files.has(p)).map((p): [string, Written] => [p, { hash: '', bytes: 0 }]),
       ]),
       complete: false,
+      foreign,
     }));
-
-  const listings = new Map<string, Promise<Set<string>>>();
-  const present = async (target: string) => {
-    const dir = path.dirname(target);
-    if (!listings.has(dir)) listings.set(dir, readdir(dir).then((names) => new Set(names), () => new Set<string>()));
-    return (await listings.get(dir)!).has(path.basename(target));
-  };
   const next: Files = new Map();
   // One mkdir per folder, shared by the writes waiting for it.
   const madeDirs = new Map<string, Promise<unknown>>();
@@ -103,7 +111,7 @@ export async function writeOutput(outDir: string, files: readonly OutputFile[]):
     const target = inside(root, file.path);
     // Rendered from the same inputs as the file a complete build left: the same bytes.
     const before = previous.files.get(file.path);
-    if (previous.complete && file.inputs !== undefined && before?.inputs === file.inputs && before.hash && (await present(target))) {
+    if (previous.complete && file.inputs !== undefined && before?.inputs === file.inputs && before.hash && existing.has(file.path)) {
       count(file, before);
       result.unchanged++;
       return;
@@ -112,12 +120,12 @@ export async function writeOutput(outDir: string, files: readonly OutputFile[]):
     const hash = createHash('sha1').update(bytes).digest('base64url');
     count(file, { hash, bytes: bytes.length, ...(file.inputs !== undefined && { inputs: file.inputs }) });
 
-    // After a complete build, the hash says the bytes are the same and the folder listing that
-    // nobody removed the file since (writes are atomic: a file that is there is whole); one
-    // readdir per folder, not a stat per file. After an interrupted one, any file may hold the
-    // bytes of the build that was cut off, whatever the hash says: compare them.
+    // After a complete build, the hash says the bytes are the same and the listing that nobody
+    // removed the file since (writes are atomic: a file that is there is whole); one readdir per
+    // folder, not a stat per file. After an interrupted one, any file may hold the bytes of the
+    // build that was cut off, whatever the hash says: compare them.
     const unchanged = previous.complete
-      ? before?.hash === hash && (await present(target))
+      ? before?.hash === hash && existing.has(file.path)
       : Boolean((await readFile(target).catch(() => undefined))?.equals(bytes));
     if (unchanged) {
       result.unchanged++;
@@ -142,8 +150,50 @@ export async function writeOutput(outDir: string, files: readonly OutputFile[]):
     await removeEmptyParents(root, path.dirname(target));
     result.removed++;
   }
-  if (started || !previous.complete || !sameFiles(previous.files, next)) await writeState(root, { files: next, complete: true });
+  const changed = started || !previous.complete || result.foreign.length > 0 || !sameFiles(previous.files, next);
+  if (changed || foreign.length !== previous.foreign.length) await writeState(root, { files: next, complete: true, foreign });
   return result;
+}
+
+/**
+ * What is in the output folder: `has(path)` for the files below folders that hold ours, and the
+ * other entries, not descending into folders that hold none of ours (a `.git`, say).
+ */
+async function listTree(
+  root: string,
+  paths: readonly string[],
+  ours: (path: string) => boolean,
+): Promise<{ has(path: string): boolean; foreign: string[] }> {
+  const ourDirs = new Set<string>(['']);
+  for (const file of paths) {
+    for (let dir = path.posix.dirname(file); dir !== '.' && !ourDirs.has(dir); dir = path.posix.dirname(dir)) ourDirs.add(dir);
+  }
+  const names = new Map<string, Set<string>>();
+  const foreign: string[] = [];
+  const visit = async (dir: string): Promise<void> => {
+    const entries = await readdirFast(dir === '' ? root : path.join(root, dir)).catch(() => []);
+    const here = new Set<string>();
+    names.set(dir, here);
+    await Promise.all(
+      entries.map((entry) => {
+        const relative = dir === '' ? entry.name : `${dir}/${entry.name}`;
+        if (entry.isDirectory()) {
+          if (ourDirs.has(relative)) return visit(relative);
+          foreign.push(`${relative}/`);
+        } else if (relative !== STATE_FILE && !entry.name.endsWith(TEMP_SUFFIX)) {
+          here.add(entry.name);
+          if (!ours(relative)) foreign.push(relative);
+        }
+        return undefined;
+      }),
+    );
+  };
+  await visit('');
+  const has = (file: string) => {
+    const slash = file.lastIndexOf('/');
+    return names.get(slash < 0 ? '' : file.slice(0, slash))?.has(file.slice(slash + 1)) ?? false;
+  };
+  return { has, foreign: foreign.sort() };
 }
 
 /** Removes the temporary files an interrupted build left beside the files it was writing. */
@@ -182,11 +232,13 @@ interface StateFile {
   /** Index into `fingerprints`, or -1. */
   inputs: number[];
   fingerprints: string[];
+  /** Files of others in the output folder that were reported. */
+  foreign?: string[];
 }
 
 /** A missing, unreadable or unknown state file means "nothing known": the build still ends up correct. */
 async function readState(root: string): Promise<State> {
-  const nothing: State = { files: new Map(), complete: true };
+  const nothing: State = { files: new Map(), complete: true, foreign: [] };
   let state: Partial<StateFile>;
   try {
     state = JSON.parse(await readFile(path.join(root, STATE_FILE), 'utf8')) as Partial<StateFile>;
@@ -206,7 +258,8 @@ async function readState(root: string): Promise<State> {
     const fingerprint = fingerprints[input];
     files.set(file, { hash, bytes, ...(typeof fingerprint === 'string' && { inputs: fingerprint }) });
   }
-  return { files, complete: state.complete !== false };
+  const foreign = Array.isArray(state.foreign) ? state.foreign.filter((f): f is string => typeof f === 'string') : [];
+  return { files, complete: state.complete !== false, foreign };
 }
 
 async function writeState(root: string, state: State) {
@@ -227,6 +280,7 @@ async function writeState(root: string, state: State) {
     sizes: entries.map((e) => e.bytes),
     inputs: entries.map((e) => indexOf(e.inputs)),
     fingerprints: [...fingerprints.keys()],
+    foreign: state.foreign,
   };
   const target = path.join(root, STATE_FILE);
   const scratch = `${target}${TEMP_SUFFIX}`;

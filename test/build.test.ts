@@ -1,6 +1,6 @@
 // The whole pipeline on real folders: the example addon's tree, encoding, determinism, and what a
 // failed or repeated build does to an existing output folder.
-import { readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { build } from '../src/build.js';
@@ -178,9 +178,16 @@ describe('an existing output folder', () => {
     const out = await tempDir();
     await build({ contentDir: dir, outDir: out });
     await writeFile(path.join(out, 'CNAME'), 'addon.example.org\n'); // not ours: must survive
+    await mkdir(path.join(out, '.git/objects'), { recursive: true });
+    await writeFile(path.join(out, '.git/objects/ab'), 'x');
+    // Others' files are reported by the first build that sees them, and by no later one.
+    const first = await build({ contentDir: dir, outDir: out });
+    expect(first.write).toMatchObject({ written: 0, removed: 0, foreign: ['.git/', 'CNAME'] });
+    expect(first.diagnostics.filter((d) => d.code === 'foreign-files')).toHaveLength(1);
     const before = await snapshot(out);
     const again = await build({ contentDir: dir, outDir: out });
-    expect(again.write).toMatchObject({ written: 0, removed: 0 });
+    expect(again.write).toMatchObject({ written: 0, removed: 0, foreign: [] });
+    expect(again.diagnostics.filter((d) => d.code === 'foreign-files')).toEqual([]);
     expect(await snapshot(out)).toEqual(before);
 
     await writeFile(path.join(dir, 'x.yaml'), '- { id: x, type: movie, name: X }\n');
@@ -192,11 +199,16 @@ describe('an existing output folder', () => {
     expect(tree.has('catalog/movie/c/skip=2.json')).toBe(false);
     expect(tree.has('catalog/movie/c/skip=1.json')).toBe(true);
     expect(tree.get('CNAME')!.toString()).toBe('addon.example.org\n');
+    expect(tree.get('.git/objects/ab')!.toString()).toBe('x');
     // The same tree as a clean build of the same content.
     const clean = await tempDir();
     await build({ contentDir: dir, outDir: clean });
     const cleanTree = await readTree(clean);
     tree.delete('CNAME');
+    tree.delete('.git/objects/ab');
+    // The bookkeeping also remembers that those two were reported.
+    tree.delete('.addon-gen.json');
+    cleanTree.delete('.addon-gen.json');
     expect(tree).toEqual(cleanTree);
   });
 });
