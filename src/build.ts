@@ -28,6 +28,17 @@ export interface BuildOptions {
   env?: Environment;
   /** Credentials in `proxyHeaders` are a warning instead of an error. */
   allowCredentialsInOutput?: boolean;
+  /** Called as each stage starts, and as files are written. */
+  onProgress?: (progress: Progress) => void;
+}
+
+export type Stage = 'load' | 'validate' | 'plan' | 'write';
+
+export interface Progress {
+  stage: Stage;
+  /** Files written or found unchanged so far, and of how many (write only). */
+  done?: number;
+  total?: number;
 }
 
 export interface Counts {
@@ -49,6 +60,8 @@ export interface BuildResult {
   write?: WriteResult;
   /** Files and bytes against each chosen host's limits. */
   hosts?: HostReport[];
+  /** Seconds per stage. Files are parsed as they are validated: their parsing counts as load. */
+  stages: Partial<Record<Stage, number>>;
   seconds: number;
 }
 
@@ -56,12 +69,38 @@ export interface BuildResult {
 export async function build(options: BuildOptions): Promise<BuildResult> {
   const started = performance.now();
   await checkOptions(options);
-  const done = (result: Omit<BuildResult, 'seconds'>): BuildResult => ({
-    ...result,
-    seconds: (performance.now() - started) / 1000,
-  });
+  const stages: BuildResult['stages'] = {};
+  let stageStarted = performance.now();
+  let current: Stage | undefined;
+  const enter = (stage: Stage | undefined, announce = true) => {
+    const now = performance.now();
+    if (current) stages[current] = (stages[current] ?? 0) + (now - stageStarted) / 1000;
+    current = stage;
+    stageStarted = now;
+    if (stage && announce) options.onProgress?.({ stage });
+  };
+  const done = (result: Omit<BuildResult, 'seconds' | 'stages'>): BuildResult => {
+    enter(undefined);
+    return { ...result, stages, seconds: (performance.now() - started) / 1000 };
+  };
 
+  enter('load');
   const loaded = await loadContent(options.contentDir);
+  enter('validate');
+  const items = loaded.items;
+  loaded.items = {
+    // Item files are parsed one at a time as validate asks for the next item: count that as load.
+    *[Symbol.iterator]() {
+      const iterator = items[Symbol.iterator]();
+      for (;;) {
+        enter('load', false);
+        const next = iterator.next();
+        enter('validate', false);
+        if (next.done) return;
+        yield next.value;
+      }
+    },
+  };
   const validated = validate(loaded, {
     contentDir: options.contentDir,
     baseUrl: options.baseUrl,
@@ -72,6 +111,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
   if (!content) return done({ ok: false, diagnostics: validated.diagnostics, sources: loaded.files });
 
   const s3Dir = options.outDir === undefined ? undefined : (options.s3Dir ?? `${options.outDir.replace(/[\\/]+$/, '')}-s3`);
+  enter('plan');
   const planned = plan(content, {
     hosts: options.hosts,
     templates: await readTemplates(),
@@ -90,7 +130,9 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
   // A build with errors writes nothing: the previous output stays exactly as it was.
   if (hasErrors(diagnostics)) return done({ ...result, ok: false });
   if (options.outDir === undefined) return done({ ...result, ok: true });
-  const write = await writeOutput(options.outDir, planned.files);
+  enter('write');
+  const total = planned.files.length;
+  const write = await writeOutput(options.outDir, planned.files, (done) => options.onProgress?.({ stage: 'write', done, total }));
   if (planned.s3Files.length > 0) await writeOutput(s3Dir!, planned.s3Files);
   const report = hostReport(options.hosts, planned.files, write);
   const after = [...report.diagnostics, ...foreignFiles(options.outDir, write.foreign)];

@@ -2,7 +2,7 @@
 // status (0 ok, 1 content errors, 2 usage errors); only bin/ calls process.exit.
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
-import { build, type BuildResult } from './build.js';
+import { build, type BuildResult, type Progress } from './build.js';
 import {
   diagnosticJson,
   formatDiagnostics,
@@ -25,6 +25,8 @@ export interface Io {
   signal?: AbortSignal;
   /** Whether stderr is a terminal: problems are colored there. Default false. */
   stderrIsTTY?: boolean;
+  /** Whether stdout is a terminal: long builds show a progress line there. Default false. */
+  stdoutIsTTY?: boolean;
   /** The variables that change how problems print (NO_COLOR, FORCE_COLOR, TERM, GITHUB_ACTIONS, GITHUB_WORKSPACE). Default none. */
   env?: Readonly<Record<string, string | undefined>>;
 }
@@ -33,6 +35,7 @@ const processIo: Io = {
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),
   stderrIsTTY: process.stderr.isTTY === true,
+  stdoutIsTTY: process.stdout.isTTY === true,
   env: process.env,
 };
 
@@ -58,14 +61,16 @@ export async function run(argv: readonly string[], io: Io = processIo): Promise<
     .addOption(new Option('--json', 'print a machine-readable result on stdout'))
     .action(async (contentDir: string, options: BuildFlags) => {
       const hosts = parseHosts(options.host);
+      const progress = progressLine(io, options);
       const result = await build({
+        onProgress: progress.update,
         contentDir,
         outDir: options.out,
         baseUrl: options.baseUrl,
         hosts,
         s3Dir: options.s3Dir,
         allowCredentialsInOutput: options.allowCredentialsInOutput,
-      });
+      }).finally(progress.clear);
       status = report(result, { ...options, verb: 'build' }, io);
     });
 
@@ -78,7 +83,13 @@ export async function run(argv: readonly string[], io: Io = processIo): Promise<
     .option('-q, --quiet', 'print only problems, no summary')
     .addOption(new Option('--json', 'print a machine-readable result on stdout'))
     .action(async (contentDir: string, options: ValidateFlags) => {
-      const result = await build({ contentDir, baseUrl: options.baseUrl, allowCredentialsInOutput: options.allowCredentialsInOutput });
+      const progress = progressLine(io, options);
+      const result = await build({
+        contentDir,
+        baseUrl: options.baseUrl,
+        allowCredentialsInOutput: options.allowCredentialsInOutput,
+        onProgress: progress.update,
+      }).finally(progress.clear);
       status = report(result, { ...options, verb: 'validate' }, io);
     });
 
@@ -298,6 +309,35 @@ function report(result: BuildResult, options: ReportOptions, io: Io): number {
   return 0;
 }
 
+/**
+ * One line on the terminal that shows the stage and, while writing, files done of the total,
+ * redrawn at most ten times a second. Nothing of it where it would end up in a log: stdout not
+ * a terminal, CI, --quiet or --json.
+ */
+export function progressLine(io: Io, options: { quiet?: boolean; json?: boolean }): { update: (p: Progress) => void; clear: () => void } {
+  const env = io.env ?? {};
+  const enabled = io.stdoutIsTTY === true && !options.quiet && !options.json && !env.CI && env.GITHUB_ACTIONS !== 'true';
+  if (!enabled) return { update: () => {}, clear: () => {} };
+  let shown = false;
+  let last = 0;
+  let stage: Progress['stage'] | undefined;
+  return {
+    update: (progress) => {
+      const now = performance.now();
+      // A new stage is always shown; counts within one only every 100 ms.
+      if (progress.stage === stage && now - last < 100 && progress.done !== progress.total) return;
+      stage = progress.stage;
+      last = now;
+      shown = true;
+      const counts = progress.total === undefined ? '' : ` ${(progress.done ?? 0).toLocaleString('en')} / ${progress.total.toLocaleString('en')} files`;
+      io.stdout(`\r\x1b[2K${progress.stage}…${counts}`);
+    },
+    clear: () => {
+      if (shown) io.stdout('\r\x1b[2K');
+    },
+  };
+}
+
 /** The problems in the human format, colored when stderr is a terminal (see useColor). */
 function humanText(result: BuildResult, io: Io): string {
   const color = useColor(io.stderrIsTTY ?? false, io.env ?? {});
@@ -327,6 +367,7 @@ function summaryData(result: BuildResult) {
       byResource: result.write.byResource,
     }),
     hosts: result.hosts,
+    stages: Object.fromEntries(Object.entries(result.stages).map(([stage, seconds]) => [stage, Number(seconds.toFixed(3))])),
     seconds: Number(result.seconds.toFixed(3)),
   };
 }
@@ -342,6 +383,13 @@ function summaryText(result: BuildResult, options: ReportOptions): string {
     lines.push(
       `  ${plural(write.files, 'file')}, ${formatBytes(write.bytes)}: ${write.written} written, ${write.unchanged} unchanged, ${write.removed} removed`,
     );
+    const rows = Object.entries(write.byResource).map(([resource, r]) => [
+      resource,
+      r.files.toLocaleString('en'),
+      formatBytes(r.bytes),
+      r.written.toLocaleString('en'),
+    ]);
+    lines.push(...table([['', 'files', 'bytes', 'written'], ...rows]).map((row) => `    ${row}`));
   } else {
     lines.push(`  ${plural(result.files!.length, 'file')} would be written`);
   }
@@ -349,13 +397,20 @@ function summaryText(result: BuildResult, options: ReportOptions): string {
     const limits = report.limits.map((l) => `${l.value > l.limit ? 'OVER' : 'within'} ${formatCount(l.limit, l.what)}`);
     lines.push(`  ${report.host}: ${limits.length > 0 ? limits.join('; ') : 'no size limits'}`);
   }
-  lines.push(`  ${result.seconds.toFixed(2)} s`);
+  const stages = Object.entries(result.stages).map(([stage, seconds]) => `${stage} ${seconds.toFixed(2)} s`);
+  lines.push(`  ${result.seconds.toFixed(2)} s (${stages.join(', ')})`);
   lines.push(
     result.manifestUrl
       ? `  manifest: ${result.manifestUrl}`
       : '  no base URL: genre links are left to the client; set baseUrl or --base-url before publishing',
   );
   return `${lines.join('\n')}\n`;
+}
+
+/** Rows of cells as aligned text: the first column to the left, the others to the right. */
+function table(rows: string[][]): string[] {
+  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
+  return rows.map((row) => row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join('  ').trimEnd());
 }
 
 function formatCount(limit: number, what: string): string {

@@ -34,8 +34,8 @@ export interface WriteResult {
   unchanged: number;
   removed: number;
   largest: { path: string; bytes: number };
-  /** Files and bytes per resource (manifest, catalog, meta, stream, subtitles, asset, page, host). */
-  byResource: Record<string, { files: number; bytes: number }>;
+  /** Files, bytes and files written per resource (manifest, catalog, meta, stream, subtitles, asset, page, host). */
+  byResource: Record<string, { files: number; bytes: number; written: number }>;
   /**
    * Files (and folders, ending in `/`) in the output folder that addon-gen did not write, seen
    * for the first time: they are left alone, and reported by one build only.
@@ -60,7 +60,8 @@ interface State {
   foreign: string[];
 }
 
-export async function writeOutput(outDir: string, files: readonly OutputFile[]): Promise<WriteResult> {
+/** Writes `files` below `outDir`; `onFile` is told how many are done after each one. */
+export async function writeOutput(outDir: string, files: readonly OutputFile[], onFile?: (done: number) => void): Promise<WriteResult> {
   const root = path.resolve(outDir);
   await mkdir(root, { recursive: true });
   const previous = await readState(root);
@@ -101,13 +102,18 @@ export async function writeOutput(outDir: string, files: readonly OutputFile[]):
   let temporaryCount = 0;
   const count = (file: OutputFile, written: Written) => {
     next.set(file.path, written);
-    const tally = (result.byResource[file.resource] ??= { files: 0, bytes: 0 });
+    const tally = (result.byResource[file.resource] ??= { files: 0, bytes: 0, written: 0 });
     tally.files++;
     tally.bytes += written.bytes;
     result.bytes += written.bytes;
     if (written.bytes > result.largest.bytes) result.largest = { path: file.path, bytes: written.bytes };
   };
+  let done = 0;
   await eachConcurrently(files, async (file) => {
+    await writeOne(file);
+    onFile?.(++done);
+  });
+  async function writeOne(file: OutputFile) {
     const target = inside(root, file.path);
     // Rendered from the same inputs as the file a complete build left: the same bytes.
     const before = previous.files.get(file.path);
@@ -140,7 +146,8 @@ export async function writeOutput(outDir: string, files: readonly OutputFile[]):
     await writeFileFast(scratch, bytes);
     await renameFast(scratch, target);
     result.written++;
-  });
+    result.byResource[file.resource]!.written++;
+  }
 
   for (const file of previous.files.keys()) {
     if (current.has(file)) continue;
