@@ -120,6 +120,16 @@ export const STREAM_SOURCES = [
   'playerFrameUrl',
 ] as const;
 
+/** Stream fields that apply only beside one of these sources. */
+export const SOURCE_FIELD_NEEDS: readonly (readonly [string, readonly (typeof STREAM_SOURCES)[number][]])[] = [
+  ['announce', ['infoHash']],
+  ['fileIdx', ['infoHash', 'rarUrls', 'zipUrls', '7zipUrls', 'tarUrls', 'tgzUrls']],
+  ['fileMustInclude', ['infoHash', 'rarUrls', 'zipUrls', '7zipUrls', 'tarUrls', 'tgzUrls']],
+  ['androidTvUrl', ['externalUrl']],
+  ['tizenUrl', ['externalUrl']],
+  ['webosUrl', ['externalUrl']],
+];
+
 function describe(leaves: Leaves) {
   const subtitle = {
     id: z.string().min(1),
@@ -190,15 +200,7 @@ function describe(leaves: Leaves) {
   };
 
   const sourceFieldsNeed = (stream: Record<string, unknown>, ctx: z.RefinementCtx) => {
-    const needs: [string, string[]][] = [
-      ['announce', ['infoHash']],
-      ['fileIdx', ['infoHash', 'rarUrls', 'zipUrls', '7zipUrls', 'tarUrls', 'tgzUrls']],
-      ['fileMustInclude', ['infoHash', 'rarUrls', 'zipUrls', '7zipUrls', 'tarUrls', 'tgzUrls']],
-      ['androidTvUrl', ['externalUrl']],
-      ['tizenUrl', ['externalUrl']],
-      ['webosUrl', ['externalUrl']],
-    ];
-    for (const [field, sources] of needs) {
+    for (const [field, sources] of SOURCE_FIELD_NEEDS) {
       if (stream[field] !== undefined && !sources.some((s) => stream[s] !== undefined)) {
         ctx.addIssue({
           code: 'custom',
@@ -290,9 +292,10 @@ export const ManifestBehaviorHints = z.strictObject({
 const SEMVER =
   /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?(?:\+[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?$/;
 const semver = z.string().regex(SEMVER, { message: 'expected a semantic version such as 1.0.0' });
+// No regex flags here or in any content schema: JSON Schema patterns have none (see jsonschema.ts).
 const reverseDomain = z
   .string()
-  .regex(/^[a-z0-9-]+(\.[a-z0-9-]+)+$/i, { message: 'expected a reverse-domain id such as org.example.films' });
+  .regex(/^[a-zA-Z0-9-]+(\.[a-zA-Z0-9-]+)+$/, { message: 'expected a reverse-domain id such as org.example.films' });
 
 export const Manifest = z.strictObject({
   id: reverseDomain,
