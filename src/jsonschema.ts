@@ -48,6 +48,8 @@ export function contentJsonSchemas(): { addon: JsonSchema; item: JsonSchema } {
     refuseRegexFlags(zodSchema);
     if (zodSchema === schemas.stream) Object.assign(jsonSchema, streamSourceRules());
   };
+  // `unrepresentable` stays "throw": a zod type with no JSON Schema form fails here (and in the
+  // freshness test) instead of silently becoming {}.
   const generate = (schema: z.core.$ZodType) =>
     z.toJSONSchema(schema, { target: 'draft-07', io: 'input', metadata, override }) as JsonSchema;
   return { addon: generate(schemas.addon), item: generate(itemFile) };
