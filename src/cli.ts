@@ -15,6 +15,7 @@ import {
 } from './diagnostics.js';
 import { HOSTS, type Host } from './hosts.js';
 import { initProject, initText } from './init.js';
+import { jsonSchemaText, SCHEMA_DIR, writeJsonSchemas } from './jsonschema.js';
 import { sourceLineOf } from './load.js';
 import { ContentError, installLinks, startServer, type AddonServer } from './serve.js';
 
@@ -119,6 +120,14 @@ export async function run(argv: readonly string[], io: Io = processIo): Promise<
     .option('--force', 'overwrite files that already exist')
     .action(async (dir: string, options: { id?: string; name?: string; force?: boolean }) => {
       io.stdout(initText(await initProject({ dir, ...options })));
+    });
+
+  program
+    .command('schema')
+    .description('write the JSON Schemas of addon.yaml and the item files, for editors that complete and check YAML')
+    .option('-o, --out <dir>', 'folder to write them to', SCHEMA_DIR)
+    .action(async (options: { out: string }) => {
+      io.stdout(jsonSchemaText(await writeJsonSchemas(options.out), options.out));
     });
 
   try {

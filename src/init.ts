@@ -1,11 +1,13 @@
 // addon-gen init: a new addon project (content to edit, a .gitignore, a GitHub Pages workflow)
-// made from the files in templates/init/. Every file is decided and checked before the first write.
+// made from the files in templates/init/, plus the content's JSON Schemas. Every file is decided and
+// checked before the first write.
 import { lstat, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fg from 'fast-glob';
 import { parse } from 'yaml';
 import { UsageError } from './diagnostics.js';
+import { jsonSchemaFiles, SCHEMA_DIR } from './jsonschema.js';
 import { ADDON_FILE } from './load.js';
 import { contentSchemas } from './schema.js';
 
@@ -53,7 +55,11 @@ export async function initProject(options: InitOptions): Promise<InitResult> {
   const name = options.name ?? defaultName(folderName);
   checkSettings(id, name);
 
-  const files = renderInitFiles(await readInitTemplates(), { id, name, addonGenVersion: await packageVersion() });
+  const files = [
+    ...renderInitFiles(await readInitTemplates(), { id, name, addonGenVersion: await packageVersion() }),
+    // The JSON Schemas that the content files' first lines point at, as this version has them.
+    ...jsonSchemaFiles().map((file) => ({ path: `${SCHEMA_DIR}/${file.path}`, body: file.body })),
+  ].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   const { existing, blocked } = await filesInTheWay(options.dir, files);
   const shown = (relative: string) => `  ${path.join(options.dir, relative)}`;
   if (blocked.length > 0) {
@@ -221,6 +227,7 @@ export function initText(result: InitResult, cwd = process.cwd()): string {
     `  addon-gen serve    preview: builds ${INIT_CONTENT_DIR}/ and prints the links that install it in Stremio`,
     `  addon-gen build    checks ${INIT_CONTENT_DIR}/ and writes the addon to dist/`,
     `  Edit ${INIT_CONTENT_DIR}/addon.yaml and the items in ${INIT_CONTENT_DIR}/movies/ and ${INIT_CONTENT_DIR}/series/.`,
+    `  Editors with the YAML language server (VS Code: Red Hat's YAML) complete and check them from ${SCHEMA_DIR}/.`,
     '  To publish on GitHub Pages, push this folder to a GitHub repository and set',
     '  Settings > Pages > Source to "GitHub Actions": .github/workflows/addon.yml then builds',
     '  and publishes every push to main. Other hosts: "Publish" in the addon-gen README.',

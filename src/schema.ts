@@ -122,7 +122,10 @@ const textOrNumber = z.union([z.string(), z.number()]).transform(String);
 interface Leaves {
   /** Image and media URL fields: absolute URLs out; absolute URLs or local files in. */
   url: z.ZodType<string, any>;
+  /** How `url` fields may be written, the end of their descriptions (shown by editors). */
+  urlForm: string;
   date: z.ZodType<string, any>;
+  dateForm: string;
   text: z.ZodType<string, any>;
   archiveEntry: z.ZodType<[string] | [string, number], any>;
 }
@@ -140,55 +143,93 @@ export const STREAM_SOURCES = [
   'playerFrameUrl',
 ] as const;
 
+/** Stream fields that apply only beside one of these sources. */
+export const SOURCE_FIELD_NEEDS: readonly (readonly [string, readonly (typeof STREAM_SOURCES)[number][]])[] = [
+  ['announce', ['infoHash']],
+  ['fileIdx', ['infoHash', 'rarUrls', 'zipUrls', '7zipUrls', 'tarUrls', 'tgzUrls']],
+  ['fileMustInclude', ['infoHash', 'rarUrls', 'zipUrls', '7zipUrls', 'tarUrls', 'tgzUrls']],
+  ['androidTvUrl', ['externalUrl']],
+  ['tizenUrl', ['externalUrl']],
+  ['webosUrl', ['externalUrl']],
+];
+
+// Descriptions (`.describe`) are for people writing content: editors show them on hover, from the
+// JSON Schemas that `addon-gen schema` generates (jsonschema.ts). They change no check.
 function describe(leaves: Leaves) {
+  const url = (what: string) => leaves.url.optional().describe(`${what}: ${leaves.urlForm}`);
+
   const subtitle = {
-    id: z.string().min(1),
-    lang: threeLetters('ISO 639-3 language'),
-    url: leaves.url,
+    id: z.string().min(1).describe('The track id; in content files it defaults to {item or video id}:{lang}'),
+    lang: threeLetters('ISO 639-3 language').describe('Language: ISO 639-3, three lowercase letters (eng, fra, deu)'),
+    url: leaves.url.describe(`The subtitle file (.srt, .vtt): ${leaves.urlForm}`),
   };
 
-  const streamBehaviorHints = z.strictObject({
-    notWebReady: z.boolean().optional(),
-    bingeGroup: z.string().optional(),
-    countryWhitelist: z.array(threeLetters('ISO 3166-1 alpha-3 country')).optional(),
-    proxyHeaders: z
-      .strictObject({
-        request: z.record(z.string(), z.string()).optional(),
-        response: z.record(z.string(), z.string()).optional(),
-      })
-      .optional(),
-    filename: z.string().optional(),
-    videoHash: z.string().optional(),
-    videoSize: nonNegativeInt.optional(),
-  });
+  const streamBehaviorHints = z
+    .strictObject({
+      notWebReady: z.boolean().optional().describe('true: the web player must transcode it (not MP4 or not HTTPS)'),
+      bingeGroup: z
+        .string()
+        .optional()
+        .describe('The same group on the next episode\'s stream lets the player go on to it by itself'),
+      countryWhitelist: z
+        .array(threeLetters('ISO 3166-1 alpha-3 country'))
+        .optional()
+        .describe('The only countries where it plays: ISO 3166-1 alpha-3, lowercase (usa, gbr)'),
+      proxyHeaders: z
+        .strictObject({
+          request: z.record(z.string(), z.string()).optional().describe('Headers the streaming server sends with its requests'),
+          response: z.record(z.string(), z.string()).optional().describe('Headers the streaming server returns to the player'),
+        })
+        .optional()
+        .describe('Headers for the streaming server (the Stremio desktop and Android apps)'),
+      filename: z.string().optional().describe('The video\'s file name, for subtitle lookups'),
+      videoHash: z.string().optional().describe('The OpenSubtitles hash of the video'),
+      videoSize: nonNegativeInt.optional().describe('The video\'s size in bytes'),
+    })
+    .describe('Hints for the player');
 
-  const archive = z.array(leaves.archiveEntry).min(1).optional();
+  const archive = (kind: string) =>
+    z
+      .array(leaves.archiveEntry)
+      .min(1)
+      .optional()
+      .describe(`Source: a ${kind} archive, its parts in order, each a URL or [URL, bytes]; ${leaves.urlForm}`);
 
   const streamShape = {
-    url: leaves.url.optional(),
-    ytId: z.string().min(1).optional(),
+    url: url('Source: a video file'),
+    ytId: z.string().min(1).optional().describe('Source: a YouTube video id (the 11 characters after watch?v=)'),
     infoHash: z
       .string()
       .regex(/^[0-9a-fA-F]{40}$/, { message: 'expected exactly 40 hexadecimal digits' })
       .transform((hash) => hash.toLowerCase())
-      .optional(),
+      .optional()
+      .describe('Source: a BitTorrent info hash, 40 hexadecimal digits'),
     // The client reads fileIdx as a 16-bit number.
-    fileIdx: nonNegativeInt.max(65535).optional(),
-    announce: z.array(z.string().min(1)).optional(),
-    fileMustInclude: z.array(z.string().min(1)).optional(),
-    rarUrls: archive,
-    zipUrls: archive,
-    '7zipUrls': archive,
-    tarUrls: archive,
-    tgzUrls: archive,
-    externalUrl: leaves.url.optional(),
-    androidTvUrl: leaves.url.optional(),
-    tizenUrl: leaves.url.optional(),
-    webosUrl: leaves.url.optional(),
-    playerFrameUrl: leaves.url.optional(),
-    name: z.string().optional(),
-    description: z.string().optional(),
-    thumbnail: leaves.url.optional(),
+    fileIdx: nonNegativeInt
+      .max(65535)
+      .optional()
+      .describe('Which file of the torrent or archive to play, from 0; for infoHash and archive sources'),
+    announce: z
+      .array(z.string().min(1))
+      .optional()
+      .describe('Where to find peers: "tracker:" and a tracker URL, or "dht:" and the info hash; for infoHash'),
+    fileMustInclude: z
+      .array(z.string().min(1))
+      .optional()
+      .describe('Regular expressions: the first file whose name matches one plays; for infoHash and archive sources'),
+    rarUrls: archive('RAR'),
+    zipUrls: archive('ZIP'),
+    '7zipUrls': archive('7-Zip'),
+    tarUrls: archive('tar'),
+    tgzUrls: archive('gzipped tar'),
+    externalUrl: url('Source: a link opened outside the player (a browser, or the app that handles it)'),
+    androidTvUrl: url('With externalUrl: the link Android TV opens instead'),
+    tizenUrl: url('With externalUrl: the link Samsung (Tizen) TVs open instead'),
+    webosUrl: url('With externalUrl: the link LG (webOS) TVs open instead'),
+    playerFrameUrl: url('Source: a web page with a player, shown inside the client'),
+    name: z.string().optional().describe('A short source name, shown in the stream list'),
+    description: z.string().optional().describe('The text under the name (streams have no title)'),
+    thumbnail: url('A thumbnail image'),
     behaviorHints: streamBehaviorHints.optional(),
   };
 
@@ -210,15 +251,7 @@ function describe(leaves: Leaves) {
   };
 
   const sourceFieldsNeed = (stream: Record<string, unknown>, ctx: z.RefinementCtx) => {
-    const needs: [string, string[]][] = [
-      ['announce', ['infoHash']],
-      ['fileIdx', ['infoHash', 'rarUrls', 'zipUrls', '7zipUrls', 'tarUrls', 'tgzUrls']],
-      ['fileMustInclude', ['infoHash', 'rarUrls', 'zipUrls', '7zipUrls', 'tarUrls', 'tgzUrls']],
-      ['androidTvUrl', ['externalUrl']],
-      ['tizenUrl', ['externalUrl']],
-      ['webosUrl', ['externalUrl']],
-    ];
-    for (const [field, sources] of needs) {
+    for (const [field, sources] of SOURCE_FIELD_NEEDS) {
       if (stream[field] !== undefined && !sources.some((s) => stream[s] !== undefined)) {
         ctx.addIssue({
           code: 'custom',
@@ -229,35 +262,49 @@ function describe(leaves: Leaves) {
     }
   };
 
-  const link = z.strictObject({ name: z.string().min(1), category: z.string().min(1), url: absoluteUrl });
+  const link = z.strictObject({
+    name: z.string().min(1).describe('The link text'),
+    category: z.string().min(1).describe('The heading it is listed under (Wikipedia, Cast, Directors)'),
+    url: absoluteUrl.describe('An absolute URL'),
+  });
+
+  const released = leaves.date.optional().describe(`The release date: ${leaves.dateForm}`);
 
   const metaShape = {
-    id: fileName,
-    type: fileName,
-    name: z.string().min(1),
-    poster: leaves.url.optional(),
-    posterShape: z.enum(['poster', 'square', 'landscape']).optional(),
-    background: leaves.url.optional(),
-    logo: leaves.url.optional(),
-    description: z.string().optional(),
-    releaseInfo: leaves.text.optional(),
-    runtime: leaves.text.optional(),
-    released: leaves.date.optional(),
-    genres: z.array(genreName).optional(),
-    links: z.array(link).optional(),
+    id: fileName.describe('A unique id, which becomes a file name: no / or \\, no trailing dot or space, not CON or NUL, at most 200 bytes (pd:nosferatu-1922)'),
+    type: fileName.describe('movie, series, channel, tv, or a type of your own'),
+    name: z.string().min(1).describe('The title'),
+    poster: url('The poster image'),
+    posterShape: z.enum(['poster', 'square', 'landscape']).optional().describe('poster (2:3, the default), square or landscape'),
+    background: url('The background image of the details page'),
+    logo: url('A logo, shown on the details page instead of the name'),
+    description: z.string().optional().describe('The summary on the details page'),
+    releaseInfo: leaves.text.optional().describe('The text under the poster, such as 1922 or 1941–1943'),
+    runtime: leaves.text.optional().describe('The running time as text, such as 94 min'),
+    released,
+    genres: z.array(genreName).optional().describe('Genres; each becomes an entry of its catalogs\' genre filter'),
+    links: z.array(link).optional().describe('Links shown on the details page'),
     behaviorHints: z
-      .strictObject({ defaultVideoId: z.string().min(1).optional(), hasScheduledVideos: z.boolean().optional() })
-      .optional(),
+      .strictObject({
+        defaultVideoId: z
+          .string()
+          .min(1)
+          .optional()
+          .describe('The id of one of the item\'s videos: opening the item shows that video\'s streams at once'),
+        hasScheduledVideos: z.boolean().optional().describe('true: videos with a future release date show as upcoming'),
+      })
+      .optional()
+      .describe('Hints for the client'),
   };
 
   const videoShape = {
-    id: fileName,
-    title: z.string(),
-    released: leaves.date.optional(),
-    overview: z.string().optional(),
-    thumbnail: leaves.url.optional(),
-    season: nonNegativeInt.optional(),
-    episode: nonNegativeInt.optional(),
+    id: fileName.describe('Unique within the item; default {item id}:{season}:{episode}, required without them'),
+    title: z.string().describe('The title; default "Episode {episode}", required without an episode'),
+    released,
+    overview: z.string().optional().describe('The summary'),
+    thumbnail: url('A thumbnail image'),
+    season: nonNegativeInt.optional().describe('A whole number from 0; season 0 holds specials, shown last'),
+    episode: nonNegativeInt.optional().describe('A whole number from 0'),
   };
 
   return { subtitle, streamShape, oneSource, sourceFieldsNeed, metaShape, videoShape };
@@ -268,7 +315,9 @@ function describe(leaves: Leaves) {
 
 const wire = describe({
   url: absoluteUrl,
+  urlForm: 'an absolute URL',
   date: protocolDate,
+  dateForm: 'an RFC 3339 date-time in UTC with milliseconds',
   text: z.string(),
   archiveEntry: z.union([z.tuple([absoluteUrl]), z.tuple([absoluteUrl, nonNegativeInt])]),
 });
@@ -301,18 +350,19 @@ export const ManifestResource = z.union([
   z.strictObject({ name: z.string(), types: z.array(z.string()), idPrefixes: z.array(z.string()).optional() }),
 ]);
 export const ManifestBehaviorHints = z.strictObject({
-  adult: z.boolean().optional(),
-  p2p: z.boolean().optional(),
-  configurable: z.boolean().optional(),
-  configurationRequired: z.boolean().optional(),
+  adult: z.boolean().optional().describe('true: the addon has adult content'),
+  p2p: z.boolean().optional().describe('true: some streams are BitTorrent (peer to peer)'),
+  configurable: z.boolean().optional().describe('true: Stremio shows a Configure button that opens {base URL}/configure'),
+  configurationRequired: z.boolean().optional().describe('true: the addon cannot be installed until it is configured'),
 });
 
 const SEMVER =
   /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?(?:\+[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?$/;
 const semver = z.string().regex(SEMVER, { message: 'expected a semantic version such as 1.0.0' });
+// No regex flags here or in any content schema: JSON Schema patterns have none (see jsonschema.ts).
 const reverseDomain = z
   .string()
-  .regex(/^[a-z0-9-]+(\.[a-z0-9-]+)+$/i, { message: 'expected a reverse-domain id such as org.example.films' });
+  .regex(/^[a-zA-Z0-9-]+(\.[a-zA-Z0-9-]+)+$/, { message: 'expected a reverse-domain id such as org.example.films' });
 
 export const Manifest = z.strictObject({
   id: reverseDomain,
@@ -380,9 +430,12 @@ export function contentSchemas(resolveLocalFile: LocalFileResolver) {
       return z.NEVER;
     });
   const archiveUrl = urlOrFile;
+  const urlForm = 'an absolute URL (https://…), or a file relative to this YAML file';
   const input = describe({
     url: urlOrFile,
+    urlForm,
     date: contentDate,
+    dateForm: 'a date (1922-03-04), a date and time (1922-03-04 20:00), or a date-time with an offset',
     text: textOrNumber,
     // A plain URL in YAML is the one-element form the spec writes as [url].
     archiveEntry: z.union([
@@ -392,72 +445,114 @@ export function contentSchemas(resolveLocalFile: LocalFileResolver) {
     ]),
   });
 
-  const subtitle = z.strictObject({ ...input.subtitle, id: input.subtitle.id.optional() });
+  const subtitle = z.strictObject({ ...input.subtitle, id: input.subtitle.id.optional() }).describe('A subtitle track');
+  const subtitles = (whose: string) => z.array(subtitle).optional().describe(`Subtitles ${whose}`);
   const stream = z
-    .strictObject({ ...input.streamShape, subtitles: z.array(subtitle).optional() })
+    .strictObject({ ...input.streamShape, subtitles: subtitles('for this stream only') })
     .superRefine(input.oneSource)
-    .superRefine(input.sourceFieldsNeed);
+    .superRefine(input.sourceFieldsNeed)
+    .describe(`What plays: exactly one source (${STREAM_SOURCES.join(', ')}); put alternatives in separate streams`);
+  const streams = (whose: string) => z.array(stream).optional().describe(whose);
 
-  const video = z.strictObject({
-    ...input.videoShape,
-    // Both default from season and episode (see validate.ts); required otherwise.
-    id: input.videoShape.id.optional(),
-    title: input.videoShape.title.optional(),
-    streams: z.array(stream).optional(),
-    subtitles: z.array(subtitle).optional(),
-    trailerStreams: z.array(stream).optional(),
-  });
+  const video = z
+    .strictObject({
+      ...input.videoShape,
+      // Both default from season and episode (see validate.ts); required otherwise.
+      id: input.videoShape.id.optional(),
+      title: input.videoShape.title.optional(),
+      streams: streams('What plays for this video'),
+      subtitles: subtitles('of this video, offered for each of its streams'),
+      trailerStreams: streams('Trailers: streams of any source'),
+    })
+    .describe('An episode of a series or a video of a channel');
 
-  const item = z.strictObject({
-    ...input.metaShape,
-    trailerStreams: z.array(stream).optional(),
-    catalogs: z.array(fileName).optional(),
-    streams: z.array(stream).optional(),
-    subtitles: z.array(subtitle).optional(),
-    videos: z.array(video).optional(),
-  });
+  const item = z
+    .strictObject({
+      ...input.metaShape,
+      trailerStreams: streams('Trailers: streams of any source'),
+      catalogs: z
+        .array(fileName)
+        .optional()
+        .describe('The ids of the catalogs (of its type) it appears in; default: every catalog of its type with items: all'),
+      streams: streams('What plays, for an item without videos'),
+      subtitles: subtitles('for an item without videos, offered for each of its streams'),
+      videos: z
+        .array(video)
+        .optional()
+        .describe('Episodes of a series or videos of a channel; streams and subtitles then go on each video'),
+    })
+    .describe('An item: a film, a series, a channel');
 
+  const seconds = (what: string) => nonNegativeInt.optional().describe(`Seconds ${what}`);
   const cacheSettings = {
-    maxAge: nonNegativeInt.optional(),
-    staleRevalidate: nonNegativeInt.optional(),
-    staleError: nonNegativeInt.optional(),
+    maxAge: seconds('clients and CDNs may keep an answer (cacheMaxAge, max-age)'),
+    staleRevalidate: seconds('an old answer may be served while a new one is fetched (stale-while-revalidate)'),
+    staleError: seconds('an old answer may be served while the host fails (stale-if-error)'),
   };
+  const cacheOf = (resource: string) =>
+    z.strictObject(cacheSettings).optional().describe(`Overrides for ${resource}`);
 
-  const catalog = z.strictObject({
-    id: fileName,
-    type: fileName,
-    name: z.string().min(1),
-    genres: z.union([z.literal('auto'), z.array(genreName)]).optional(),
-    sort: z.enum(['name', '-name', 'released', '-released', 'releaseInfo', '-releaseInfo']).optional(),
-    items: z.enum(['all', 'listed']).default('all'),
-  });
+  const catalog = z
+    .strictObject({
+      id: fileName.describe('Unique with its type; becomes part of file names'),
+      type: fileName.describe('The type of the items it lists (movie, series, …)'),
+      name: z.string().min(1).describe('The title of its row on the Board and in Discover'),
+      genres: z
+        .union([z.literal('auto'), z.array(genreName)])
+        .optional()
+        .describe('A genre filter: a list of genres, or auto for every genre its items carry, sorted'),
+      sort: z
+        .enum(['name', '-name', 'released', '-released', 'releaseInfo', '-releaseInfo'])
+        .optional()
+        .describe('The order of its items, a leading - for descending; default: the order they are read in'),
+      items: z
+        .enum(['all', 'listed'])
+        .default('all')
+        .describe('all: every item of its type without a catalogs field, and those naming it; listed: only items naming it'),
+    })
+    .describe('A catalog: a row on the Board and a list in Discover');
 
-  const addon = z.strictObject({
-    id: reverseDomain,
-    version: semver,
-    name: z.string().min(1),
-    description: z.string().default(''),
-    logo: urlOrFile.optional(),
-    background: urlOrFile.optional(),
-    contactEmail: z.email({ message: 'expected an email address' }).optional(),
-    types: z.array(fileName).min(1).optional(),
-    idPrefixes: z.array(z.string().min(1)).min(1).optional(),
-    behaviorHints: ManifestBehaviorHints.optional(),
-    baseUrl: baseUrl.optional(),
-    secrets: z.array(variableName).optional(),
-    publish: z.array(variableName).optional(),
-    cache: z
-      .strictObject({
-        ...cacheSettings,
-        manifest: z.strictObject(cacheSettings).optional(),
-        catalog: z.strictObject(cacheSettings).optional(),
-        meta: z.strictObject(cacheSettings).optional(),
-        stream: z.strictObject(cacheSettings).optional(),
-        subtitles: z.strictObject(cacheSettings).optional(),
-      })
-      .optional(),
-    catalogs: z.array(catalog).default([]),
-  });
+  const addon = z
+    .strictObject({
+      id: reverseDomain.describe('Unique, reverse-domain (org.example.films); never change it once people install the addon'),
+      version: semver.describe('A semantic version (1.0.0); raise it when you publish changes'),
+      name: z.string().min(1).describe('Shown in the addon list and on the install page'),
+      description: z.string().default('').describe('One or two sentences for the addon list'),
+      logo: urlOrFile.optional().describe(`A square logo: ${urlForm}`),
+      background: urlOrFile.optional().describe(`A background image: ${urlForm}`),
+      contactEmail: z.email({ message: 'expected an email address' }).optional().describe('An address for people to write to'),
+      types: z.array(fileName).min(1).optional().describe('The types it serves; default: those of its catalogs and items'),
+      idPrefixes: z
+        .array(z.string().min(1))
+        .min(1)
+        .optional()
+        .describe('What every id starts with; default: derived from the ids, the part up to the first ":"'),
+      behaviorHints: ManifestBehaviorHints.optional().describe('Hints for the client'),
+      baseUrl: baseUrl
+        .optional()
+        .describe('The http(s) URL where the output will be published (local files need it); --base-url wins'),
+      secrets: z
+        .array(variableName)
+        .optional()
+        .describe('More variables whose values must never be published, besides those named like *KEY*, *TOKEN*, *SECRET*, *PASSWORD*, *AUTH*'),
+      publish: z
+        .array(variableName)
+        .optional()
+        .describe('Variables that look secret and may be published all the same (${NAME} in values)'),
+      cache: z
+        .strictObject({
+          ...cacheSettings,
+          manifest: cacheOf('manifest.json'),
+          catalog: cacheOf('catalog pages'),
+          meta: cacheOf('metas'),
+          stream: cacheOf('streams'),
+          subtitles: cacheOf('subtitles'),
+        })
+        .optional()
+        .describe('How long clients and CDNs may keep answers'),
+      catalogs: z.array(catalog).default([]).describe('The catalogs, in the order Stremio shows them'),
+    })
+    .describe('The settings of an addon-gen addon (addon.yaml)');
 
   return { addon, catalog, item, video, stream, subtitle };
 }

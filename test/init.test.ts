@@ -23,6 +23,8 @@ const SCAFFOLD = [
   'content/addon.yaml',
   'content/movies/his-girl-friday.yaml',
   'content/series/superman.yaml',
+  'schema/addon.schema.json',
+  'schema/item.schema.json',
 ];
 
 /** The installed command in a child process: exit status and output, also when it fails. */
@@ -72,7 +74,7 @@ describe('addon-gen init', () => {
     expect(created.stdout).toMatch(/^ {2}addon-gen serve /m);
     expect(created.stdout).toMatch(/^ {2}addon-gen build /m);
     expect(created.stdout).toContain('"GitHub Actions"');
-    expect((await listing(dir)).filter((p) => !['.github', '.github/workflows', 'content', 'content/movies', 'content/series'].includes(p))).toEqual(SCAFFOLD);
+    expect((await listing(dir)).filter((p) => !['.github', '.github/workflows', 'content', 'content/movies', 'content/series', 'schema'].includes(p))).toEqual(SCAFFOLD);
 
     // The next steps as printed: `addon-gen build` in the project folder, with its defaults.
     const built = await bin(['build'], { cwd: dir });
