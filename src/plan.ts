@@ -390,18 +390,23 @@ function cacheTail(cache: CacheHints): string {
  * merge them, and one addon would silently serve the other's file.
  */
 function conflicts(files: readonly OutputFile[]): Diagnostic[] {
-  const first = new Map<string, OutputFile>();
-  const firstFolded = new Map<string, OutputFile>();
-  const reportedPairs = new Map<Item, Set<Item>>();
+  // One map by case-folded path finds both: a quarter of a million paths, so only one.
+  const byFolded = new Map<string, OutputFile>();
   const diagnostics: Diagnostic[] = [];
+  const reportedPairs = new Map<Item, Set<Item>>();
   const locate = (f: OutputFile) => f.origin?.where(['id']);
   const where = (f: OutputFile) => {
     const at = locate(f);
     return at ? `${at.file}:${at.line}:${at.column}` : f.resource;
   };
   for (const file of files) {
-    const earlier = first.get(file.path);
-    if (earlier) {
+    const folded = file.path.toLowerCase();
+    const earlier = byFolded.get(folded);
+    if (!earlier) {
+      byFolded.set(folded, file);
+      continue;
+    }
+    if (earlier.path === file.path) {
       diagnostics.push({
         code: 'output-conflict',
         severity: 'error',
@@ -411,24 +416,17 @@ function conflicts(files: readonly OutputFile[]): Diagnostic[] {
       });
       continue;
     }
-    first.set(file.path, file);
-    const folded = file.path.toLowerCase();
-    const other = firstFolded.get(folded);
-    if (!other) {
-      firstFolded.set(folded, file);
-      continue;
-    }
     // One report per pair of items, not one per file they both have (meta, streams, subtitles).
-    if (file.origin && other.origin) {
+    if (file.origin && earlier.origin) {
       const pairs = reportedPairs.get(file.origin) ?? new Set();
-      if (pairs.has(other.origin)) continue;
-      reportedPairs.set(file.origin, pairs.add(other.origin));
+      if (pairs.has(earlier.origin)) continue;
+      reportedPairs.set(file.origin, pairs.add(earlier.origin));
     }
     diagnostics.push({
       code: 'case-conflict',
       severity: 'error',
       ...locate(file),
-      message: `${file.path} (by ${where(file)}) and ${other.path} (by ${where(other)}) differ only in letter case`,
+      message: `${file.path} (by ${where(file)}) and ${earlier.path} (by ${where(earlier)}) differ only in letter case`,
       hint: 'case-insensitive file systems and hosts would make them one file: change one of the ids (or genres) by more than case',
     });
   }
