@@ -188,3 +188,63 @@ describe('how problems are printed', () => {
     expect(stderr).toContain(`\u001b[1m${path.basename(dir)}/x.yaml:4:1:\u001b[22m`);
   });
 });
+
+describe('progress and summary', () => {
+  async function cliWith(argv: string[], io: { stdoutIsTTY?: boolean; env?: Record<string, string> }) {
+    let stdout = '';
+    const status = await run(argv, { stdout: (t) => void (stdout += t), stderr: () => {}, ...io });
+    return { status, stdout };
+  }
+  const MANY = {
+    ...GOOD,
+    'x.yaml': Array.from({ length: 300 }, (_, i) => `- { id: "x${i}", type: movie, name: "X ${i}", streams: [{ url: "https://e.org/${i}.mp4" }] }`).join('\n'),
+  };
+
+  it('draws one progress line on a terminal, through every stage, and clears it before the summary', async () => {
+    const dir = await contentDir(MANY);
+    const { status, stdout } = await cliWith(['build', dir, '--out', path.join(await tempDir(), 'dist')], { stdoutIsTTY: true, env: {} });
+    expect(status).toBe(0);
+    const [progress, summary] = [stdout.slice(0, stdout.lastIndexOf('\r\x1b[2K')), stdout.slice(stdout.lastIndexOf('\r\x1b[2K') + 5)];
+    const frames = progress.split('\r\x1b[2K').filter(Boolean);
+    expect(frames.slice(0, 4)).toEqual(['load…', 'validate…', 'plan…', 'write…']);
+    // The last frame counts every file; the line never holds a newline, so it redraws in place.
+    expect(frames.at(-1)).toMatch(/^write… (\d[\d,]*) \/ \1 files$/);
+    expect(progress).not.toContain('\n');
+    expect(summary).toMatch(/^Built Test Addon/);
+  });
+
+  it('draws nothing when stdout is not a terminal, in CI, with --quiet or with --json', async () => {
+    const dir = await contentDir(GOOD);
+    const out = path.join(await tempDir(), 'dist');
+    const cases: [string[], { stdoutIsTTY?: boolean; env?: Record<string, string> }][] = [
+      [[], { stdoutIsTTY: false, env: {} }],
+      [[], { stdoutIsTTY: true, env: { CI: 'true' } }],
+      [[], { stdoutIsTTY: true, env: { GITHUB_ACTIONS: 'true' } }],
+      [['--quiet'], { stdoutIsTTY: true, env: {} }],
+      [['--json'], { stdoutIsTTY: true, env: {} }],
+    ];
+    for (const [flags, io] of cases) {
+      const { stdout } = await cliWith(['build', dir, '--out', out, ...flags], io);
+      expect(stdout, JSON.stringify([flags, io])).not.toContain('\r');
+    }
+  });
+
+  it('lists files, bytes and writes per resource and the time of each stage', async () => {
+    const dir = await contentDir(GOOD);
+    const out = path.join(await tempDir(), 'dist');
+    const first = await cli(['build', dir, '--out', out, '--host', 'netlify']);
+    const row = (resource: string) => new RegExp(`^ +${resource} +(\\d+) +([\\d.]+ (?:B|KiB)) +(\\d+)$`, 'm').exec(first.stdout)!.slice(1);
+    // Counted from the files on disk, not from the summary's own numbers.
+    const onDisk = (folder: string) => readdir(path.join(out, folder), { recursive: true, withFileTypes: true }).then((e) => e.filter((f) => f.isFile()).length);
+    const catalogs = String(await onDisk('catalog'));
+    expect(row('catalog')).toEqual([catalogs, expect.any(String), catalogs]);
+    expect(row('meta')).toEqual(['1', expect.any(String), '1']);
+    expect(row('host')).toEqual(['2', expect.any(String), '2']);
+    expect(first.stdout).toMatch(/\d+\.\d\d s \(load \d+\.\d\d s, validate \d+\.\d\d s, plan \d+\.\d\d s, write \d+\.\d\d s\)/);
+    const again = await cli(['build', dir, '--out', out, '--host', 'netlify']);
+    expect(/^ +meta +1 +\S+ \S+ +0$/m.test(again.stdout)).toBe(true);
+    const json = JSON.parse((await cli(['build', dir, '--out', out, '--host', 'netlify', '--json'])).stdout);
+    expect(Object.keys(json.summary.stages)).toEqual(['load', 'validate', 'plan', 'write']);
+    expect(json.summary.byResource.meta).toEqual({ files: 1, bytes: expect.any(Number), written: 0 });
+  });
+});
