@@ -199,7 +199,8 @@ describe('the install page in headless Chromium', () => {
   afterAll(async () => {
     await browser?.close();
     await Promise.all([example, elsewhere, hostile].map((s) => s?.close()));
-    await Promise.all(folders.map((f) => rm(f, { recursive: true, force: true })));
+    // `<out>-s3` is where a build puts its S3 files by default.
+    await Promise.all(folders.flatMap((f) => [f, `${f}-s3`]).map((f) => rm(f, { recursive: true, force: true })));
   });
 
   /**
