@@ -217,6 +217,11 @@ async function bytesOf(file: OutputFile): Promise<Buffer> {
   return Buffer.from(typeof file.body === 'function' ? file.body() : (file.body ?? ''));
 }
 
+/** `a/b.json`: relative, forward slashes, no `.` or `..` segments, nothing empty. */
+function isPlainRelativePath(file: string): boolean {
+  return file.split('/').every((segment) => segment !== '' && segment !== '.' && segment !== '..' && !segment.includes('\\'));
+}
+
 /** Resolves an output path and makes sure it stays inside the output folder. */
 function inside(root: string, relative: string): string {
   const target = path.resolve(root, relative);
@@ -260,8 +265,10 @@ async function readState(root: string): Promise<State> {
   const files: Files = new Map();
   for (let i = 0; i < paths!.length; i++) {
     const [file, hash, bytes, input] = [paths![i], hashes![i], sizes![i], inputs![i]];
-    // An entry of another shape (a hand edit) is left out: that file is rewritten.
+    // An entry of another shape (a hand edit) is left out: that file is rewritten. A path that
+    // is not plainly below the output folder was never written by a build: never remove it.
     if (typeof file !== 'string' || typeof hash !== 'string' || typeof bytes !== 'number' || typeof input !== 'number') continue;
+    if (!isPlainRelativePath(file)) continue;
     const fingerprint = fingerprints[input];
     files.set(file, { hash, bytes, ...(typeof fingerprint === 'string' && { inputs: fingerprint }) });
   }

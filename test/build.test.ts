@@ -168,6 +168,16 @@ describe('an existing output folder', () => {
       expect(rebuilt.ok).toBe(true);
       expect(await readTree(out), String(text)).toEqual(clean);
     }
+
+    // Bookkeeping that names a file outside the output folder never makes a build touch it.
+    const victim = `${out}-victim.txt`;
+    await writeFile(victim, 'keep');
+    const forged = { generator: 'addon-gen', format: 2, complete: true, paths: [`../${path.basename(victim)}`, 'a/../../x'], hashes: ['h', 'h'], sizes: [4, 4], inputs: [-1, -1], fingerprints: [] };
+    await writeFile(state, JSON.stringify(forged));
+    const rebuilt = await build({ contentDir: dir, outDir: out });
+    expect(rebuilt.write).toMatchObject({ removed: 0 });
+    expect(await readFile(victim, 'utf8')).toBe('keep');
+    await rm(victim);
   });
 
   it('rewrites nothing when nothing changed, and removes files that no longer belong', async () => {
