@@ -87,7 +87,14 @@ export function plan(content: Content, options: PlanOptions = {}): Plan {
   const manifestBody = envelope('manifest', manifest, cache('manifest'));
   files.push({ path: MANIFEST_FILE, resource: 'manifest', body: manifestBody });
 
-  const previews = new Map(content.items.map((item) => [item, JSON.stringify(metaPreview(item, links.get(item)))]));
+  const fingerprints = options.generator === undefined ? undefined : inputFingerprints(content, links, options.generator);
+  // Rendered once per item, and only when a page that lists it is rendered.
+  const previews = new Map<Item, string>();
+  const previewOf = (item: Item) => {
+    let preview = previews.get(item);
+    if (preview === undefined) previews.set(item, (preview = JSON.stringify(metaPreview(item, links.get(item)))));
+    return preview;
+  };
   for (const catalog of content.catalogs) {
     const filters: (Extra | undefined)[] = [undefined, ...catalog.genres.map((g): Extra => ['genre', g])];
     const byGenre = membersByGenre(catalog);
@@ -95,21 +102,19 @@ export function plan(content: Content, options: PlanOptions = {}): Plan {
       const members = genre ? (byGenre.get(genre[1]) ?? []) : catalog.items;
       for (const page of catalogPages(members.length, genre)) {
         const tail = cacheTail(cache('catalog'));
-        const body = () => {
-          const metas = members.slice(page.skip, page.skip + PAGE_SIZE).map((item) => previews.get(item)!);
-          return `{"metas":[${metas.join(',')}]${tail}}`;
-        };
+        const listed = members.slice(page.skip, page.skip + PAGE_SIZE);
+        const body = () => `{"metas":[${listed.map(previewOf).join(',')}]${tail}}`;
+        const inputs = fingerprints?.page(listed);
         for (const extras of page.extras) {
-          files.push({ path: resourcePath('catalog', catalog.type, catalog.id, extras), resource: 'catalog', body });
+          files.push({ path: resourcePath('catalog', catalog.type, catalog.id, extras), resource: 'catalog', body, inputs });
         }
       }
     }
   }
 
-  const inputsOf = options.generator === undefined ? () => undefined : itemInputs(content, links, options.generator);
   for (const item of content.items) {
     const origin = item;
-    const inputs = inputsOf(item);
+    const inputs = fingerprints?.item(item);
     const file = (resource: Resource, id: string, field: string, value: () => unknown) => {
       const hints = cache(resource);
       const path = resourcePath(resource, item.type, id, []);
@@ -354,20 +359,30 @@ function genreLinks(content: Content): Map<Item, Link[]> {
 }
 
 /**
- * The fingerprint of an item's files. They are rendered from the item, which is its file's text
- * read at its path (local files resolve against it), from the genre links that all catalogs
- * together decide, from the settings and base URL, and by the generator's code: nothing else.
+ * Fingerprints of what files are rendered from. An item's files are rendered from the item,
+ * which is its file's text read at its path (local files resolve against it), from the genre
+ * links that all catalogs together decide, from the settings and base URL, and by the
+ * generator's code: nothing else. A catalog page is rendered from the previews of the items it
+ * lists, in order (each item's fingerprint with its id: items of one file share a fingerprint),
+ * and from the settings (its cache hints).
  */
-function itemInputs(content: Content, links: Map<Item, Link[]>, generator: string): (item: Item) => string {
+function inputFingerprints(content: Content, links: Map<Item, Link[]>, generator: string) {
   const sha1 = (text: string) => createHash('sha1').update(text).digest('base64url');
   const context = sha1(JSON.stringify([generator, content.baseUrl ?? null, content.addon]));
   const sources = new Map<Item['source'], string>();
-  return (item) => {
-    let source = sources.get(item.source);
-    if (source === undefined) sources.set(item.source, (source = sha1(`${context}\0${item.source.relative}\0${item.source.text}`)));
-    const itemLinks = links.get(item);
-    return itemLinks ? sha1(`${source}\0${JSON.stringify(itemLinks)}`) : source;
+  const items = new Map<Item, string>();
+  const item = (of: Item): string => {
+    let key = items.get(of);
+    if (key !== undefined) return key;
+    let source = sources.get(of.source);
+    if (source === undefined) sources.set(of.source, (source = sha1(`${context}\0${of.source.relative}\0${of.source.text}`)));
+    const itemLinks = links.get(of);
+    key = itemLinks ? sha1(`${source}\0${JSON.stringify(itemLinks)}`) : source;
+    items.set(of, key);
+    return key;
   };
+  const page = (listed: readonly Item[]) => sha1(`catalog\0${context}\0${listed.map((i) => `${i.id}\0${item(i)}`).join('\n')}`);
+  return { item, page };
 }
 
 // ---------------------------------------------------------------------------------------------

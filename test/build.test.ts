@@ -180,6 +180,26 @@ describe('an existing output folder', () => {
     await rm(victim);
   });
 
+  it('rewrites the pages of an unchanged file whose items an edit elsewhere shifted', async () => {
+    const many = Array.from({ length: 250 }, (_, i) => `- { id: "m${i}", type: movie, name: "M ${i}" }`).join('\n');
+    const dir = await contentDir({
+      'addon.yaml': addonYaml('catalogs:\n  - { id: c, type: movie, name: C }\n'),
+      'a.yaml': '- { id: first, type: movie, name: First }\n',
+      'b.yaml': `${many}\n`,
+    });
+    const out = await tempDir();
+    await build({ contentDir: dir, outDir: out });
+    // Every item of the page at skip=100 comes from b.yaml, before and after: only ids tell them apart.
+    await writeFile(path.join(dir, 'a.yaml'), '');
+    await build({ contentDir: dir, outDir: out });
+    const clean = await tempDir();
+    await build({ contentDir: dir, outDir: clean });
+    const [tree, cleanTree] = [await readTree(out), await readTree(clean)];
+    expect(JSON.parse(tree.get('catalog/movie/c/skip=100.json')!.toString()).metas[0].id).toBe('m100');
+    expect([...tree.keys()].sort()).toEqual([...cleanTree.keys()].sort());
+    for (const [file, bytes] of cleanTree) if (file !== '.addon-gen.json') expect(tree.get(file)!.equals(bytes), file).toBe(true);
+  });
+
   it('rewrites nothing when nothing changed, and removes files that no longer belong', async () => {
     const dir = await contentDir({
       'addon.yaml': addonYaml('catalogs:\n  - { id: c, type: movie, name: C }\n'),
