@@ -22,6 +22,8 @@ export interface BuildOptions {
   hosts?: readonly Host[];
   /** Folder for the S3 files (outside the published tree); default `<outDir>-s3`. */
   s3Dir?: string;
+  /** Content files larger than this many bytes are refused unread; default 16 MiB. */
+  maxFileSize?: number;
 }
 
 export interface Counts {
@@ -55,7 +57,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     seconds: (performance.now() - started) / 1000,
   });
 
-  const loaded = await loadContent(options.contentDir);
+  const loaded = await loadContent(options.contentDir, { maxFileSize: options.maxFileSize });
   const validated = validate(loaded, { contentDir: options.contentDir, baseUrl: options.baseUrl });
   const { content } = validated;
   if (!content) return done({ ok: false, diagnostics: validated.diagnostics, sources: loaded.files });

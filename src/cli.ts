@@ -15,7 +15,7 @@ import {
 } from './diagnostics.js';
 import { HOSTS, type Host } from './hosts.js';
 import { initProject, initText } from './init.js';
-import { sourceLineOf } from './load.js';
+import { parseByteSize, sourceLineOf } from './load.js';
 import { ContentError, installLinks, startServer, type AddonServer } from './serve.js';
 
 export interface Io {
@@ -53,11 +53,13 @@ export async function run(argv: readonly string[], io: Io = processIo): Promise<
     .option('--base-url <url>', 'public URL where the output will be published (overrides baseUrl in addon.yaml)')
     .option('--host <hosts>', `hosts to write rules for, comma-separated: ${HOSTS.join(', ')} or all`, 'all')
     .option('--s3-dir <dir>', 'folder for the S3 CORS configuration and upload script (default: <out>-s3)')
+    .option(MAX_FILE_SIZE_FLAG, MAX_FILE_SIZE_HELP)
     .option('-q, --quiet', 'print only problems, no summary')
     .addOption(new Option('--json', 'print a machine-readable result on stdout'))
     .action(async (contentDir: string, options: BuildFlags) => {
       const hosts = parseHosts(options.host);
-      const result = await build({ contentDir, outDir: options.out, baseUrl: options.baseUrl, hosts, s3Dir: options.s3Dir });
+      const maxFileSize = parseMaxFileSize(options.maxFileSize);
+      const result = await build({ contentDir, outDir: options.out, baseUrl: options.baseUrl, hosts, s3Dir: options.s3Dir, maxFileSize });
       status = report(result, { ...options, verb: 'build' }, io);
     });
 
@@ -66,10 +68,11 @@ export async function run(argv: readonly string[], io: Io = processIo): Promise<
     .description('run every check on the content and write nothing')
     .argument('[contentDir]', 'folder with addon.yaml and the item files', 'content')
     .option('--base-url <url>', 'public URL where the output will be published (overrides baseUrl in addon.yaml)')
+    .option(MAX_FILE_SIZE_FLAG, MAX_FILE_SIZE_HELP)
     .option('-q, --quiet', 'print only problems, no summary')
     .addOption(new Option('--json', 'print a machine-readable result on stdout'))
-    .action(async (contentDir: string, options: { baseUrl?: string; quiet?: boolean; json?: boolean }) => {
-      const result = await build({ contentDir, baseUrl: options.baseUrl });
+    .action(async (contentDir: string, options: { baseUrl?: string; maxFileSize?: string; quiet?: boolean; json?: boolean }) => {
+      const result = await build({ contentDir, baseUrl: options.baseUrl, maxFileSize: parseMaxFileSize(options.maxFileSize) });
       status = report(result, { ...options, verb: 'validate' }, io);
     });
 
@@ -82,6 +85,7 @@ export async function run(argv: readonly string[], io: Io = processIo): Promise<
     .option('--base-url <url>', 'URL to build the addon for (default: the address it listens on)')
     .option('--dir <dir>', 'serve this already built output folder as it is, without building')
     .option('-w, --watch', 'rebuild when content files change; a failed rebuild keeps the last good build')
+    .option(MAX_FILE_SIZE_FLAG, MAX_FILE_SIZE_HELP)
     .action(async (contentDir: string, options: ServeFlags, command: Command) => {
       // With --dir the default content folder is not a request to build it.
       const contentGiven = command.args.length > 0;
@@ -124,6 +128,7 @@ interface BuildFlags {
   baseUrl?: string;
   host: string;
   s3Dir?: string;
+  maxFileSize?: string;
   quiet?: boolean;
   json?: boolean;
 }
@@ -134,6 +139,7 @@ interface ServeFlags {
   baseUrl?: string;
   dir?: string;
   watch?: boolean;
+  maxFileSize?: string;
 }
 
 /** Starts the server, prints how to install the addon, and waits for Ctrl-C (or io.signal). */
@@ -155,6 +161,7 @@ async function serve(contentDir: string, options: ServeFlags, io: Io): Promise<n
       host: options.host,
       baseUrl: options.baseUrl,
       watch: options.watch,
+      maxFileSize: parseMaxFileSize(options.maxFileSize),
       onBuild: (result) => {
         printProblems(result);
         if (!started) return;
@@ -222,6 +229,19 @@ function processSignals(): { signal: AbortSignal; dispose: () => void } {
 function aborted(signal: AbortSignal): Promise<void> {
   if (signal.aborted) return Promise.resolve();
   return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+}
+
+const MAX_FILE_SIZE_FLAG = '--max-file-size <size>';
+const MAX_FILE_SIZE_HELP = 'refuse content files larger than this, unread: bytes, or with K, M or G (default: 16M)';
+
+/** `--max-file-size 64M`: bytes, or with a suffix K, M or G (powers of 1024). */
+function parseMaxFileSize(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const bytes = parseByteSize(value);
+  if (bytes === undefined || bytes < 1) {
+    throw new UsageError(`--max-file-size ${value}: expected a size in bytes, or with K, M or G (e.g. 64M)`);
+  }
+  return bytes;
 }
 
 /** `--host cloudflare,vercel` or `all`. */

@@ -320,6 +320,8 @@ export interface ServeOptions {
   baseUrl?: string;
   /** Rebuild when content files change (not with `dir`). */
   watch?: boolean;
+  /** Content files larger than this many bytes are refused unread; default 16 MiB. */
+  maxFileSize?: number;
   /** Quiet time after the last change before a rebuild, in ms; default 100. */
   debounceMs?: number;
   /** Every build's result: the first, and each rebuild under `watch` (failed ones keep the last good tree). */
@@ -489,7 +491,7 @@ async function startBuilds(contentDir: string, baseUrl: string, options: ServeOp
     // Folders made since the last build are watched before this build reads them.
     await folders?.sync();
     const slot = served === 0 ? 1 : 0;
-    const result = await build({ contentDir, outDir: slots[slot], baseUrl, hosts: [] });
+    const result = await build({ contentDir, outDir: slots[slot], baseUrl, hosts: [], maxFileSize: options.maxFileSize });
     if (result.ok && !closed) {
       state.tree = { root: slots[slot], manifest: await readManifest(slots[slot], 'the build'), rules: headerRules(result.content!) };
       state.headerSource = 'content';
