@@ -241,6 +241,9 @@ function decode(bytes: Buffer, source: ContentText): Diagnostic | undefined {
   const bad = utf16 ? 0 : nul === -1 ? (isUtf8(bytes) ? -1 : firstInvalidUtf8(bytes, bom)) : -1;
   if (nul === -1 && bad === -1) {
     source.text = bytes.toString('utf8', bom);
+    // A lone CR ends a line in YAML, and js-yaml reads it so; the `yaml` package, which gives
+    // positions, and the shown lines count only LF: make it one.
+    if (source.text.includes('\r')) source.text = source.text.replace(/\r(?!\n)/g, '\n');
     return undefined;
   }
   const offset = utf16 ? 0 : nul !== -1 ? nul : bad;
