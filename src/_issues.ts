@@ -26,7 +26,10 @@ function toDiagnostics(issue: Issue, schema: z.ZodType, locator: Locator): Diagn
         message: `unknown field "${key}"`,
         hint: suggestion
           ? `did you mean "${suggestion}"?`
-          : (RENAMED_FIELDS[key] ?? `the fields allowed here are: ${known.join(', ')}`),
+          : // Own keys only: `constructor` or `toString` in the YAML must not find Object's.
+            Object.hasOwn(RENAMED_FIELDS, key)
+            ? RENAMED_FIELDS[key]
+            : `the fields allowed here are: ${known.join(', ')}`,
       };
     });
   }
@@ -104,6 +107,8 @@ export function describeValue(value: unknown): string {
   if (Array.isArray(value)) return 'a list';
   if (typeof value === 'object') return 'a mapping';
   if (typeof value === 'string') return JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value);
+  // YAML's own spelling of the values JavaScript prints as Infinity and NaN.
+  if (typeof value === 'number' && !Number.isFinite(value)) return Number.isNaN(value) ? '.nan (not a number)' : `${value < 0 ? '-' : ''}.inf (infinity)`;
   return String(value);
 }
 

@@ -24,6 +24,8 @@ export interface BuildOptions {
   hosts?: readonly Host[];
   /** Folder for the S3 files (outside the published tree); default `<outDir>-s3`. */
   s3Dir?: string;
+  /** Content files larger than this many bytes are refused unread; default 16 MiB. */
+  maxFileSize?: number;
   /** Variables for `${NAME}` in values; default `process.env`. */
   env?: Environment;
   /** Credentials in `proxyHeaders` are a warning instead of an error. */
@@ -85,7 +87,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
   };
 
   enter('load');
-  const loaded = await loadContent(options.contentDir);
+  const loaded = await loadContent(options.contentDir, { maxFileSize: options.maxFileSize });
   enter('validate');
   const items = loaded.items;
   loaded.items = {

@@ -16,7 +16,7 @@ import {
 import { HOSTS, type Host } from './hosts.js';
 import { initProject, initText } from './init.js';
 import { jsonSchemaText, SCHEMA_DIR, writeJsonSchemas } from './jsonschema.js';
-import { sourceLineOf } from './load.js';
+import { parseByteSize, sourceLineOf } from './load.js';
 import { ContentError, installLinks, startServer, type AddonServer } from './serve.js';
 
 export interface Io {
@@ -58,6 +58,7 @@ export async function run(argv: readonly string[], io: Io = processIo): Promise<
     .option('--host <hosts>', `hosts to write rules for, comma-separated: ${HOSTS.join(', ')} or all`, 'all')
     .option('--s3-dir <dir>', 'folder for the S3 CORS configuration and upload script (default: <out>-s3)')
     .option('--allow-credentials-in-output', CREDENTIALS_FLAG)
+    .option(MAX_FILE_SIZE_FLAG, MAX_FILE_SIZE_HELP)
     .option('-q, --quiet', 'print only problems, no summary')
     .addOption(new Option('--json', 'print a machine-readable result on stdout'))
     .action(async (contentDir: string, options: BuildFlags) => {
@@ -70,6 +71,7 @@ export async function run(argv: readonly string[], io: Io = processIo): Promise<
         baseUrl: options.baseUrl,
         hosts,
         s3Dir: options.s3Dir,
+        maxFileSize: parseMaxFileSize(options.maxFileSize),
         allowCredentialsInOutput: options.allowCredentialsInOutput,
       }).finally(progress.clear);
       status = report(result, { ...options, verb: 'build' }, io);
@@ -81,6 +83,7 @@ export async function run(argv: readonly string[], io: Io = processIo): Promise<
     .argument('[contentDir]', 'folder with addon.yaml and the item files', 'content')
     .option('--base-url <url>', 'public URL where the output will be published (overrides baseUrl in addon.yaml)')
     .option('--allow-credentials-in-output', CREDENTIALS_FLAG)
+    .option(MAX_FILE_SIZE_FLAG, MAX_FILE_SIZE_HELP)
     .option('-q, --quiet', 'print only problems, no summary')
     .addOption(new Option('--json', 'print a machine-readable result on stdout'))
     .action(async (contentDir: string, options: ValidateFlags) => {
@@ -88,6 +91,7 @@ export async function run(argv: readonly string[], io: Io = processIo): Promise<
       const result = await build({
         contentDir,
         baseUrl: options.baseUrl,
+        maxFileSize: parseMaxFileSize(options.maxFileSize),
         allowCredentialsInOutput: options.allowCredentialsInOutput,
         onProgress: progress.update,
       }).finally(progress.clear);
@@ -104,6 +108,7 @@ export async function run(argv: readonly string[], io: Io = processIo): Promise<
     .option('--dir <dir>', 'serve this already built output folder as it is, without building')
     .option('-w, --watch', 'rebuild when content files change; a failed rebuild keeps the last good build')
     .option('--allow-credentials-in-output', CREDENTIALS_FLAG)
+    .option(MAX_FILE_SIZE_FLAG, MAX_FILE_SIZE_HELP)
     .action(async (contentDir: string, options: ServeFlags, command: Command) => {
       // With --dir the default content folder is not a request to build it.
       const contentGiven = command.args.length > 0;
@@ -154,6 +159,7 @@ interface BuildFlags {
   baseUrl?: string;
   host: string;
   s3Dir?: string;
+  maxFileSize?: string;
   quiet?: boolean;
   json?: boolean;
   allowCredentialsInOutput?: boolean;
@@ -166,10 +172,12 @@ interface ServeFlags {
   dir?: string;
   watch?: boolean;
   allowCredentialsInOutput?: boolean;
+  maxFileSize?: string;
 }
 
 interface ValidateFlags {
   baseUrl?: string;
+  maxFileSize?: string;
   quiet?: boolean;
   json?: boolean;
   allowCredentialsInOutput?: boolean;
@@ -197,6 +205,7 @@ async function serve(contentDir: string, options: ServeFlags, io: Io): Promise<n
       baseUrl: options.baseUrl,
       watch: options.watch,
       allowCredentialsInOutput: options.allowCredentialsInOutput,
+      maxFileSize: parseMaxFileSize(options.maxFileSize),
       onBuild: (result) => {
         printProblems(result);
         if (!started) return;
@@ -264,6 +273,19 @@ function processSignals(): { signal: AbortSignal; dispose: () => void } {
 function aborted(signal: AbortSignal): Promise<void> {
   if (signal.aborted) return Promise.resolve();
   return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+}
+
+const MAX_FILE_SIZE_FLAG = '--max-file-size <size>';
+const MAX_FILE_SIZE_HELP = 'refuse content files larger than this, unread: bytes, or with K, M or G (default: 16M)';
+
+/** `--max-file-size 64M`: bytes, or with a suffix K, M or G (powers of 1024). */
+function parseMaxFileSize(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const bytes = parseByteSize(value);
+  if (bytes === undefined || bytes < 1) {
+    throw new UsageError(`--max-file-size ${value}: expected a size in bytes, or with K, M or G (e.g. 64M)`);
+  }
+  return bytes;
 }
 
 /** `--host cloudflare,vercel` or `all`. */

@@ -51,6 +51,12 @@ export const CODES = {
   'secret-in-output': 'A value would publish a secret (a guarded variable or its value).',
   'foreign-files': 'The output folder holds files addon-gen did not write; they are left alone.',
   'credentials-in-output': 'A stream sends credentials (Authorization, Cookie, X-Api-Key) that anyone could read.',
+  'yaml-too-deep': 'Values nested more levels deep than the parsers allow (100).',
+  'file-too-large': 'A content file is over the size limit (16 MiB, or --max-file-size); it is not read.',
+  'binary-file': 'A content file holds NUL bytes: binary data, not YAML text.',
+  'invalid-utf8': 'A content file is not UTF-8 text (Latin-1, UTF-16, …).',
+  'unreadable-file': 'A content file or folder cannot be read (permissions, a broken link, not a file).',
+  'symlink-not-followed': 'A symbolic link leads outside the content folder, so it is not followed.',
 } as const;
 
 export type DiagnosticCode = keyof typeof CODES;

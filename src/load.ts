@@ -1,22 +1,35 @@
-// Stage 1, load: find the content files and parse them as YAML. Values come from js-yaml, which
-// is an order of magnitude faster; positions come from the `yaml` package, which keeps every
-// node's range, and are computed only for files that need one (a problem to point at).
-import { readFile } from 'node:fs/promises';
+// Stage 1, load: read the content files (see _read.ts) and parse them as YAML. Values come from
+// js-yaml, which is an order of magnitude faster; positions come from the `yaml` package, which
+// keeps every node's range, and are computed only for files that need one (a problem to point
+// at). Hostile YAML (deep nesting, alias bombs, floods of errors) ends as a diagnostic, never as
+// an exception, a stack overflow or a process out of memory.
 import path from 'node:path';
-import fg from 'fast-glob';
 import jsYaml from 'js-yaml';
-import { isMap, isScalar, LineCounter, parseAllDocuments, type Document } from 'yaml';
+import { Composer, isMap, isScalar, Lexer, LineCounter, Parser, visit, type CST, type Document } from 'yaml';
 import type { Diagnostic, Location } from './diagnostics.js';
+import { ADDON_FILE, DEFAULT_MAX_FILE_SIZE, parseByteSize, readContentFiles, type ContentText } from './_read.js';
 
-export const ADDON_FILE = 'addon.yaml';
+/**
+ * How deeply values may nest: js-yaml's own default, which the careful path applies too. Content
+ * needs about ten levels (item, videos, a video, streams, a stream, behaviorHints, proxyHeaders,
+ * request); deeper input is generated or hostile, and the parsers recurse once per level.
+ */
+export const MAX_DEPTH = 100;
 
-export interface SourceFile {
-  /** The path as shown to people: the content folder as given, joined with the relative path. */
-  file: string;
-  /** Path relative to the content folder, with forward slashes. */
-  relative: string;
-  absolute: string;
-  text: string;
+/** Aliases may make the same anchor appear at most this many times in a document (the `yaml` package's check). */
+const MAX_ALIAS_COUNT = 100;
+
+/** And may add at most this many values to a document: a large anchor repeated is a bomb too. */
+const MAX_ALIAS_VALUES = 100_000;
+
+export interface LoadOptions {
+  /** Content files larger than this many bytes are refused without being read; default 16 MiB. */
+  maxFileSize?: number;
+}
+
+export { ADDON_FILE, DEFAULT_MAX_FILE_SIZE, parseByteSize };
+
+export interface SourceFile extends ContentText {
   /** The documents with node positions, parsed on first use (see `positions`). */
   parsed?: Positions;
 }
@@ -43,18 +56,8 @@ export interface Loaded {
 }
 
 /** Reads and parses every content file below `contentDir`: `addon.yaml` and the item files. */
-export async function loadContent(contentDir: string): Promise<Loaded> {
-  const relatives = await fg(['**/*.yaml', '**/*.yml'], {
-    cwd: contentDir,
-    dot: false,
-    onlyFiles: true,
-    ignore: ['**/node_modules/**'],
-  });
-  // fast-glob's order depends on the file system; path order makes builds reproducible.
-  relatives.sort(compareCodePoints);
-
-  const files = await Promise.all(relatives.map((relative) => readSource(contentDir, relative)));
-  const diagnostics: Diagnostic[] = [];
+export async function loadContent(contentDir: string, options: LoadOptions = {}): Promise<Loaded> {
+  const { files, diagnostics } = await readContentFiles(contentDir, options.maxFileSize ?? DEFAULT_MAX_FILE_SIZE);
   const itemFiles = files.filter((source) => source.relative !== ADDON_FILE);
   const loaded: Loaded = {
     items: {
@@ -65,40 +68,37 @@ export async function loadContent(contentDir: string): Promise<Loaded> {
     files,
     diagnostics,
   };
-  for (const source of files) {
-    if (source.relative === ADDON_FILE) {
-      const values = parseValues(source, loaded.diagnostics);
-      if (values.length !== 1 || values[0]!.at.length !== 0) {
-        loaded.diagnostics.push({
-          code: 'not-an-item',
-          severity: 'error',
-          ...locate(source, values[0]?.document ?? 0, []),
-          message: 'addon.yaml must hold one mapping of settings',
-          hint: 'write `id: …`, `version: …`, `name: …` at the top level; see the README',
-        });
-      } else {
-        loaded.addon = values[0];
-      }
+  const addonFile = files.find((source) => source.relative === ADDON_FILE);
+  if (addonFile && !addonFile.unreadable) {
+    const values = parseValues(addonFile, diagnostics);
+    if (values.length === 1 && values[0]!.at.length === 0) {
+      loaded.addon = values[0];
+    } else if (!diagnostics.some((d) => d.file === addonFile.file && d.severity === 'error')) {
+      diagnostics.push({
+        code: 'not-an-item',
+        severity: 'error',
+        ...locate(addonFile, values[0]?.document ?? 0, []),
+        message: 'addon.yaml must hold one mapping of settings',
+        hint: 'write `id: …`, `version: …`, `name: …` at the top level; see the README',
+      });
     }
   }
-  if (!relatives.includes(ADDON_FILE) && !loaded.diagnostics.some((d) => d.file?.endsWith(ADDON_FILE))) {
-    loaded.diagnostics.push({
+  // Reading it may have failed with a problem of its own (unreadable, binary, a link that leaves the folder).
+  const addonPath = path.join(contentDir, ADDON_FILE);
+  if (!addonFile && !diagnostics.some((d) => d.file === addonPath)) {
+    diagnostics.push({
       code: 'missing-addon-yaml',
       severity: 'error',
-      file: path.join(contentDir, ADDON_FILE),
-      message: `${path.join(contentDir, ADDON_FILE)} does not exist`,
+      file: addonPath,
+      message: `${addonPath} does not exist`,
       hint: 'every content folder needs an addon.yaml with at least id, version and name; run the build on the folder that holds it',
     });
   }
   return loaded;
 }
 
-async function readSource(contentDir: string, relative: string): Promise<SourceFile> {
-  const absolute = path.resolve(contentDir, relative);
-  let text = await readFile(absolute, 'utf8');
-  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-  return { file: path.join(contentDir, relative), relative, absolute, text };
-}
+// ---------------------------------------------------------------------------------------------
+// Parsing
 
 interface Positions {
   documents: Document[];
@@ -109,38 +109,163 @@ interface Positions {
 
 /** The file's documents with positions: parsed once, when the first location is asked for. */
 function positions(source: SourceFile): Positions {
-  if (!source.parsed) {
-    const lineCounter = new LineCounter();
-    const parsed = parseAllDocuments(source.text, { lineCounter, uniqueKeys: true, prettyErrors: false });
-    // A stream with no documents carries its own errors (a lone `---` is fine, a stray `]` is not).
-    source.parsed =
-      'empty' in parsed
-        ? { documents: [], lineCounter, errors: parsed.errors }
-        : { documents: parsed, lineCounter, errors: parsed.flatMap((d) => d.errors) };
-  }
+  source.parsed ??= source.unreadable ? linesOnly(source.text) : parsePositions(source.text);
   return source.parsed;
 }
 
+/** After this many syntax errors in a file the parser stops: only the first is reported anyway. */
+const MAX_SYNTAX_ERRORS = 100;
+
+type YamlError = Positions['errors'][number];
+
 /**
- * An anchor (`&name`) makes aliases possible, and only the `yaml` package limits how far they
- * expand: such files take the careful path. `R&B` or `a=1&b=2` in a value is not an anchor.
+ * What `parseAllDocuments` does, within bounds. The parser (text to syntax tree) keeps a stack of
+ * its own, but composing a document recurses once per level of nesting, so nesting is checked
+ * while parsing, before 10,000 `[` overflow the call stack or fill the memory with open
+ * collections. The composer's errors are recorded here (the package would capture a stack trace
+ * for each), and parsing stops after the first error outside a document or MAX_SYNTAX_ERRORS
+ * errors: a file of a million stray `]` or repeated keys would otherwise make a million of them.
  */
-const ANCHOR = /(?:^|[\s[\]{},])&[^\s[\]{},]/;
+function parsePositions(text: string): Positions {
+  const lineCounter = new LineCounter();
+  const parser = new Parser(lineCounter.addNewLine);
+  const errors: YamlError[] = [];
+  let deep: number | undefined;
+  const stop = new Error('stop');
+  function* tokens(): Generator<CST.Token> {
+    lineCounter.addNewLine(0);
+    for (const lexeme of new Lexer().lex(text)) {
+      for (const token of parser.next(lexeme)) {
+        if (!(yield* checked(token))) return;
+      }
+      // The open collections: the document, then one per level (see tooDeep for the count).
+      const open = parser.stack[MAX_DEPTH + 1];
+      if (open) {
+        deep = open.offset;
+        return;
+      }
+    }
+    for (const token of parser.end()) {
+      if (!(yield* checked(token))) return;
+    }
+  }
+  /** Yields the token when it may be composed; false when parsing stops there. */
+  function* checked(token: CST.Token): Generator<CST.Token, boolean> {
+    deep = tooDeep(token);
+    if (deep !== undefined) return false;
+    yield token;
+    return token.type !== 'error';
+  }
+  const composer = new Composer({ uniqueKeys: true });
+  let stopped = false;
+  (composer as unknown as { onError: ErrorHandler }).onError = (source, code, message, warning) => {
+    // The package catches what composing a collection throws and reports it here: stop again.
+    if (stopped) throw stop;
+    if (warning) return;
+    errors.push({ code, message, pos: errorPosition(source) });
+    stopped = errors.length >= MAX_SYNTAX_ERRORS;
+    if (stopped) throw stop;
+  };
+  let documents: Document[] = [];
+  try {
+    documents = Array.from(composer.compose(tokens()));
+  } catch (error) {
+    if (error !== stop) throw error;
+  }
+  if (deep !== undefined) {
+    // The rest of the text was not parsed; its lines are still counted, for showing them.
+    const counted = lineCounter.lineStarts.at(-1) ?? 0;
+    for (let i = text.indexOf('\n', counted); i !== -1; i = text.indexOf('\n', i + 1)) lineCounter.addNewLine(i + 1);
+    const message = `values are nested more than ${MAX_DEPTH} levels deep`;
+    return { documents: [], lineCounter, errors: [{ code: 'TOO_DEEP', message, pos: [deep, deep] }] };
+  }
+  // Errors outside the composer's handler: stray tokens, in the stream or in the documents.
+  errors.push(...composer.streamInfo().errors, ...documents.flatMap((d) => d.errors));
+  return { documents: errors.length > 0 && documents.length === 0 ? [] : documents, lineCounter, errors };
+}
+
+type ErrorHandler = (source: number | [number, number] | { offset: number; source?: unknown }, code: string, message: string, warning?: boolean) => void;
+
+/** Where the composer's error source is, as the package computes it. */
+function errorPosition(source: Parameters<ErrorHandler>[0]): [number, number] {
+  if (typeof source === 'number') return [source, source + 1];
+  if (Array.isArray(source)) return [source[0], source[1]];
+  return [source.offset, source.offset + (typeof source.source === 'string' ? source.source.length : 1)];
+}
+
+/** Line starts only, for showing a line of a file that is not parsed (binary, not UTF-8). */
+function linesOnly(text: string): Positions {
+  const lineCounter = new LineCounter();
+  lineCounter.addNewLine(0);
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) lineCounter.addNewLine(i + 1);
+  return { documents: [], lineCounter, errors: [] };
+}
+
+/**
+ * The offset of the first node nested deeper than MAX_DEPTH in a document's syntax tree, counted
+ * as js-yaml counts (the document's value is level 1, a scalar is a level), or undefined. Walks
+ * with a stack of its own: the tree may be far deeper than the call stack.
+ */
+function tooDeep(token: CST.Token): number | undefined {
+  const stack: [CST.Token, number][] = token.type === 'document' && token.value ? [[token.value, 1]] : [];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()!;
+    if (depth > MAX_DEPTH) return node.offset;
+    if (node.type === 'block-map' || node.type === 'block-seq' || node.type === 'flow-collection') {
+      const items = node.items as CST.CollectionItem[];
+      // Pushed last to first, so that the first too deep node in the text is found first.
+      for (let i = items.length - 1; i >= 0; i--) {
+        if (items[i]!.value) stack.push([items[i]!.value!, depth + 1]);
+        if (items[i]!.key) stack.push([items[i]!.key!, depth + 1]);
+      }
+    }
+  }
+  return undefined;
+}
+
+/**
+ * An anchor (`&name`) makes aliases possible, and only the careful path limits how far they
+ * expand: such files take it. `R&B` or `a=1&b=2` in a value is not an anchor; `{"a":&x 1}` is.
+ */
+const ANCHOR = /(?:^|[\s[\]{},:])&[^\s[\]{},]/;
+
+/** js-yaml's listener: an anchor the pattern missed still sends the file down the careful path. */
+function refuseAnchors(this: unknown, event: jsYaml.EventType, state: jsYaml.State) {
+  if (event === 'close' && (state as { anchor?: string | null }).anchor != null) throw new Error('anchor');
+}
 
 /** The documents' values by the fast parser, or undefined when the file needs the careful path. */
 function fastValues(text: string): unknown[] | undefined {
   if (ANCHOR.test(text)) return undefined;
   try {
     // CORE_SCHEMA, like `yaml`'s default: dates stay text (the schema checks them), `yes` is text.
-    return jsYaml.loadAll(text, undefined, { schema: jsYaml.CORE_SCHEMA });
+    // js-yaml refuses nesting beyond maxDepth itself, before its recursion overflows the stack.
+    const options = { schema: jsYaml.CORE_SCHEMA, listener: refuseAnchors, maxDepth: MAX_DEPTH };
+    return jsYaml.loadAll(text, undefined, options);
   } catch {
-    return undefined; // syntax errors, duplicate keys: the careful path says where and why
+    return undefined; // syntax errors, duplicate keys, nesting, anchors: the careful path says where and why
   }
 }
 
 /** Parses one file into the values that should be items: a mapping, a list, or several documents. */
 function parseValues(source: SourceFile, diagnostics: Diagnostic[]): SourceValue[] {
-  const values = fastValues(source.text) ?? carefulValues(source, diagnostics);
+  if (source.unreadable) return [];
+  let values: unknown[] | undefined;
+  try {
+    values = fastValues(source.text) ?? carefulValues(source, diagnostics);
+  } catch (error) {
+    // Not expected from either parser; one file must not end the whole build.
+    diagnostics.push({
+      code: 'yaml-syntax',
+      severity: 'error',
+      file: source.file,
+      line: 1,
+      column: 1,
+      message: `the YAML parser failed on this file: ${(error as Error).message}`,
+      hint: 'simplify the file around its unusual parts; please report this with the file',
+    });
+    return [];
+  }
   if (values === undefined) return [];
   const items: SourceValue[] = [];
   values.forEach((value, document) => {
@@ -162,41 +287,137 @@ function parseValues(source: SourceFile, diagnostics: Diagnostic[]): SourceValue
   return items;
 }
 
-/** The `yaml` package's parse: every syntax error with its position, and a limit on aliases. */
+/** The `yaml` package's parse: every syntax error with its position, and limits on aliases. */
 function carefulValues(source: SourceFile, diagnostics: Diagnostic[]): unknown[] | undefined {
   const { documents, errors } = positions(source);
-  for (const error of errors) diagnostics.push(yamlError(source, error.code, error.message, error.pos[0]));
-  if (errors.length > 0) return undefined;
+  if (errors.length > 0) {
+    for (const error of firstErrors(errors)) diagnostics.push(yamlError(source, error.code, error.message, error.pos[0]));
+    return undefined;
+  }
   const values: unknown[] = [];
   for (const [index, document] of documents.entries()) {
-    try {
-      values.push(document.toJS({ maxAliasCount: 100 }));
-    } catch (error) {
-      diagnostics.push({
-        code: 'yaml-alias',
-        severity: 'error',
-        ...locate(source, index, []),
-        message: `aliases could not be expanded: ${(error as Error).message}`,
-        hint: 'write the values out, or use fewer nested aliases (at most 100 expansions per document)',
-      });
+    const aliasProblem = (message: string, hint: string, at: Location = locate(source, index, [])): void => {
+      diagnostics.push({ code: 'yaml-alias', severity: 'error', ...at, message, hint });
       values.push(null);
+    };
+    let value: unknown;
+    try {
+      value = document.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+    } catch (error) {
+      aliasProblem(
+        `aliases could not be expanded: ${(error as Error).message}`,
+        `write the values out, or use fewer nested aliases (at most ${MAX_ALIAS_COUNT} expansions per document)`,
+      );
+      continue;
+    }
+    // toJS gives every alias of an anchor the same value; the checks after load walk each use.
+    const expanded = expansion(value);
+    if (expanded === 'cycle') {
+      aliasProblem(
+        'an alias is inside the value of its own anchor, which would make the value infinite',
+        'remove the alias, or write out the part it stands for',
+        cycleAt(source, document, index),
+      );
+    } else if (expanded === 'deep') {
+      aliasProblem(
+        `aliases nest the values more than ${MAX_DEPTH} levels deep`,
+        'write the values out; aliases are for sharing a few values, not for building large ones',
+      );
+    } else if (expanded.added > MAX_ALIAS_VALUES) {
+      aliasProblem(
+        `aliases repeat ${expanded.added} values in this document, more than the ${MAX_ALIAS_VALUES} allowed`,
+        'write the values out; aliases are for sharing a few values, not for building large ones',
+      );
+    } else {
+      values.push(value);
     }
   }
   return values;
 }
 
+/**
+ * After a syntax error the parser guesses how to go on, and what it reports next is mostly the
+ * same mistake again: per document, the duplicate keys before the first other error and that error.
+ */
+function firstErrors<E extends { code: string; pos: [number, number] }>(errors: readonly E[]): E[] {
+  const kept: E[] = [];
+  for (const error of [...errors].sort((a, b) => a.pos[0] - b.pos[0])) {
+    kept.push(error);
+    if (error.code !== 'DUPLICATE_KEY') break;
+  }
+  return kept;
+}
+
+/**
+ * How many values aliases add to a document (each use of an anchor counts its value again),
+ * 'cycle' when an alias is inside its own anchor, 'deep' when aliases nest values past MAX_DEPTH.
+ */
+function expansion(root: unknown): { added: number } | 'cycle' | 'deep' {
+  const sizes = new Map<object, number>();
+  const open = new Set<object>();
+  let written = 0;
+  const size = (value: unknown, depth: number): number | 'cycle' | 'deep' => {
+    if (value === null || typeof value !== 'object') return 1;
+    const known = sizes.get(value);
+    if (known !== undefined) return known;
+    if (open.has(value)) return 'cycle';
+    if (depth > MAX_DEPTH) return 'deep';
+    open.add(value);
+    let total = 1;
+    written++;
+    for (const child of Array.isArray(value) ? value : Object.values(value)) {
+      const s = size(child, depth + 1);
+      if (typeof s === 'string') return s;
+      if (child === null || typeof child !== 'object') written++;
+      total += s;
+    }
+    open.delete(value);
+    sizes.set(value, total);
+    return total;
+  };
+  const total = size(root, 1);
+  return typeof total === 'string' ? total : { added: total - Math.max(written, 1) };
+}
+
+/** Where the alias that closes a cycle is: the first alias inside its own anchor's node. */
+function cycleAt(source: SourceFile, document: Document, index: number): Location {
+  let offset: number | undefined;
+  visit(document, {
+    Alias(_key, node, ancestors) {
+      const target = node.resolve(document);
+      if (target && ancestors.includes(target as never)) {
+        offset = node.range?.[0];
+        return visit.BREAK;
+      }
+      return undefined;
+    },
+  });
+  if (offset === undefined) return locate(source, index, []);
+  const { line, col } = positions(source).lineCounter.linePos(offset);
+  return { file: source.file, line, column: col };
+}
+
+/** Hints for the parser's errors that have one fix. */
+const SYNTAX_HINTS: Record<string, string> = {
+  TAB_AS_INDENT: 'YAML does not allow tabs in indentation: indent with spaces (most editors can insert spaces for .yaml files)',
+  BAD_SCALAR_START: 'put the value in quotes: a plain value cannot start with @ or a backquote',
+  BAD_DQ_ESCAPE: 'in double quotes a backslash starts an escape such as \\n or \\u00e9; write \\\\ for a backslash, or use single quotes',
+  KEY_OVER_1024_CHARS: 'a key that is not quoted may be at most 1024 characters long: a `:` missing a space, or a key that runs on?',
+  TOO_DEEP: `content needs about ten levels; a file this deep is generated wrongly, or hostile (the limit is ${MAX_DEPTH})`,
+};
+
 function yamlError(source: SourceFile, code: string, message: string, offset: number): Diagnostic {
   const { line, col } = positions(source).lineCounter.linePos(offset);
   const duplicate = code === 'DUPLICATE_KEY';
   return {
-    code: duplicate ? 'duplicate-key' : 'yaml-syntax',
+    code: duplicate ? 'duplicate-key' : code === 'TOO_DEEP' ? 'yaml-too-deep' : 'yaml-syntax',
     severity: 'error',
     file: source.file,
     line,
     column: col,
     // The yaml package's messages end with a position we already give.
     message: message.replace(/ at line \d+, column \d+:?[\s\S]*$/, '').trim(),
-    hint: duplicate ? 'remove one of the two keys; a later value would silently replace the earlier one' : undefined,
+    hint: duplicate ? 'remove one of the two keys; a later value would silently replace the earlier one' : SYNTAX_HINTS[code],
   };
 }
 
@@ -239,8 +460,4 @@ export function sourceLineOf(files: readonly SourceFile[]): (file: string, line:
     const end = source.text.indexOf('\n', start);
     return source.text.slice(start, end === -1 ? undefined : end).replace(/\r$/, '');
   };
-}
-
-function compareCodePoints(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

@@ -322,6 +322,8 @@ export interface ServeOptions {
   watch?: boolean;
   /** Credentials in `proxyHeaders` are a warning instead of an error. */
   allowCredentialsInOutput?: boolean;
+  /** Content files larger than this many bytes are refused unread; default 16 MiB. */
+  maxFileSize?: number;
   /** Quiet time after the last change before a rebuild, in ms; default 100. */
   debounceMs?: number;
   /** Every build's result: the first, and each rebuild under `watch` (failed ones keep the last good tree). */
@@ -496,6 +498,7 @@ async function startBuilds(contentDir: string, baseUrl: string, options: ServeOp
       outDir: slots[slot],
       baseUrl,
       hosts: [],
+      maxFileSize: options.maxFileSize,
       allowCredentialsInOutput: options.allowCredentialsInOutput,
     });
     if (result.ok && !closed) {

@@ -239,8 +239,8 @@ interface Example {
   section: string;
   /** Set in the section of a code, under `## Codes`. */
   code?: string;
-  /** Project-relative path -> text, from ```yaml file=PATH blocks. */
-  files: Map<string, string>;
+  /** Project-relative path -> text, from ```yaml file=PATH blocks (bytes with `encoding=latin1`). */
+  files: Map<string, string | Buffer>;
   /** `<!-- file PATH N bytes -->`: files of N zero bytes (images, large files). */
   blobs: Map<string, number>;
   /** `<!-- link PATH TARGET -->`: symbolic links, PATH -> TARGET. */
@@ -264,7 +264,7 @@ function parseDoc(markdown: string): { examples: Example[]; codes: string[]; row
   const codes: string[] = [];
   const rows = [...markdown.matchAll(/^\| \[`([a-z0-9-]+)`\]\(#\1\) \|/gm)].map((m) => m[1]!);
   // Files and blobs by heading level: a heading drops those of its level and deeper.
-  const files: Map<string, string>[] = Array.from({ length: 7 }, () => new Map());
+  const files: Map<string, string | Buffer>[] = Array.from({ length: 7 }, () => new Map());
   const blobs: Map<string, number>[] = Array.from({ length: 7 }, () => new Map());
   const links: Map<string, string>[] = Array.from({ length: 7 }, () => new Map());
   let level = 0;
@@ -296,7 +296,9 @@ function parseDoc(markdown: string): { examples: Example[]; codes: string[]; row
     const body: string[] = [];
     for (i++; i < lines.length && lines[i] !== '```'; i++) body.push(lines[i]!);
     const file = /\bfile=(\S+)/.exec(fence[2]!)?.[1];
-    if (fence[1] === 'yaml' && file) files[level]!.set(file, `${body.join('\n')}\n`);
+    const encoding = /\bencoding=(latin1)\b/.exec(fence[2]!)?.[1] as 'latin1' | undefined;
+    const text = `${body.join('\n')}\n`;
+    if (fence[1] === 'yaml' && file) files[level]!.set(file, encoding ? Buffer.from(text, encoding) : text);
     if (fence[1] !== 'console') continue;
     const command = /^\$ ((?:[A-Z_]+=\S* )*)addon-gen (.*)$/.exec(body[0] ?? '');
     expect(command, `the console block in "${section}" starts with "$ addon-gen"`).toBeTruthy();

@@ -1,0 +1,349 @@
+// Finds the content files below a content folder and reads them as text, within limits: links
+// only within the folder, a size limit checked before reading, UTF-8 text only. Each file that
+// cannot be read gives one diagnostic, never an exception.
+import { isUtf8 } from 'node:buffer';
+import { constants, type Dirent } from 'node:fs';
+import { open, readdir, readlink, realpath, stat, type FileHandle } from 'node:fs/promises';
+import path from 'node:path';
+import type { Diagnostic } from './diagnostics.js';
+
+export const ADDON_FILE = 'addon.yaml';
+
+/** The largest content file read, in bytes, unless `--max-file-size` says otherwise. */
+export const DEFAULT_MAX_FILE_SIZE = 16 * 1024 * 1024;
+
+/** Files read at once: enough to keep the disk busy, few enough never to run out of descriptors. */
+const READ_CONCURRENCY = 32;
+
+const YAML_NAME = /\.ya?ml$/;
+
+/** A content file's text, and where it is. */
+export interface ContentText {
+  /** The path as shown to people: the content folder as given, joined with the relative path. */
+  file: string;
+  /** Path relative to the content folder, with forward slashes. */
+  relative: string;
+  /** Where the file is, below the content folder as given (a link's target, for a followed link). */
+  absolute: string;
+  text: string;
+  /** The bytes are not UTF-8 text (binary, Latin-1): the file has a diagnostic and no values. */
+  unreadable?: boolean;
+}
+
+/**
+ * Every content file below `contentDir` in path order, with the problems of those that could
+ * not be read. A file that is not text is returned too (`unreadable`), to show its bad line.
+ */
+export async function readContentFiles(contentDir: string, maxFileSize: number): Promise<{ files: ContentText[]; diagnostics: Diagnostic[] }> {
+  const diagnostics: Diagnostic[] = [];
+  const found = await findContentFiles(contentDir, diagnostics);
+  // The walk's order depends on the file system; path order makes builds reproducible.
+  found.sort((a, b) => compareCodePoints(a.relative, b.relative));
+  const read = await mapLimit(found, READ_CONCURRENCY, (f) => readSource(contentDir, f, maxFileSize));
+  const files: ContentText[] = [];
+  for (const { source, problem } of read) {
+    if (source) files.push(source);
+    if (problem) diagnostics.push(problem);
+  }
+  return { files, diagnostics };
+}
+
+interface FoundFile {
+  relative: string;
+  /** The path to read: the file, or the real path of a followed link's target. */
+  read: string;
+  /** The path validate resolves local files from: below the content folder as given. */
+  absolute: string;
+}
+
+/**
+ * Every `*.yaml` and `*.yml` file below the content folder, skipping names that start with `.`
+ * and `node_modules` folders. Symbolic links are followed only to files inside the folder: a
+ * build must not read the rest of the machine. Links to folders are never followed (a link to a
+ * folder inside would read its files twice, or loop); a link that leaves the folder gets a warning.
+ */
+async function findContentFiles(contentDir: string, diagnostics: Diagnostic[]): Promise<FoundFile[]> {
+  const given = path.resolve(contentDir);
+  const root = await realpath(given).catch(() => given);
+  const inside = (real: string) => real === root || real.startsWith(root.endsWith(path.sep) ? root : root + path.sep);
+  const shown = (relative: string) => path.join(contentDir, relative);
+  const found: FoundFile[] = [];
+  const problems: Diagnostic[] = [];
+
+  const entry = async (relative: string, dirent: Dirent): Promise<string | undefined> => {
+    const isYaml = YAML_NAME.test(dirent.name);
+    if (dirent.isDirectory()) return relative;
+    if (dirent.isFile()) {
+      if (isYaml) found.push({ relative, read: path.join(root, relative), absolute: path.join(given, relative) });
+      return undefined;
+    }
+    if (!dirent.isSymbolicLink()) {
+      if (isYaml) problems.push(unreadable(shown(relative), { code: 'NOT_A_FILE' }, 'file'));
+      return undefined;
+    }
+    const link = path.join(root, relative);
+    let real: string;
+    let isFolder: boolean;
+    try {
+      real = await realpath(link);
+      isFolder = (await stat(real)).isDirectory();
+    } catch (error) {
+      // A broken link or a loop: an error for a content file, someone else's business otherwise.
+      if (isYaml) problems.push(unreadable(shown(relative), error, 'link', await readlinkText(link)));
+      return undefined;
+    }
+    if (!inside(real)) {
+      if (isYaml || isFolder) problems.push(linkOutside(shown(relative), relative, await readlinkText(link), isFolder));
+    } else if (isYaml && !isFolder) {
+      found.push({ relative, read: real, absolute: path.join(given, path.relative(root, real)) });
+    }
+    return undefined;
+  };
+
+  const walk = async (folder: string): Promise<void> => {
+    let dirents: Dirent[];
+    try {
+      dirents = await readdir(path.join(root, folder), { withFileTypes: true });
+    } catch (error) {
+      if (folder === '') throw error; // the content folder itself: build checked it before
+      problems.push(unreadable(shown(folder), error, 'folder'));
+      return;
+    }
+    const visible = dirents.filter((d) => !d.name.startsWith('.') && d.name !== 'node_modules');
+    const folders = await Promise.all(visible.map((d) => entry(folder ? `${folder}/${d.name}` : d.name, d)));
+    await Promise.all(folders.filter((f): f is string => f !== undefined).map(walk));
+  };
+  await walk('');
+  // Found concurrently: sorted, so that every run reports them in the same order.
+  diagnostics.push(...problems.sort((a, b) => compareCodePoints(a.file!, b.file!)));
+  return found;
+}
+
+async function readlinkText(link: string): Promise<string> {
+  return readlink(link).catch(() => '?');
+}
+
+function linkOutside(file: string, relative: string, target: string, isFolder: boolean): Diagnostic {
+  if (relative === ADDON_FILE) {
+    return {
+      code: 'missing-addon-yaml',
+      severity: 'error',
+      file,
+      message: `symbolic link to ${target}, outside the content folder, so it is not followed and the addon has no settings`,
+      hint: 'copy the settings into the content folder; a build reads no file outside it',
+    };
+  }
+  return {
+    code: 'symlink-not-followed',
+    severity: 'warning',
+    file,
+    message: isFolder
+      ? `symbolic link to the folder ${target}, which is outside the content folder: the YAML files in it are not read`
+      : `symbolic link to ${target}, which is outside the content folder: not read`,
+    hint: 'copy what you need into the content folder; links are followed only within it, so that a build reads nothing else on the machine',
+  };
+}
+
+/** An unreadable file, folder or link: the reason in words, from the system's error code. */
+function unreadable(file: string, error: unknown, kind: 'file' | 'folder' | 'link', target?: string): Diagnostic {
+  const code = (error as { code?: string } | undefined)?.code;
+  const denied = code === 'EACCES' || code === 'EPERM';
+  const message =
+    kind === 'link'
+      ? code === 'ELOOP'
+        ? `symbolic link to ${target}, which leads back to itself (a loop of links)`
+        : `symbolic link to ${target}, which does not exist`
+      : code === 'NOT_A_FILE'
+        ? 'not a regular file (a named pipe, socket or device), so it is not read'
+        : denied
+          ? kind === 'folder'
+            ? 'folder that cannot be read (permission denied): the YAML files in it are not read'
+            : 'cannot be read: permission denied'
+          : `cannot be read: ${(error as Error).message ?? code}`;
+  const hint =
+    kind === 'link'
+      ? 'point the link at an existing file inside the content folder, or remove it'
+      : code === 'NOT_A_FILE'
+        ? 'only regular files are read: replace it with one, or rename it without .yaml or .yml'
+        : denied
+          ? `make the ${kind} readable by the user running the build (chmod a+r${kind === 'folder' ? 'x' : ''}), or move it out of the content folder`
+          : undefined;
+  return { code: 'unreadable-file', severity: 'error', file, message, hint };
+}
+
+/**
+ * Reads one file within the size limit: the size is checked on the open file before any byte is
+ * read, and reading stops past the limit (a file that grows meanwhile). Bytes that are not YAML
+ * text (NUL bytes, invalid UTF-8) give one problem for the file, which then has no values.
+ */
+async function readSource(
+  contentDir: string,
+  found: FoundFile,
+  maxFileSize: number,
+): Promise<{ source?: ContentText; problem?: Diagnostic }> {
+  const file = path.join(contentDir, found.relative);
+  let bytes: Buffer | undefined;
+  let handle: FileHandle | undefined;
+  try {
+    // O_NONBLOCK: opening a named pipe must not hang the build (its type is refused below).
+    handle = await open(found.read, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+    const info = await handle.stat();
+    if (!info.isFile()) return { problem: unreadable(file, { code: 'NOT_A_FILE' }, 'file') };
+    if (info.size > maxFileSize) return { problem: tooLarge(file, info.size, maxFileSize) };
+    bytes = await readAtMost(handle, info.size, maxFileSize);
+    if (bytes === undefined) return { problem: tooLarge(file, undefined, maxFileSize) };
+  } catch (error) {
+    return { problem: unreadable(file, error, 'file') };
+  } finally {
+    await handle?.close().catch(() => {});
+  }
+  const source: ContentText = { file, relative: found.relative, absolute: found.absolute, text: '' };
+  return { source, problem: decode(bytes, source) };
+}
+
+/** The whole file, or undefined once it is found to be larger than `limit` bytes. */
+async function readAtMost(handle: FileHandle, expected: number, limit: number): Promise<Buffer | undefined> {
+  let buffer = Buffer.allocUnsafe(Math.min(expected, limit) + 1);
+  let length = 0;
+  for (;;) {
+    if (length === buffer.length) {
+      if (length > limit) return undefined;
+      const larger = Buffer.allocUnsafe(Math.min(buffer.length * 2, limit + 1));
+      buffer.copy(larger, 0, 0, length);
+      buffer = larger;
+    }
+    const { bytesRead } = await handle.read(buffer, length, buffer.length - length, null);
+    if (bytesRead === 0) return buffer.subarray(0, length);
+    length += bytesRead;
+  }
+}
+
+/** `size` is undefined for a file that grew past the limit while it was read. */
+function tooLarge(file: string, size: number | undefined, limit: number): Diagnostic {
+  return {
+    code: 'file-too-large',
+    severity: 'error',
+    file,
+    message: `${size === undefined ? 'grew while it was read to' : `${size} bytes,`} over the limit of ${limit} bytes (${formatSize(limit)}) for a content file, so it is not read`,
+    hint: 'split its items into several files; if it is meant to be this large, raise the limit with --max-file-size (e.g. --max-file-size 64M)',
+  };
+}
+
+/**
+ * Sets the file's text, without a UTF-8 byte order mark, and returns the problem when the bytes
+ * are not UTF-8 text: a NUL byte (an image or archive named .yaml), UTF-16 (its byte order mark),
+ * or a byte sequence that is not UTF-8 (Latin-1, Windows-1252), at the first offending byte.
+ */
+function decode(bytes: Buffer, source: ContentText): Diagnostic | undefined {
+  const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
+  const utf16 = (bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff);
+  const nul = bytes.indexOf(0, bom);
+  const bad = utf16 ? 0 : nul === -1 ? (isUtf8(bytes) ? -1 : firstInvalidUtf8(bytes, bom)) : -1;
+  if (nul === -1 && bad === -1) {
+    source.text = bytes.toString('utf8', bom);
+    // A lone CR ends a line in YAML, and js-yaml reads it so; the `yaml` package, which gives
+    // positions, and the shown lines count only LF: make it one.
+    if (source.text.includes('\r')) source.text = source.text.replace(/\r(?!\n)/g, '\n');
+    return undefined;
+  }
+  const offset = utf16 ? 0 : nul !== -1 ? nul : bad;
+  // Only the text up to the end of that line is kept: it is shown under the diagnostic.
+  const lineEnd = bytes.indexOf(0x0a, offset);
+  source.text = bytes.toString('utf8', bom, lineEnd === -1 ? Math.min(bytes.length, offset + 1000) : lineEnd);
+  source.unreadable = true;
+  const before = bytes.toString('utf8', bom, offset);
+  const line = before.split('\n').length;
+  const column = before.length - before.lastIndexOf('\n');
+  const at = { file: source.file, line, column };
+  if (utf16) {
+    return {
+      code: 'invalid-utf8',
+      severity: 'error',
+      ...at,
+      message: 'the file is UTF-16 text (it starts with a UTF-16 byte order mark), not UTF-8',
+      hint: 'save it as UTF-8 (in most editors: "Save with encoding" or the encoding in the status bar)',
+    };
+  }
+  if (nul !== -1) {
+    return {
+      code: 'binary-file',
+      severity: 'error',
+      ...at,
+      message: 'the file holds a NUL byte, so it is binary data (an image or an archive?), not YAML text',
+      hint: 'give the file its real extension, or move it out of the content folder; only *.yaml and *.yml files are read as content',
+    };
+  }
+  return {
+    code: 'invalid-utf8',
+    severity: 'error',
+    ...at,
+    message: `byte 0x${bytes[offset]!.toString(16).padStart(2, '0')} at offset ${offset} is not UTF-8; YAML files must be UTF-8 text`,
+    hint: 'save the file as UTF-8; it was probably written as Latin-1 or Windows-1252 (é, ü, ß become single bytes there)',
+  };
+}
+
+/** The offset of the first byte that does not belong to a valid UTF-8 sequence. */
+function firstInvalidUtf8(bytes: Buffer, from: number): number {
+  for (let i = from; i < bytes.length; ) {
+    const b = bytes[i]!;
+    if (b < 0x80) {
+      i++;
+      continue;
+    }
+    // Length and the range of the second byte (which excludes overlongs, surrogates, > U+10FFFF).
+    const [length, low, high] =
+      b >= 0xc2 && b <= 0xdf ? [2, 0x80, 0xbf]
+      : b === 0xe0 ? [3, 0xa0, 0xbf]
+      : (b >= 0xe1 && b <= 0xec) || b === 0xee || b === 0xef ? [3, 0x80, 0xbf]
+      : b === 0xed ? [3, 0x80, 0x9f]
+      : b === 0xf0 ? [4, 0x90, 0xbf]
+      : b >= 0xf1 && b <= 0xf3 ? [4, 0x80, 0xbf]
+      : b === 0xf4 ? [4, 0x80, 0x8f]
+      : [0, 0, 0];
+    if (length === 0) return i;
+    for (let k = 1; k < length; k++) {
+      const c = bytes[i + k];
+      const [min, max] = k === 1 ? [low, high] : [0x80, 0xbf];
+      if (c === undefined || c < min || c > max) return i;
+    }
+    i += length;
+  }
+  return -1;
+}
+
+/** `16 MiB`, `512 KiB`, `300 bytes`. */
+function formatSize(bytes: number): string {
+  for (const [unit, size] of [['GiB', 1024 ** 3], ['MiB', 1024 ** 2], ['KiB', 1024]] as const) {
+    if (bytes >= size && bytes % size === 0) return `${bytes / size} ${unit}`;
+  }
+  return `${bytes} bytes`;
+}
+
+/**
+ * A size as the command line takes it: bytes, or with a suffix K, M or G (powers of 1024; `KiB`,
+ * `MB` and lowercase are read the same). Undefined when it is not one.
+ */
+export function parseByteSize(text: string): number | undefined {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(?:([kmg])(?:i?b)?|b)?\s*$/i.exec(text);
+  if (!m) return undefined;
+  const factor = { k: 1024, m: 1024 ** 2, g: 1024 ** 3 }[(m[2] ?? '').toLowerCase() as 'k'] ?? 1;
+  const bytes = Math.floor(Number(m[1]) * factor);
+  return Number.isSafeInteger(bytes) ? bytes : undefined;
+}
+
+async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await fn(items[index]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}
+
+function compareCodePoints(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
