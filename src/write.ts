@@ -87,15 +87,12 @@ export async function writeOutput(outDir: string, files: readonly OutputFile[], 
   // interrupted, the next build knows the files it may have left, and the unknown hashes of the
   // new ones force a rewrite. A build that changes nothing writes no state at all.
   let started: Promise<void> | undefined;
-  const start = () =>
-    (started ??= writeState(root, {
-      files: new Map([
-        ...previous.files,
-        ...[...current].filter((p) => !previous.files.has(p)).map((p): [string, Written] => [p, { hash: '', bytes: 0 }]),
-      ]),
-      complete: false,
-      foreign,
-    }));
+  const start = () => {
+    if (started) return started;
+    const intent: Files = new Map(previous.files);
+    for (const file of current) if (!intent.has(file)) intent.set(file, { hash: '', bytes: 0 });
+    return (started = writeState(root, { files: intent, complete: false, foreign }));
+  };
   const next: Files = new Map();
   // One mkdir per folder, shared by the writes waiting for it.
   const madeDirs = new Map<string, Promise<unknown>>();
