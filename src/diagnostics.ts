@@ -171,6 +171,20 @@ export function formatDiagnostics(diagnostics: readonly Diagnostic[], sourceLine
  */
 export function sourceExcerpt(line: string, column: number, width: number = DEFAULT_WIDTH): { text: string; caret: number } {
   const offset = Math.max(0, column - 1);
+  // Intl.Segmenter takes quadratic time on a long string (400,000 characters: two minutes), and
+  // a minified or hostile content file can be one long line: segment only a window around the
+  // column, wide enough for `width` columns, and mark what was cut off.
+  const reach = Math.max(width, 1) * 8;
+  if (line.length > 2 * reach) {
+    let start = Math.max(0, Math.min(offset, line.length) - reach);
+    let end = Math.min(line.length, start + 2 * reach);
+    if (start > 0 && /[\udc00-\udfff]/.test(line[start]!)) start--; // not half a surrogate pair
+    if (end < line.length && /[\udc00-\udfff]/.test(line[end]!)) end++;
+    const inner = sourceExcerpt(line.slice(start, end), offset - start + 1, width);
+    const before = start > 0 && !inner.text.startsWith('…') ? '…' : '';
+    const after = end < line.length && !inner.text.endsWith('…') ? '…' : '';
+    return { text: `${before}${inner.text}${after}`, caret: inner.caret + before.length };
+  }
   const cells: { text: string; at: number; width: number }[] = [];
   let total = 0;
   let caret: number | undefined;

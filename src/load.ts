@@ -5,7 +5,7 @@
 // an exception, a stack overflow or a process out of memory.
 import path from 'node:path';
 import jsYaml from 'js-yaml';
-import { Composer, isMap, isScalar, Lexer, LineCounter, Parser, visit, type CST, type Document } from 'yaml';
+import { Composer, isCollection, isMap, isScalar, Lexer, LineCounter, Parser, visit, type CST, type Document } from 'yaml';
 import type { Diagnostic, Location } from './diagnostics.js';
 import { ADDON_FILE, DEFAULT_MAX_FILE_SIZE, parseByteSize, readContentFiles, type ContentText } from './_read.js';
 
@@ -401,6 +401,7 @@ function cycleAt(source: SourceFile, document: Document, index: number): Locatio
 const SYNTAX_HINTS: Record<string, string> = {
   TAB_AS_INDENT: 'YAML does not allow tabs in indentation: indent with spaces (most editors can insert spaces for .yaml files)',
   BAD_SCALAR_START: 'put the value in quotes: a plain value cannot start with @ or a backquote',
+  BLOCK_AS_IMPLICIT_KEY: 'a value that contains ": " needs quotes: name: "Nosferatu: A Symphony of Horror"',
   BAD_DQ_ESCAPE: 'in double quotes a backslash starts an escape such as \\n or \\u00e9; write \\\\ for a backslash, or use single quotes',
   KEY_OVER_1024_CHARS: 'a key that is not quoted may be at most 1024 characters long: a `:` missing a space, or a key that runs on?',
   TOO_DEEP: `content needs about ten levels; a file this deep is generated wrongly, or hostile (the limit is ${MAX_DEPTH})`,
@@ -436,8 +437,10 @@ export function locate(source: SourceFile, documentIndex: number, nodePath: read
   if (key !== undefined) {
     const node = document.getIn(nodePath, true);
     if (isMap(node)) {
-      const pair = node.items.find((p) => isScalar(p.key) && String(p.key.value) === key);
-      const range = pair && isScalar(pair.key) ? pair.key.range : undefined;
+      // A collection as a key (`? [a, b]`) is the text of its value to js-yaml: `a,b`.
+      const text = (k: unknown) => (isScalar(k) ? String(k.value) : isCollection(k) ? String(k.toJS(document)) : undefined);
+      const pair = node.items.find((p) => text(p.key) === key);
+      const range = (pair?.key as { range?: [number, number, number] } | undefined)?.range;
       if (range) return at(range[0]);
     }
   }
