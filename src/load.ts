@@ -156,7 +156,8 @@ function parsePositions(text: string): Positions {
     yield token;
     return token.type !== 'error';
   }
-  const composer = new Composer({ uniqueKeys: true });
+  // logLevel: the package's warnings (a collection as a key) would go to process.emitWarning.
+  const composer = new Composer({ uniqueKeys: true, logLevel: 'error' });
   let stopped = false;
   (composer as unknown as { onError: ErrorHandler }).onError = (source, code, message, warning) => {
     // The package catches what composing a collection throws and reports it here: stop again.

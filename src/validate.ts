@@ -444,7 +444,7 @@ function resolveCatalogs(settings: CatalogSettings[], items: Item[], at: Locator
     const genres =
       s.genres === 'auto'
         ? [...new Set(members.flatMap((i) => i.genres ?? []))].sort(collator.compare)
-        : (s.genres ?? []);
+        : uniqueInOrder(s.genres ?? []); // listed twice, a genre's pages would be written twice
     return { ...catalog, genres, items: members };
   });
 }

@@ -454,6 +454,22 @@ describe('links and the file system', () => {
   });
 });
 
+describe('the process', () => {
+  it('prints no warning of the YAML parser: a collection as a key on the careful path', async () => {
+    const warnings: Error[] = [];
+    const listener = (warning: Error) => warnings.push(warning);
+    process.on('warning', listener);
+    try {
+      const { result } = await buildFiles({ 'addon.yaml': ADDON, 'a.yaml': 'id: &i a\ntype: movie\nname: A\n? { x: 1 }\n: y\n' });
+      only(result.diagnostics, 'unknown-field');
+      await new Promise((resolve) => setImmediate(resolve)); // warnings are emitted on the next tick
+    } finally {
+      process.off('warning', listener);
+    }
+    expect(warnings.map((w) => w.message)).toEqual([]);
+  });
+});
+
 describe('each content file is its own', () => {
   it('reports the problems of several hostile files together, each in its file', async () => {
     const { dir, result } = await buildFiles({

@@ -1,0 +1,358 @@
+// Property tests: random content folders, mostly valid, sometimes with fields of the wrong type,
+// unknown keys, bad ids, or YAML text cut and pasted at random. Whatever the input, the build
+// returns a result; its errors say where they are; and a successful build's files are all
+// accepted by a client and page to their end. PROPERTY_RUNS=5000 runs more; PROPERTY_SEED (and
+// PROPERTY_PATH, both printed on failure) replays a failure.
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
+import { build, type BuildResult } from '../src/build.js';
+import { diagnosticJson, formatDiagnostics, type DiagnosticCode } from '../src/diagnostics.js';
+import { sourceLineOf } from '../src/load.js';
+import { checkTree } from './support/walk.js';
+import { readTree } from './support/content.js';
+
+const RUNS = Number(process.env.PROPERTY_RUNS ?? 200);
+const SEED = Number(process.env.PROPERTY_SEED ?? 20261121);
+const PATH = process.env.PROPERTY_PATH;
+
+/**
+ * Errors that concern a whole file, not a place in it: they have a file and no line. Problems of
+ * the whole output (host-limit, manifest-too-large, host-file-name) have neither, and are warnings.
+ */
+const FILE_ONLY: readonly DiagnosticCode[] = ['missing-addon-yaml', 'file-too-large', 'unreadable-file', 'symlink-not-followed'];
+const WHOLE_OUTPUT: readonly DiagnosticCode[] = ['host-limit', 'manifest-too-large', 'host-file-name'];
+
+// ---------------------------------------------------------------------------------------------
+// Values: mostly what the format wants, sometimes not
+
+const TYPES = ['movie', 'series', 'channel', 'tv'] as const;
+const GENRES = ['Drama', 'Comedy', 'Horror', 'Film-Noir', 'Science Fiction', 'Animação', '日本'];
+
+/** Mostly `clean`; `dirty` values, which the format refuses, in one of `oneIn` when `dirty` is on. */
+function mostly<T, U>(clean: fc.Arbitrary<T>, dirty: fc.Arbitrary<U>, on: boolean, oneIn = 4): fc.Arbitrary<T | U> {
+  return on ? fc.oneof({ weight: oneIn - 1, arbitrary: clean }, { weight: 1, arbitrary: dirty }) : clean;
+}
+
+/** Absent in most values, present in one of `oneIn`. */
+function sometimes<T>(arbitrary: fc.Arbitrary<T>, oneIn: number): fc.Arbitrary<T | undefined> {
+  return fc.oneof({ weight: oneIn - 1, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary });
+}
+
+const text = fc.oneof({ weight: 8, arbitrary: fc.string({ minLength: 1, maxLength: 20 }) }, { weight: 1, arbitrary: fc.string({ unit: 'grapheme', minLength: 1, maxLength: 12 }) });
+const hex40 = fc.stringMatching(/^[0-9a-f]{40}$/);
+
+/**
+ * One item as people write them. With `dirty`, some of its values are of a kind the format
+ * refuses: ids that cannot be file names or are not text, relative or broken URLs, dates that do
+ * not exist, negative, fractional and infinite numbers, streams with two sources or none.
+ */
+function itemOf(dirty: boolean) {
+  const id = mostly(
+    fc.oneof({ weight: 6, arbitrary: fc.stringMatching(/^[a-z]{1,3}:[a-z0-9-]{1,10}$/) }, { weight: 1, arbitrary: fc.stringMatching(/^tt\d{7}$/) }),
+    fc.oneof(fc.constantFrom('', '.', '..', 'a/b', 'a\\b', 'x\u0001', 'x'.repeat(201), '日本:映画'), fc.integer(), fc.boolean(), fc.constant(null), fc.constant([])),
+    dirty,
+  );
+  const url = mostly(
+    fc.stringMatching(/^[a-z0-9]{1,8}$/).map((s) => `https://example.org/${s}.mp4`),
+    fc.constantFrom('relative/file.jpg', 'ftp://x', 'https://', 'javascript:alert(1)', 'http://[::1]/a', ''),
+    dirty,
+  );
+  const day = fc.date({ min: new Date('1890-01-01'), max: new Date('2030-12-31'), noInvalidDate: true });
+  const date = mostly(
+    fc.oneof({ weight: 4, arbitrary: day.map((d) => d.toISOString().slice(0, 10)) }, { weight: 1, arbitrary: day.map((d) => d.toISOString()) }),
+    fc.constantFrom('2023-02-30', '1922-13-04', '2023-01-01T25:00:00Z', 'yesterday', 1922),
+    dirty,
+  );
+  const number = mostly(fc.nat({ max: 40 }), fc.constantFrom(-1, 1.5, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, Number.NaN, 1e300, 65536), dirty);
+  const stream = mostly(
+    fc.oneof(
+      { weight: 4, arbitrary: fc.record({ url, name: text, description: text }, { requiredKeys: ['url'] }) },
+      { weight: 1, arbitrary: fc.record({ ytId: fc.stringMatching(/^[A-Za-z0-9_-]{11}$/) }) },
+      { weight: 2, arbitrary: fc.record({ infoHash: hex40, fileIdx: number }, { requiredKeys: ['infoHash'] }) },
+      { weight: 1, arbitrary: fc.record({ externalUrl: url }) },
+      { weight: 1, arbitrary: fc.record({ url, behaviorHints: fc.record({ notWebReady: fc.boolean(), bingeGroup: text, videoSize: number }, { requiredKeys: [] }) }) },
+    ),
+    fc.oneof(fc.record({ url, ytId: fc.constant('FC6jFoYm3xs') }), fc.record({ name: text }), fc.record({ infoHash: fc.constant('abc') })),
+    dirty,
+  );
+  const subtitle = fc.record({ lang: mostly(fc.constantFrom('eng', 'fra', 'deu', 'por'), fc.constantFrom('english', 'EN', ''), dirty), url });
+  const video = fc.record(
+    { season: number, episode: number, title: text, released: date, streams: fc.array(stream, { maxLength: 2 }), subtitles: fc.array(subtitle, { maxLength: 1 }) },
+    { requiredKeys: ['season', 'episode'] },
+  );
+  return fc
+    .record(
+      {
+        id,
+        type: mostly(fc.constantFrom(...TYPES), fc.constantFrom('documentary', 'a/b', ''), dirty),
+        name: text,
+        genres: fc.array(mostly(fc.constantFrom(...GENRES), fc.constantFrom('a/b', '', 42), dirty), { maxLength: 3 }),
+        released: date,
+        releaseInfo: fc.oneof(fc.constantFrom('1922', '1941–1943'), fc.nat({ max: 2030 })),
+        posterShape: mostly(fc.constantFrom('poster', 'square', 'landscape'), fc.constant('wide'), dirty),
+        poster: url,
+        description: text,
+        // Only dirty items name catalogs: which exist for their type is up to chance.
+        catalogs: dirty ? fc.array(fc.constantFrom('films', 'serials', 'shows', 'missing'), { maxLength: 2 }) : fc.constant(undefined),
+        streams: fc.array(stream, { maxLength: 3 }),
+        subtitles: fc.array(subtitle, { maxLength: 2 }),
+        videos: fc.array(video, { maxLength: 4 }),
+      },
+      { requiredKeys: ['id', 'type', 'name'] },
+    )
+    .map((i) => {
+      // Videos are for series and channels, streams for the rest.
+      const { videos, streams, subtitles, ...rest } = i;
+      return i.type === 'series' || i.type === 'channel' ? { ...rest, ...(videos && { videos }) } : { ...rest, ...(streams && { streams }), ...(subtitles && { subtitles }) };
+    });
+}
+
+const item = fc.oneof({ weight: 12, arbitrary: itemOf(false) }, { weight: 1, arbitrary: itemOf(true) });
+
+/** A field replaced by something of the wrong type, an unknown field, a required field removed. */
+const WRONG: unknown[] = [42, -1, 1.5, Number.POSITIVE_INFINITY, Number.NaN, true, null, [], ['x'], { x: 1 }, '', 'text', [[[]]]];
+const mutation = fc.oneof(
+  fc.record({ kind: fc.constant('wrong' as const), value: fc.constantFrom(...WRONG), pick: fc.nat() }),
+  fc.record({ kind: fc.constant('unknown' as const), key: fc.constantFrom('relased', 'title', 'genre', 'stream', '__proto__', 'constructor', 'toString', '<<', 'x'), value: fc.constantFrom(...WRONG) }),
+  fc.record({ kind: fc.constant('remove' as const), pick: fc.nat() }),
+);
+
+type Mutation = typeof mutation extends fc.Arbitrary<infer T> ? T : never;
+
+function mutate(value: unknown, m: Mutation): unknown {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
+  const copy: Record<string, unknown> = { ...(value as Record<string, unknown>) };
+  const keys = Object.keys(copy);
+  if (m.kind === 'unknown') {
+    Object.defineProperty(copy, m.key, { value: m.value, enumerable: true, configurable: true, writable: true });
+  } else if (keys.length > 0) {
+    const key = keys[m.pick % keys.length]!;
+    if (m.kind === 'remove') delete copy[key];
+    else copy[key] = m.value;
+  }
+  return copy;
+}
+
+/** Cuts and pastes in the YAML text, as a careless edit or a bad merge would. */
+const textEdit = fc.oneof(
+  fc.record({ kind: fc.constant('delete' as const), at: fc.double({ min: 0, max: 1, noNaN: true }), length: fc.integer({ min: 1, max: 8 }) }),
+  fc.record({ kind: fc.constant('duplicate' as const), at: fc.double({ min: 0, max: 1, noNaN: true }), length: fc.integer({ min: 1, max: 12 }) }),
+  fc.record({
+    kind: fc.constant('insert' as const),
+    at: fc.double({ min: 0, max: 1, noNaN: true }),
+    text: fc.constantFrom(':', ': ', '- ', '[', ']', '{', '}', '&a ', '*a', '!!str ', '|', '>', "'", '"', '#', '\t', '\n', '\r', '\0', '%', '@', '`', '\ufeff', 'é', '\\', '---\n', '  ', '? '),
+  }),
+);
+
+function editText(text: string, edits: readonly { kind: string; at: number; length?: number; text?: string }[]): string {
+  for (const edit of edits) {
+    const at = Math.floor(edit.at * text.length);
+    if (edit.kind === 'delete') text = text.slice(0, at) + text.slice(at + edit.length!);
+    else if (edit.kind === 'duplicate') text = text.slice(0, at + edit.length!) + text.slice(at, at + edit.length!) + text.slice(at + edit.length!);
+    else text = text.slice(0, at) + edit.text! + text.slice(at);
+  }
+  return text;
+}
+
+const catalog = fc.record(
+  {
+    id: fc.oneof({ weight: 20, arbitrary: fc.constantFrom('films', 'serials', 'shows') }, { weight: 1, arbitrary: fc.constantFrom('a/b', '', '..') }),
+    type: fc.constantFrom(...TYPES),
+    name: text,
+    genres: fc.oneof(fc.constant('auto'), fc.array(fc.constantFrom(...GENRES), { maxLength: 3 })),
+    sort: fc.constantFrom('name', '-name', 'released', '-released', 'releaseInfo', '-releaseInfo'),
+    items: fc.constantFrom('all', 'listed'),
+  },
+  { requiredKeys: ['id', 'type', 'name'] },
+);
+
+const addon = fc.record(
+  {
+    id: fc.oneof({ weight: 30, arbitrary: fc.constant('org.example.property') }, { weight: 1, arbitrary: fc.constantFrom('property', '', 42) }),
+    version: fc.oneof({ weight: 30, arbitrary: fc.constant('1.0.0') }, { weight: 1, arbitrary: fc.constantFrom('1.0', 1, '') }),
+    name: text,
+    baseUrl: fc.constantFrom('https://example.org/addon/', 'https://user.github.io/films'),
+    catalogs: fc.uniqueArray(catalog, { maxLength: 4, selector: (c) => `${c.type} ${c.id}` }),
+  },
+  { requiredKeys: ['id', 'version', 'name', 'catalogs'] },
+);
+
+/** A content file: one item, a list of items, or several documents, each item perhaps mutated. */
+const contentFile = fc.record({
+  folder: fc.constantFrom('', 'movies/', 'series/', 'a/b/'),
+  extension: fc.constantFrom('.yaml', '.yml'),
+  shape: fc.constantFrom('one', 'list', 'documents'),
+  items: fc.array(fc.tuple(item, sometimes(mutation, 30)), { minLength: 1, maxLength: 4 }),
+  edits: sometimes(fc.array(textEdit, { minLength: 1, maxLength: 3 }), 12),
+  bom: fc.constantFrom(false, false, false, true),
+});
+
+const content = fc.record({
+  addon,
+  addonMutation: sometimes(mutation, 20),
+  addonEdits: sometimes(fc.array(textEdit, { minLength: 1, maxLength: 2 }), 30),
+  files: fc.array(contentFile, { minLength: 1, maxLength: 4 }),
+});
+
+type Content = typeof content extends fc.Arbitrary<infer T> ? T : never;
+
+/** The same content with every item file cut and pasted several times: mostly broken YAML. */
+const mangled = content.chain((c) =>
+  fc.array(fc.array(textEdit, { minLength: 1, maxLength: 6 }), { minLength: c.files.length, maxLength: c.files.length }).map(
+    (edits): Content => ({ ...c, files: c.files.map((f, i) => ({ ...f, edits: [...(f.edits ?? []), ...edits[i]!] })) }),
+  ),
+);
+
+function yamlText(value: unknown): string {
+  return stringify(value, { lineWidth: 0, keepUndefined: false });
+}
+
+/** The content folder's files, as text. */
+function filesOf(c: Content): Record<string, string> {
+  const files: Record<string, string> = {};
+  const addonValue = c.addonMutation ? mutate(c.addon, c.addonMutation) : c.addon;
+  files['addon.yaml'] = editText(yamlText(addonValue), c.addonEdits ?? []);
+  c.files.forEach((f, index) => {
+    const items = f.items.map(([i, m]) => (m ? mutate(i, m) : i));
+    const text =
+      f.shape === 'one'
+        ? items.map((i) => yamlText(i)).join('---\n')
+        : f.shape === 'list'
+          ? yamlText(items)
+          : items.map((i) => `---\n${yamlText(i)}`).join('');
+    files[`${f.folder}file-${index}${f.extension}`] = `${f.bom ? '\ufeff' : ''}${editText(text, f.edits ?? [])}`;
+  });
+  return files;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The properties
+
+/** The output as a client would fetch it, from the plan, without writing it. */
+async function treeOf(result: BuildResult): Promise<Map<string, Buffer>> {
+  const tree = new Map<string, Buffer>();
+  for (const file of result.files!) {
+    if (file.copyFrom) tree.set(file.path, await readFile(file.copyFrom));
+    else tree.set(file.path, Buffer.from(typeof file.body === 'function' ? file.body() : (file.body ?? '')));
+  }
+  return tree;
+}
+
+/** What must hold for any input. */
+function checkResult(result: BuildResult, files: Record<string, string>, dir: string) {
+  const lines = new Map(Object.entries(files).map(([name, text]) => [path.join(dir, name), text.split(/\r\n|\r|\n/).length]));
+  for (const d of result.diagnostics) {
+    const where = `${d.code} ${d.file}:${d.line}:${d.column}: ${d.message}`;
+    if (WHOLE_OUTPUT.includes(d.code)) {
+      expect(d.severity, where).toBe('warning');
+      continue;
+    }
+    expect(d.file, where).toBeTruthy();
+    if (d.severity !== 'error' || FILE_ONLY.includes(d.code)) continue;
+    expect(d.line, where).toBeGreaterThanOrEqual(1);
+    expect(d.column, where).toBeGreaterThanOrEqual(1);
+    const count = lines.get(d.file!);
+    if (count !== undefined) expect(d.line!, where).toBeLessThanOrEqual(count + 1);
+  }
+  // An unknown field is pointed at where its key is written.
+  const lineOf = sourceLineOf(result.sources);
+  for (const d of result.diagnostics) {
+    const key = /^unknown field "([A-Za-z_<]+)"$/.exec(d.message)?.[1];
+    // (null, true and false are how ~, an empty key or True read: their text differs.)
+    if (d.code !== 'unknown-field' || !key || ['null', 'true', 'false'].includes(key)) continue;
+    const at = lineOf(d.file!, d.line!)?.slice(d.column! - 1) ?? '';
+    expect(at.replace(/^["']/, ''), `${d.file}:${d.line}:${d.column} ${d.message}`).toMatch(new RegExp(`^${key}`));
+  }
+  expect(result.ok).toBe(!result.diagnostics.some((d) => d.severity === 'error'));
+  // Every diagnostic prints, for people and for machines.
+  formatDiagnostics(result.diagnostics, sourceLineOf(result.sources));
+  JSON.stringify(result.diagnostics.map(diagnosticJson));
+}
+
+async function inFolder<T>(files: Record<string, string>, run: (dir: string) => Promise<T>): Promise<T> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'addon-gen-property-'));
+  try {
+    for (const [name, text] of Object.entries(files)) {
+      await mkdir(path.dirname(path.join(dir, name)), { recursive: true });
+      await writeFile(path.join(dir, name), text);
+    }
+    return await run(dir);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+const settings = { numRuns: RUNS, seed: SEED, path: PATH, endOnFailure: PATH !== undefined };
+
+describe('random content', () => {
+  it(`builds without throwing, locates every error, and writes only files a client accepts (${RUNS} runs, seed ${SEED})`, async () => {
+    let built = 0;
+    let failed = 0;
+    const codes = new Map<string, number>();
+    const examples = new Map<string, string>();
+    await fc.assert(
+      fc.asyncProperty(content, async (c) => {
+        const files = filesOf(c);
+        await inFolder(files, async (dir) => {
+          const result = await build({ contentDir: dir, hosts: [] });
+          checkResult(result, files, dir);
+          if (!result.ok) {
+            failed++;
+            for (const d of result.diagnostics.filter((x) => x.severity === 'error')) examples.set(d.code, `${d.path}: ${d.message}`);
+            for (const code of new Set(result.diagnostics.filter((d) => d.severity === 'error').map((d) => d.code))) codes.set(code, (codes.get(code) ?? 0) + 1);
+            return;
+          }
+          built++;
+          checkTree(await treeOf(result));
+        });
+      }),
+      settings,
+    );
+    // The arbitraries must produce both: content that builds, and content that does not.
+    const tally = `${built} built, ${failed} refused; refused for: ${[...codes].sort((a, b) => b[1] - a[1]).map(([c, n]) => `${c} ${n} (${examples.get(c)})`).join(', ')}`;
+    if (process.env.PROPERTY_RUNS) console.log(tally);
+    expect(built, tally).toBeGreaterThan(RUNS / 10);
+    expect(failed, tally).toBeGreaterThan(RUNS / 10);
+  }, Math.max(60_000, RUNS * 600));
+
+  it(`reports mangled YAML text at a place in its file, never by throwing (${RUNS} runs)`, async () => {
+    await fc.assert(
+      fc.asyncProperty(mangled, async (c) => {
+        const files = filesOf(c);
+        await inFolder(files, async (dir) => {
+          const result = await build({ contentDir: dir, hosts: [] });
+          checkResult(result, files, dir);
+          if (result.ok) checkTree(await treeOf(result));
+        });
+      }),
+      settings,
+    );
+  }, Math.max(60_000, RUNS * 600));
+
+  it(`writes the same files it plans, and they pass the same checks (${Math.ceil(RUNS / 10)} runs)`, async () => {
+    await fc.assert(
+      fc.asyncProperty(content, async (c) => {
+        const files = filesOf(c);
+        await inFolder(files, async (dir) => {
+          const out = `${dir}-out`;
+          try {
+            const result = await build({ contentDir: dir, outDir: out, hosts: [] });
+            checkResult(result, files, dir);
+            if (!result.ok) return;
+            const written = await readTree(out);
+            written.delete('.addon-gen.json');
+            expect([...written.keys()].sort()).toEqual(result.files!.map((f) => f.path).sort());
+            checkTree(written);
+          } finally {
+            await rm(out, { recursive: true, force: true });
+          }
+        });
+      }),
+      { ...settings, numRuns: Math.ceil(RUNS / 10) },
+    );
+  }, Math.max(60_000, RUNS * 600));
+});
