@@ -32,6 +32,20 @@ export { ADDON_FILE, DEFAULT_MAX_FILE_SIZE, parseByteSize };
 export interface SourceFile extends ContentText {
   /** The documents with node positions, parsed on first use (see `positions`). */
   parsed?: Positions;
+  /** Where the fast parser found each document and item: positions then parse only that text. */
+  spans?: DocumentSpan[];
+  /** The last item parsed alone for its positions, and how many were (see `piece`). */
+  piece?: { start: number; end: number; parsed?: Document; count: number };
+  /** Offsets where lines start, for showing a line and turning offsets into lines. */
+  lines?: LineCounter;
+}
+
+/** Where js-yaml found a document: its value's text, and the text of each item of a list. */
+interface DocumentSpan {
+  start: number;
+  end: number;
+  /** For a list, the start and end of each element, flat: [start0, end0, start1, end1, …]. */
+  elements?: number[];
 }
 
 /** One YAML value that should be an item (or the addon settings), with the means to locate its parts. */
@@ -112,6 +126,9 @@ function positions(source: SourceFile): Positions {
   source.parsed ??= source.unreadable ? linesOnly(source.text) : parsePositions(source.text);
   return source.parsed;
 }
+
+/** Items of one file parsed alone for positions before the whole file is parsed instead. */
+const MAX_PIECES = 2_000;
 
 /** After this many syntax errors in a file the parser stops: only the first is reported anyway. */
 const MAX_SYNTAX_ERRORS = 100;
@@ -230,19 +247,36 @@ function tooDeep(token: CST.Token): number | undefined {
  */
 const ANCHOR = /(?:^|[\s[\]{},:])&[^\s[\]{},]/;
 
-/** js-yaml's listener: an anchor the pattern missed still sends the file down the careful path. */
-function refuseAnchors(this: unknown, event: jsYaml.EventType, state: jsYaml.State) {
-  if (event === 'close' && (state as { anchor?: string | null }).anchor != null) throw new Error('anchor');
-}
-
-/** The documents' values by the fast parser, or undefined when the file needs the careful path. */
-function fastValues(text: string): unknown[] | undefined {
+/**
+ * The documents' values by the fast parser, and where each document and list element is in the
+ * text; undefined when the file needs the careful path. js-yaml's listener sees each node open
+ * and close: it records the spans, and an anchor the pattern missed still sends the file down the
+ * careful path.
+ */
+function fastValues(text: string): { values: unknown[]; spans: DocumentSpan[] } | undefined {
   if (ANCHOR.test(text)) return undefined;
+  const spans: DocumentSpan[] = [];
+  let elementStart = 0;
+  const listener = (event: jsYaml.EventType, state: jsYaml.State) => {
+    const { depth, position, anchor } = state as jsYaml.State & { depth: number; anchor: string | null };
+    if (event === 'open') {
+      if (depth === 1) spans.push({ start: position, end: position, elements: [] });
+      else if (depth === 2) elementStart = position;
+      return;
+    }
+    if (anchor != null) throw new Error('anchor');
+    const span = spans[spans.length - 1]!;
+    if (depth === 2) span.elements?.push(elementStart, position);
+    else if (depth === 1) {
+      span.end = position;
+      if (state.kind !== 'sequence') delete span.elements;
+    }
+  };
   try {
     // CORE_SCHEMA, like `yaml`'s default: dates stay text (the schema checks them), `yes` is text.
     // js-yaml refuses nesting beyond maxDepth itself, before its recursion overflows the stack.
-    const options = { schema: jsYaml.CORE_SCHEMA, listener: refuseAnchors, maxDepth: MAX_DEPTH };
-    return jsYaml.loadAll(text, undefined, options);
+    const options = { schema: jsYaml.CORE_SCHEMA, listener, maxDepth: MAX_DEPTH };
+    return { values: jsYaml.loadAll(text, undefined, options), spans };
   } catch {
     return undefined; // syntax errors, duplicate keys, nesting, anchors: the careful path says where and why
   }
@@ -253,7 +287,9 @@ function parseValues(source: SourceFile, diagnostics: Diagnostic[]): SourceValue
   if (source.unreadable) return [];
   let values: unknown[] | undefined;
   try {
-    values = fastValues(source.text) ?? carefulValues(source, diagnostics);
+    const fast = fastValues(source.text);
+    if (fast) source.spans = fast.spans;
+    values = fast?.values ?? carefulValues(source, diagnostics);
   } catch (error) {
     // Not expected from either parser; one file must not end the whole build.
     diagnostics.push({
@@ -426,15 +462,30 @@ function yamlError(source: SourceFile, code: string, message: string, offset: nu
 /**
  * The location of the node at `nodePath` in a document, or of its nearest ancestor that exists
  * (a missing field points at the mapping that lacks it). With `key`, the location of that key.
+ * A file the fast parser read is parsed again only in part, the item or document concerned, so
+ * that a typo in a file of 16 MiB costs milliseconds, not seconds and gigabytes.
  */
 export function locate(source: SourceFile, documentIndex: number, nodePath: readonly (string | number)[], key?: string): Location {
-  const { documents, lineCounter } = positions(source);
   const at = (offset: number): Location => {
-    const { line, col } = lineCounter.linePos(offset);
+    const { line, col } = linesOf(source).linePos(offset);
     return { file: source.file, line, column: col };
   };
-  const document = documents[documentIndex];
-  if (!document) return at(0);
+  const span = source.spans?.[documentIndex];
+  // Past a few thousand items with problems, parsing the whole file once is cheaper.
+  if (span && (source.piece?.count ?? 0) < MAX_PIECES) {
+    const index = typeof nodePath[0] === 'number' ? nodePath[0] : undefined;
+    const element = index !== undefined && span.elements && 2 * index + 1 < span.elements.length;
+    const [start, end] = element ? [span.elements![2 * index!]!, span.elements![2 * index! + 1]!] : [span.start, span.end];
+    const document = piece(source, start, end);
+    // Spans begin at a line's start, padded: offsets in the piece are offsets in the file from there.
+    if (document) return at(source.text.lastIndexOf('\n', start - 1) + 1 + offsetIn(document, element ? nodePath.slice(1) : nodePath, key));
+  }
+  const document = positions(source).documents[documentIndex];
+  return at(document ? offsetIn(document, nodePath, key) : 0);
+}
+
+/** The offset of the node at `nodePath` in a document, or of its nearest ancestor; with `key`, of that key. */
+function offsetIn(document: Document, nodePath: readonly (string | number)[], key?: string): number {
   if (key !== undefined) {
     const node = document.getIn(nodePath, true);
     if (isMap(node)) {
@@ -442,15 +493,36 @@ export function locate(source: SourceFile, documentIndex: number, nodePath: read
       const text = (k: unknown) => (isScalar(k) ? String(k.value) : isCollection(k) ? String(k.toJS(document)) : undefined);
       const pair = node.items.find((p) => text(p.key) === key);
       const range = (pair?.key as { range?: [number, number, number] } | undefined)?.range;
-      if (range) return at(range[0]);
+      if (range) return range[0];
     }
   }
   for (let length = nodePath.length; length >= 0; length--) {
     const node = length === 0 ? document.contents : document.getIn(nodePath.slice(0, length), true);
     const range = (node as { range?: [number, number, number] } | null | undefined)?.range;
-    if (range) return at(range[0]);
+    if (range) return range[0];
   }
-  return at(0);
+  return 0;
+}
+
+/**
+ * The text from `start` to `end` parsed alone, with its first line padded with spaces to keep
+ * its columns; undefined when it does not parse alone (then the whole file is parsed). The last
+ * one is kept: the problems of an item come together.
+ */
+function piece(source: SourceFile, start: number, end: number): Document | undefined {
+  if (source.piece?.start !== start || source.piece.end !== end) {
+    const lineStart = source.text.lastIndexOf('\n', start - 1) + 1;
+    const { documents, errors } = parsePositions(' '.repeat(start - lineStart) + source.text.slice(start, end));
+    const parsed = errors.length === 0 && documents.length === 1 ? documents[0] : undefined;
+    source.piece = { start, end, parsed, count: (source.piece?.count ?? 0) + 1 };
+  }
+  return source.piece.parsed;
+}
+
+/** Where each line of the file starts: from the parse when there is one, else by a scan. */
+function linesOf(source: SourceFile): LineCounter {
+  source.lines ??= source.parsed?.lineCounter ?? linesOnly(source.text).lineCounter;
+  return source.lines;
 }
 
 /** The text of one line of a loaded file, for printing it under a diagnostic. */
@@ -459,7 +531,7 @@ export function sourceLineOf(files: readonly SourceFile[]): (file: string, line:
   return (file, line) => {
     const source = byName.get(file);
     if (!source) return undefined;
-    const start = line === 1 ? 0 : positions(source).lineCounter.lineStarts[line - 1];
+    const start = line === 1 ? 0 : linesOf(source).lineStarts[line - 1];
     if (start === undefined) return undefined;
     const end = source.text.indexOf('\n', start);
     return source.text.slice(start, end === -1 ? undefined : end).replace(/\r$/, '');
