@@ -3,7 +3,7 @@
 // The corpus in test/fixtures/hostile/ says what each file must produce; large, generated, binary
 // and file-system cases are made here.
 import { execFile, execFileSync } from 'node:child_process';
-import { chmod, mkdir, readdir, readFile, symlink, truncate, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readdir, readFile, realpath, symlink, truncate, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -409,6 +409,25 @@ describe('links and the file system', () => {
     const result = await build({ contentDir: dir });
     expect(located(result, dir)).toEqual(['missing-addon-yaml addon.yaml:undefined:undefined']);
     expect(result.diagnostics[0]!.message).toContain('outside the content folder');
+  });
+
+  links('publishes no local file that a link leads to outside the content folder', async () => {
+    const outside = await contentDir({ 'secret.txt': 'secret' });
+    const dir = await contentDir({
+      'addon.yaml': `${ADDON}baseUrl: https://example.org/\n`,
+      'a.yaml': 'id: a\ntype: movie\nname: A\nposter: poster.jpg\nbackground: elsewhere/secret.txt\nlogo: inside.jpg\n',
+      'images/logo.jpg': 'jpeg',
+    });
+    await symlink(path.join(outside, 'secret.txt'), path.join(dir, 'poster.jpg'));
+    await symlink(outside, path.join(dir, 'elsewhere'));
+    await symlink('images/logo.jpg', path.join(dir, 'inside.jpg'));
+    const result = await build({ contentDir: dir });
+    expect(located(result, dir)).toEqual([
+      'asset-outside-content a.yaml:4:9',
+      'asset-outside-content a.yaml:5:13',
+      'symlink-not-followed elsewhere:undefined:undefined',
+    ]);
+    expect(result.diagnostics.find((d) => d.path === 'poster')!.message).toBe(`"poster.jpg" leads through a symbolic link to ${path.join(await realpath(outside), 'secret.txt')}, outside the content folder`);
   });
 
   links('builds a content folder that is itself a link', async () => {
