@@ -127,6 +127,13 @@ function positions(source: SourceFile): Positions {
   return source.parsed;
 }
 
+/**
+ * Files larger than this are never parsed whole by the `yaml` package, which takes 140 to 230
+ * bytes of memory per byte of YAML (a 16 MiB file of repeated keys: 3.3 GB): their syntax errors
+ * are js-yaml's, their aliases are checked on js-yaml's values, and positions come from pieces.
+ */
+const CAREFUL_MAX = 1024 * 1024;
+
 /** Items of one file parsed alone for positions before the whole file is parsed instead. */
 const MAX_PIECES = 2_000;
 
@@ -249,13 +256,14 @@ const ANCHOR = /(?:^|[\s[\]{},:])&[^\s[\]{},]/;
 
 /**
  * The documents' values by the fast parser, and where each document and list element is in the
- * text; undefined when the file needs the careful path. js-yaml's listener sees each node open
- * and close: it records the spans, and an anchor the pattern missed still sends the file down the
- * careful path.
+ * text; or the parser's error. js-yaml's listener sees each node open and close: it records the
+ * spans and, unless `anchors`, refuses anchors (which the careful path limits), also those the
+ * pattern missed.
  */
-function fastValues(text: string): { values: unknown[]; spans: DocumentSpan[] } | undefined {
-  if (ANCHOR.test(text)) return undefined;
+function fastValues(text: string, anchors: boolean): { values: unknown[]; spans: DocumentSpan[]; anchored: boolean } | { error: unknown } {
+  if (!anchors && ANCHOR.test(text)) return { error: undefined };
   const spans: DocumentSpan[] = [];
+  let anchored = false;
   let elementStart = 0;
   const listener = (event: jsYaml.EventType, state: jsYaml.State) => {
     const { depth, position, anchor } = state as jsYaml.State & { depth: number; anchor: string | null };
@@ -264,21 +272,28 @@ function fastValues(text: string): { values: unknown[]; spans: DocumentSpan[] } 
       else if (depth === 2) elementStart = position;
       return;
     }
-    if (anchor != null) throw new Error('anchor');
+    if (anchor != null) {
+      if (!anchors) throw new Error('anchor');
+      anchored = true;
+    }
     const span = spans[spans.length - 1]!;
     if (depth === 2) span.elements?.push(elementStart, position);
     else if (depth === 1) {
       span.end = position;
-      if (state.kind !== 'sequence') delete span.elements;
+      // An empty entry (`-` alone) has no node of its own, a pair in a flow list (`[a: b]`) two:
+      // elements are known only when there is one span for each.
+      if (!Array.isArray(state.result) || span.elements!.length !== 2 * state.result.length) delete span.elements;
     }
   };
   try {
     // CORE_SCHEMA, like `yaml`'s default: dates stay text (the schema checks them), `yes` is text.
     // js-yaml refuses nesting beyond maxDepth itself, before its recursion overflows the stack.
     const options = { schema: jsYaml.CORE_SCHEMA, listener, maxDepth: MAX_DEPTH };
-    return { values: jsYaml.loadAll(text, undefined, options), spans };
-  } catch {
-    return undefined; // syntax errors, duplicate keys, nesting, anchors: the careful path says where and why
+    const values = jsYaml.loadAll(text, undefined, options);
+    // Likewise one span for each document, or none at all.
+    return { values, spans: spans.length === values.length ? spans : [], anchored };
+  } catch (error) {
+    return { error }; // syntax errors, duplicate keys, nesting, anchors: the careful path says where and why
   }
 }
 
@@ -287,9 +302,16 @@ function parseValues(source: SourceFile, diagnostics: Diagnostic[]): SourceValue
   if (source.unreadable) return [];
   let values: unknown[] | undefined;
   try {
-    const fast = fastValues(source.text);
-    if (fast) source.spans = fast.spans;
-    values = fast?.values ?? carefulValues(source, diagnostics);
+    const large = source.text.length > CAREFUL_MAX;
+    const fast = fastValues(source.text, large);
+    if ('values' in fast) {
+      source.spans = fast.spans;
+      values = fast.anchored ? fast.values.map((value, index) => checkAliases(source, index, value, diagnostics)) : fast.values;
+    } else if (large) {
+      diagnostics.push(jsYamlError(source, fast.error));
+    } else {
+      values = carefulValues(source, diagnostics);
+    }
   } catch (error) {
     // Not expected from either parser; one file must not end the whole build.
     diagnostics.push({
@@ -347,29 +369,68 @@ function carefulValues(source: SourceFile, diagnostics: Diagnostic[]): unknown[]
       );
       continue;
     }
-    // toJS gives every alias of an anchor the same value; the checks after load walk each use.
-    const expanded = expansion(value);
-    if (expanded === 'cycle') {
-      aliasProblem(
-        'an alias is inside the value of its own anchor, which would make the value infinite',
-        'remove the alias, or write out the part it stands for',
-        cycleAt(source, document, index),
-      );
-    } else if (expanded === 'deep') {
-      aliasProblem(
-        `aliases nest the values more than ${MAX_DEPTH} levels deep`,
-        'write the values out; aliases are for sharing a few values, not for building large ones',
-      );
-    } else if (expanded.added > MAX_ALIAS_VALUES) {
-      aliasProblem(
-        `aliases repeat ${expanded.added} values in this document, more than the ${MAX_ALIAS_VALUES} allowed`,
-        'write the values out; aliases are for sharing a few values, not for building large ones',
-      );
-    } else {
-      values.push(value);
-    }
+    values.push(checkAliases(source, index, value, diagnostics, document));
   }
   return values;
+}
+
+/**
+ * The value, or null with a yaml-alias problem when its aliases would make it infinite, deeper
+ * than MAX_DEPTH or larger by more than MAX_ALIAS_VALUES values once each use is counted. Both
+ * parsers give every alias of an anchor the same value; the checks after load walk each use.
+ */
+function checkAliases(source: SourceFile, index: number, value: unknown, diagnostics: Diagnostic[], document?: Document): unknown {
+  const problem = (message: string, hint: string, at: Location = locate(source, index, [])) => {
+    diagnostics.push({ code: 'yaml-alias', severity: 'error', ...at, message, hint });
+    return null;
+  };
+  const expanded = expansion(value);
+  if (expanded === 'cycle') {
+    return problem(
+      'an alias is inside the value of its own anchor, which would make the value infinite',
+      'remove the alias, or write out the part it stands for',
+      document ? cycleAt(source, document, index) : undefined,
+    );
+  }
+  if (expanded === 'deep') {
+    return problem(`aliases nest the values more than ${MAX_DEPTH} levels deep`, 'write the values out; aliases are for sharing a few values, not for building large ones');
+  }
+  if (expanded.added > MAX_ALIAS_VALUES) {
+    return problem(
+      `aliases repeat ${expanded.added} values in this document, more than the ${MAX_ALIAS_VALUES} allowed`,
+      'write the values out; aliases are for sharing a few values, not for building large ones',
+    );
+  }
+  return value;
+}
+
+/** js-yaml's error, for a file too large for the careful parser: its reason at its mark. */
+function jsYamlError(source: SourceFile, error: unknown): Diagnostic {
+  const { reason, mark } = error as { reason?: string; mark?: { line: number; column: number } };
+  const message = reason ?? (error as Error).message;
+  const code = /duplicated mapping key/.test(message)
+    ? 'duplicate-key'
+    : /maxDepth/.test(message)
+      ? 'yaml-too-deep'
+      : /alias/.test(message)
+        ? 'yaml-alias'
+        : 'yaml-syntax';
+  return {
+    code,
+    severity: 'error',
+    file: source.file,
+    line: (mark?.line ?? 0) + 1,
+    column: (mark?.column ?? 0) + 1,
+    message: code === 'yaml-too-deep' ? `values are nested more than ${MAX_DEPTH} levels deep` : message,
+    hint:
+      code === 'duplicate-key'
+        ? 'remove one of the two keys; a later value would silently replace the earlier one'
+        : /tab/.test(message)
+          ? SYNTAX_HINTS.TAB_AS_INDENT
+          : code === 'yaml-too-deep'
+            ? SYNTAX_HINTS.TOO_DEEP
+            : undefined,
+  };
 }
 
 /**
@@ -471,14 +532,17 @@ export function locate(source: SourceFile, documentIndex: number, nodePath: read
     return { file: source.file, line, column: col };
   };
   const span = source.spans?.[documentIndex];
-  // Past a few thousand items with problems, parsing the whole file once is cheaper.
-  if (span && (source.piece?.count ?? 0) < MAX_PIECES) {
+  const large = source.text.length > CAREFUL_MAX;
+  // Past a few thousand items with problems, parsing the whole file once is cheaper, unless it is large.
+  if (span && (large || (source.piece?.count ?? 0) < MAX_PIECES)) {
     const index = typeof nodePath[0] === 'number' ? nodePath[0] : undefined;
     const element = index !== undefined && span.elements && 2 * index + 1 < span.elements.length;
     const [start, end] = element ? [span.elements![2 * index!]!, span.elements![2 * index! + 1]!] : [span.start, span.end];
     const document = piece(source, start, end);
     // Spans begin at a line's start, padded: offsets in the piece are offsets in the file from there.
     if (document) return at(source.text.lastIndexOf('\n', start - 1) + 1 + offsetIn(document, element ? nodePath.slice(1) : nodePath, key));
+    // An item that does not parse alone, in a file too large to parse whole: its start.
+    if (large) return at(start);
   }
   const document = positions(source).documents[documentIndex];
   return at(document ? offsetIn(document, nodePath, key) : 0);
@@ -506,10 +570,11 @@ function offsetIn(document: Document, nodePath: readonly (string | number)[], ke
 
 /**
  * The text from `start` to `end` parsed alone, with its first line padded with spaces to keep
- * its columns; undefined when it does not parse alone (then the whole file is parsed). The last
- * one is kept: the problems of an item come together.
+ * its columns; undefined when it does not parse alone (then the whole file is parsed, unless it
+ * is large) or is large itself. The last one is kept: the problems of an item come together.
  */
 function piece(source: SourceFile, start: number, end: number): Document | undefined {
+  if (end - start > CAREFUL_MAX) return undefined; // one item of megabytes: as costly as a large file
   if (source.piece?.start !== start || source.piece.end !== end) {
     const lineStart = source.text.lastIndexOf('\n', start - 1) + 1;
     const { documents, errors } = parsePositions(' '.repeat(start - lineStart) + source.text.slice(start, end));

@@ -1,6 +1,6 @@
 // Stage 2, validate: check the loaded YAML against the content schemas and across items, and
 // resolve it into `Content`, the complete, checked description of the addon that plan lays out.
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { z } from 'zod';
 import { closest, formatPath, hasErrors, type Diagnostic } from './diagnostics.js';
@@ -200,8 +200,17 @@ function baseUrlOf(settings: unknown): string | undefined {
  * Resolves local file paths in URL fields: relative to the YAML file that names them, inside the
  * content folder, existing, and published under `assets/` at the base URL.
  */
+function realpathOr(file: string): string {
+  try {
+    return realpathSync(file);
+  } catch {
+    return file;
+  }
+}
+
 function localFiles(contentDir: string) {
   const root = path.resolve(contentDir);
+  let realRoot: string | undefined;
   const copied = new Map<string, string>();
   let current = { dir: root, baseUrl: undefined as string | undefined };
 
@@ -221,16 +230,24 @@ function localFiles(contentDir: string) {
         hint: 'copy the file into the content folder; only files inside it are published',
       });
     }
-    let isFile = false;
+    let real: string | undefined; // where the file is once symbolic links are followed
     try {
-      isFile = statSync(absolute).isFile();
+      if (statSync(absolute).isFile()) real = realpathSync(absolute);
     } catch {
       // missing: reported below
     }
-    if (!isFile) {
+    if (real === undefined) {
       return fail(`"${value}" is neither a URL nor an existing file (looked for ${absolute})`, {
         code: 'missing-asset',
         hint: 'check the spelling and that the path is relative to this YAML file; URLs need their scheme (https://…)',
+      });
+    }
+    // The path is inside, but a symbolic link on it may lead out: what would be published is.
+    realRoot ??= realpathOr(root);
+    if (real !== realRoot && !real.startsWith(realRoot.endsWith(path.sep) ? realRoot : realRoot + path.sep)) {
+      return fail(`"${value}" leads through a symbolic link to ${real}, outside the content folder`, {
+        code: 'asset-outside-content',
+        hint: 'copy the file into the content folder; a build publishes no file from outside it',
       });
     }
     if (current.baseUrl === undefined) {

@@ -3,7 +3,7 @@
 // The corpus in test/fixtures/hostile/ says what each file must produce; large, generated, binary
 // and file-system cases are made here.
 import { execFile, execFileSync } from 'node:child_process';
-import { chmod, mkdir, readdir, readFile, symlink, truncate, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readdir, readFile, realpath, symlink, truncate, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -179,9 +179,9 @@ describe('nesting', () => {
     ['10,000 [ never closed', '['.repeat(10_000), '1:101'],
     ['100,000 {a: ', `${'{a: '.repeat(100_000)}x${'}'.repeat(100_000)}\n`, '1:401'],
     ['10,000 - on one line', `${'- '.repeat(10_000)}x\n`, '1:201'],
-    // Each line one space deeper: 2,000 of them make 2 MB.
-    ['2,000 - on their own lines', `${Array.from({ length: 2_000 }, (_, i) => `${' '.repeat(i)}-`).join('\n')} x\n`, '101:101'],
-    ['2,000 nested mappings', `${Array.from({ length: 2_000 }, (_, i) => `${' '.repeat(i)}a:`).join('\n')} x\n`, '101:101'],
+    // Each line one space deeper: 1,000 of them make 500 KB.
+    ['1,000 - on their own lines', `${Array.from({ length: 1_000 }, (_, i) => `${' '.repeat(i)}-`).join('\n')} x\n`, '101:101'],
+    ['1,000 nested mappings', `${Array.from({ length: 1_000 }, (_, i) => `${' '.repeat(i)}a:`).join('\n')} x\n`, '101:101'],
     ['10,000 [ after an anchor', `x: &a 1\ny: ${'['.repeat(10_000)}\n`, '2:103'],
   ];
   for (const [name, text, position] of cases) {
@@ -411,6 +411,25 @@ describe('links and the file system', () => {
     expect(result.diagnostics[0]!.message).toContain('outside the content folder');
   });
 
+  links('publishes no local file that a link leads to outside the content folder', async () => {
+    const outside = await contentDir({ 'secret.txt': 'secret' });
+    const dir = await contentDir({
+      'addon.yaml': `${ADDON}baseUrl: https://example.org/\n`,
+      'a.yaml': 'id: a\ntype: movie\nname: A\nposter: poster.jpg\nbackground: elsewhere/secret.txt\nlogo: inside.jpg\n',
+      'images/logo.jpg': 'jpeg',
+    });
+    await symlink(path.join(outside, 'secret.txt'), path.join(dir, 'poster.jpg'));
+    await symlink(outside, path.join(dir, 'elsewhere'));
+    await symlink('images/logo.jpg', path.join(dir, 'inside.jpg'));
+    const result = await build({ contentDir: dir });
+    expect(located(result, dir)).toEqual([
+      'asset-outside-content a.yaml:4:9',
+      'asset-outside-content a.yaml:5:13',
+      'symlink-not-followed elsewhere:undefined:undefined',
+    ]);
+    expect(result.diagnostics.find((d) => d.path === 'poster')!.message).toBe(`"poster.jpg" leads through a symbolic link to ${path.join(await realpath(outside), 'secret.txt')}, outside the content folder`);
+  });
+
   links('builds a content folder that is itself a link', async () => {
     const real = await contentDir({ 'addon.yaml': `${ADDON}baseUrl: https://example.org/\n`, 'a.yaml': 'id: a\ntype: movie\nname: A\nposter: a.jpg\n', 'a.jpg': 'x' });
     const link = path.join(await tempDir(), 'content');
@@ -451,6 +470,43 @@ describe('links and the file system', () => {
     const { result } = await buildFiles({ 'addon.yaml': ADDON, 'films.yaml/a.yaml': 'id: a\ntype: movie\nname: A\n' });
     expect(result.diagnostics).toEqual([]);
     expect(result.content!.items.map((i) => i.id)).toEqual(['a']);
+  });
+});
+
+describe('files over 1 MiB, which the careful parser does not read whole', () => {
+  // 12,000 items of about 100 bytes: over 1 MiB; a problem goes after them.
+  const items = Array.from({ length: 12_000 }, (_, i) => `- id: "t:${i}"\n  type: movie\n  name: Movie ${i}\n  streams: [{ url: "https://example.org/${i}.mp4" }]\n`).join('');
+  const large = (tail: string) => `${items}${tail}`;
+  const lineAfter = items.split('\n').length; // the first line of the tail
+
+  it('are over 1 MiB', () => expect(items.length).toBeGreaterThan(1024 * 1024));
+
+  it('reports a duplicate key, a syntax error and deep nesting as js-yaml finds them', async () => {
+    const cases: [string, string, string][] = [
+      ['- id: x\n  type: movie\n  type: series\n', 'duplicate-key', `${lineAfter + 2}:3`],
+      ['- id: x\n  name: [unclosed\n  type: movie\n', 'yaml-syntax', `${lineAfter + 2}:3`],
+      // js-yaml stops at the 100th level of flow lists (the careful parser at the 101st).
+      [`- ${'['.repeat(200)}\n`, 'yaml-too-deep', `${lineAfter}:101`],
+      ['- id: x\n\ttype: movie\n', 'yaml-syntax', `${lineAfter + 1}:1`],
+    ];
+    for (const [tail, code, position] of cases) {
+      const { dir, result } = await buildFiles({ 'addon.yaml': ADDON, 'large.yaml': large(tail) });
+      expect(located(result, dir), tail).toEqual([`${code} large.yaml:${position}`]);
+    }
+  });
+
+  it('checks the aliases of js-yaml\'s values: bombs and cycles', async () => {
+    const { result } = await buildFiles({ 'addon.yaml': ADDON, 'large.yaml': large(`- { id: x, type: movie, name: X, genres: &g [${Array(2_000).fill('x').join(',')}] }\n${Array.from({ length: 90 }, (_, i) => `- { id: y${i}, type: movie, name: Y, genres: *g }`).join('\n')}\n`) });
+    expect(only(result.diagnostics, 'yaml-alias').message).toMatch(/aliases repeat 180090 values/);
+    const { result: cycle } = await buildFiles({ 'addon.yaml': ADDON, 'large.yaml': large('- { id: x, type: movie, name: X, links: &l [*l] }\n') });
+    expect(only(cycle.diagnostics, 'yaml-alias')).toMatchObject({ line: 1, column: 1 }); // the document's start
+    const { result: shared } = await buildFiles({ 'addon.yaml': ADDON, 'large.yaml': large('- { id: x, type: movie, name: X, genres: &g [Drama] }\n- { id: y, type: movie, name: Y, genres: *g }\n') });
+    expect(shared.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+  });
+
+  it('points at a problem in an item exactly, parsing that item alone', async () => {
+    const { dir, result } = await buildFiles({ 'addon.yaml': ADDON, 'large.yaml': large('- id: x\n  type: movie\n  name: X\n  relased: 1922\n') });
+    expect(located(result, dir)).toEqual([`unknown-field large.yaml:${lineAfter + 3}:3`]);
   });
 });
 

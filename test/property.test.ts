@@ -381,7 +381,7 @@ describe('random content', () => {
             if (!whole.has(value.source)) whole.set(value.source, { ...value.source, spans: undefined, piece: undefined, parsed: undefined, lines: undefined });
             for (const [nodePath, key] of placesIn(value.value)) {
               const at = [...value.at, ...nodePath];
-              const where = `${value.source.relative} ${JSON.stringify(at)} ${key ?? ''}`;
+              const where = `${value.source.relative} ${JSON.stringify(at)} ${key ?? ''} in ${JSON.stringify(value.source.text.slice(0, 200))}`;
               expect(locate(value.source, value.document, at, key), where).toEqual(locate(whole.get(value.source)!, value.document, at, key));
             }
             if (value.source.piece?.parsed) alone++;
