@@ -1,8 +1,9 @@
 // Stage 1, load: read the content files (see _read.ts) and parse them as YAML. Values come from
 // js-yaml, which is an order of magnitude faster; positions come from the `yaml` package, which
-// keeps every node's range, and are computed only for files that need one (a problem to point
-// at). Hostile YAML (deep nesting, alias bombs, floods of errors) ends as a diagnostic, never as
-// an exception, a stack overflow or a process out of memory.
+// keeps every node's range, and are computed only for the items that need one (a problem to
+// point at), or for a whole file with a syntax error. Hostile YAML (deep nesting, alias bombs,
+// floods of errors) ends as a diagnostic, never as an exception, a stack overflow or a process
+// out of memory.
 import path from 'node:path';
 import jsYaml from 'js-yaml';
 import { Composer, isCollection, isMap, isScalar, Lexer, LineCounter, Parser, visit, type CST, type Document } from 'yaml';
@@ -10,7 +11,8 @@ import type { Diagnostic, Location } from './diagnostics.js';
 import { ADDON_FILE, DEFAULT_MAX_FILE_SIZE, parseByteSize, readContentFiles, type ContentText } from './_read.js';
 
 /**
- * How deeply values may nest: js-yaml's own default, which the careful path applies too. Content
+ * How deeply values may nest: js-yaml's own default (it refuses flow lists one level earlier),
+ * which the careful path applies too. Content
  * needs about ten levels (item, videos, a video, streams, a stream, behaviorHints, proxyHeaders,
  * request); deeper input is generated or hostile, and the parsers recurse once per level.
  */
@@ -125,7 +127,7 @@ interface Positions {
   errors: { code: string; message: string; pos: [number, number] }[];
 }
 
-/** The file's documents with positions: parsed once, when the first location is asked for. */
+/** The whole file's documents with positions, parsed once: for the careful path, or when items do not do. */
 function positions(source: SourceFile): Positions {
   source.parsed ??= source.unreadable ? linesOnly(source.text) : parsePositions(source.text);
   return source.parsed;
@@ -232,9 +234,9 @@ function linesOnly(text: string): Positions {
 }
 
 /**
- * The offset of the first node nested deeper than MAX_DEPTH in a document's syntax tree, counted
- * as js-yaml counts (the document's value is level 1, a scalar is a level), or undefined. Walks
- * with a stack of its own: the tree may be far deeper than the call stack.
+ * The offset of the first node nested deeper than MAX_DEPTH in a document's syntax tree (the
+ * document's value is level 1, a scalar is a level), or undefined. Walks with a stack of its own:
+ * the tree may be far deeper than the call stack.
  */
 function tooDeep(token: CST.Token): number | undefined {
   const stack: [CST.Token, number][] = token.type === 'document' && token.value ? [[token.value, 1]] : [];
@@ -432,7 +434,7 @@ function jsYamlError(source: SourceFile, error: unknown): Diagnostic {
 
 /**
  * After a syntax error the parser guesses how to go on, and what it reports next is mostly the
- * same mistake again: per document, the duplicate keys before the first other error and that error.
+ * same mistake again: the duplicate keys before the file's first other error, and that error.
  */
 function firstErrors<E extends { code: string; pos: [number, number] }>(errors: readonly E[]): E[] {
   const kept: E[] = [];
@@ -448,30 +450,32 @@ function firstErrors<E extends { code: string; pos: [number, number] }>(errors: 
  * 'cycle' when an alias is inside its own anchor, 'deep' when aliases nest values past MAX_DEPTH.
  */
 function expansion(root: unknown): { added: number } | 'cycle' | 'deep' {
-  const sizes = new Map<object, number>();
+  // Each object once: its expanded size and height, so that a shared value costs one walk.
+  const measured = new Map<object, { size: number; height: number }>();
   const open = new Set<object>();
   let written = 0;
-  const size = (value: unknown, depth: number): number | 'cycle' | 'deep' => {
-    if (value === null || typeof value !== 'object') return 1;
-    const known = sizes.get(value);
-    if (known !== undefined) return known;
+  const measure = (value: unknown, depth: number): { size: number; height: number } | 'cycle' | 'deep' => {
+    if (value === null || typeof value !== 'object') return { size: 1, height: 1 };
+    const known = measured.get(value);
+    if (known) return depth + known.height - 1 > MAX_DEPTH ? 'deep' : known;
     if (open.has(value)) return 'cycle';
     if (depth > MAX_DEPTH) return 'deep';
     open.add(value);
-    let total = 1;
+    const total = { size: 1, height: 1 };
     written++;
     for (const child of Array.isArray(value) ? value : Object.values(value)) {
-      const s = size(child, depth + 1);
-      if (typeof s === 'string') return s;
+      const m = measure(child, depth + 1);
+      if (typeof m === 'string') return m;
       if (child === null || typeof child !== 'object') written++;
-      total += s;
+      total.size += m.size;
+      total.height = Math.max(total.height, m.height + 1);
     }
     open.delete(value);
-    sizes.set(value, total);
+    measured.set(value, total);
     return total;
   };
-  const total = size(root, 1);
-  return typeof total === 'string' ? total : { added: total - Math.max(written, 1) };
+  const total = measure(root, 1);
+  return typeof total === 'string' ? total : { added: total.size - Math.max(written, 1) };
 }
 
 /** Where the alias that closes a cycle is: the first alias inside its own anchor's node. */

@@ -165,6 +165,12 @@ describe('alias bombs', () => {
     expect(d.message).toMatch(/aliases repeat \d+ values in this document, more than the 100000 allowed/);
   });
 
+  it('refuses aliases that nest an anchor past 100 levels, although each part is within them', async () => {
+    const text = `a: &a ${'['.repeat(60)}x${']'.repeat(60)}\nb: ${'['.repeat(50)}*a${']'.repeat(50)}\n`;
+    const { result } = await buildFiles({ 'addon.yaml': ADDON, 'a.yaml': text });
+    expect(only(result.diagnostics, 'yaml-alias').message).toBe('aliases nest the values more than 100 levels deep');
+  });
+
   it('allows an anchor used 1,000 times while the values stay few, and refuses an alias inside its own anchor', async () => {
     const uses = Array.from({ length: 1_000 }, (_, i) => `- { id: a${i}, type: movie, name: A, streams: *s }`);
     const { result } = await buildFiles({ 'addon.yaml': ADDON, 'a.yaml': `- { id: s, type: movie, name: S, streams: &s [{ url: "https://e.org/s.mp4" }] }\n${uses.join('\n')}\n` });
