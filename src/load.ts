@@ -1,8 +1,9 @@
 // Stage 1, load: read the content files (see _read.ts) and parse them as YAML. Values come from
 // js-yaml, which is an order of magnitude faster; positions come from the `yaml` package, which
-// keeps every node's range, and are computed only for files that need one (a problem to point
-// at). Hostile YAML (deep nesting, alias bombs, floods of errors) ends as a diagnostic, never as
-// an exception, a stack overflow or a process out of memory.
+// keeps every node's range, and are computed only for the items that need one (a problem to
+// point at), or for a whole file with a syntax error. Hostile YAML (deep nesting, alias bombs,
+// floods of errors) ends as a diagnostic, never as an exception, a stack overflow or a process
+// out of memory.
 import path from 'node:path';
 import jsYaml from 'js-yaml';
 import { Composer, isCollection, isMap, isScalar, Lexer, LineCounter, Parser, visit, type CST, type Document } from 'yaml';
@@ -10,17 +11,22 @@ import type { Diagnostic, Location } from './diagnostics.js';
 import { ADDON_FILE, DEFAULT_MAX_FILE_SIZE, parseByteSize, readContentFiles, type ContentText } from './_read.js';
 
 /**
- * How deeply values may nest: js-yaml's own default, which the careful path applies too. Content
+ * How deeply values may nest: js-yaml's own default (it refuses flow lists one level earlier),
+ * which the careful path applies too. Content
  * needs about ten levels (item, videos, a video, streams, a stream, behaviorHints, proxyHeaders,
  * request); deeper input is generated or hostile, and the parsers recurse once per level.
  */
 export const MAX_DEPTH = 100;
 
-/** Aliases may make the same anchor appear at most this many times in a document (the `yaml` package's check). */
-const MAX_ALIAS_COUNT = 100;
-
-/** And may add at most this many values to a document: a large anchor repeated is a bomb too. */
+/**
+ * Aliases may add at most this many values to a document, each use of an anchor counting its
+ * values again: a billion laughs (anchors of aliases of anchors) and a large anchor used many
+ * times both go past it at once, while sharing a few streams among many episodes stays far below.
+ */
 const MAX_ALIAS_VALUES = 100_000;
+
+/** The `yaml` package's own limit, for the rare file it reads and js-yaml does not. */
+const MAX_ALIAS_COUNT = 100;
 
 export interface LoadOptions {
   /** Content files larger than this many bytes are refused without being read; default 16 MiB. */
@@ -121,18 +127,19 @@ interface Positions {
   errors: { code: string; message: string; pos: [number, number] }[];
 }
 
-/** The file's documents with positions: parsed once, when the first location is asked for. */
+/** The whole file's documents with positions, parsed once: for the careful path, or when items do not do. */
 function positions(source: SourceFile): Positions {
   source.parsed ??= source.unreadable ? linesOnly(source.text) : parsePositions(source.text);
   return source.parsed;
 }
 
 /**
- * Files larger than this are never parsed whole by the `yaml` package, which takes 140 to 230
- * bytes of memory per byte of YAML (a 16 MiB file of repeated keys: 3.3 GB): their syntax errors
- * are js-yaml's, their aliases are checked on js-yaml's values, and positions come from pieces.
+ * Files larger than this are never parsed whole by the `yaml` package, which takes 140 to 600
+ * bytes of memory per byte of YAML and about 2.5 s per MiB of a long flow list (a 16 MiB file of
+ * repeated keys took 3.3 GB): their syntax errors are js-yaml's, in its words, and positions come
+ * from pieces. Files written by hand are far smaller.
  */
-const CAREFUL_MAX = 1024 * 1024;
+const CAREFUL_MAX = 256 * 1024;
 
 /** Items of one file parsed alone for positions before the whole file is parsed instead. */
 const MAX_PIECES = 2_000;
@@ -227,9 +234,9 @@ function linesOnly(text: string): Positions {
 }
 
 /**
- * The offset of the first node nested deeper than MAX_DEPTH in a document's syntax tree, counted
- * as js-yaml counts (the document's value is level 1, a scalar is a level), or undefined. Walks
- * with a stack of its own: the tree may be far deeper than the call stack.
+ * The offset of the first node nested deeper than MAX_DEPTH in a document's syntax tree (the
+ * document's value is level 1, a scalar is a level), or undefined. Walks with a stack of its own:
+ * the tree may be far deeper than the call stack.
  */
 function tooDeep(token: CST.Token): number | undefined {
   const stack: [CST.Token, number][] = token.type === 'document' && token.value ? [[token.value, 1]] : [];
@@ -249,19 +256,13 @@ function tooDeep(token: CST.Token): number | undefined {
 }
 
 /**
- * An anchor (`&name`) makes aliases possible, and only the careful path limits how far they
- * expand: such files take it. `R&B` or `a=1&b=2` in a value is not an anchor; `{"a":&x 1}` is.
- */
-const ANCHOR = /(?:^|[\s[\]{},:])&[^\s[\]{},]/;
-
-/**
  * The documents' values by the fast parser, and where each document and list element is in the
  * text; or the parser's error. js-yaml's listener sees each node open and close: it records the
- * spans and, unless `anchors`, refuses anchors (which the careful path limits), also those the
- * pattern missed.
+ * spans, and whether any node has an anchor. js-yaml gives every alias of an anchor the same
+ * value instead of a copy, so even a billion laughs parses in linear time and memory; the
+ * aliases are limited after (see checkAliases).
  */
-function fastValues(text: string, anchors: boolean): { values: unknown[]; spans: DocumentSpan[]; anchored: boolean } | { error: unknown } {
-  if (!anchors && ANCHOR.test(text)) return { error: undefined };
+function fastValues(text: string): { values: unknown[]; spans: DocumentSpan[]; anchored: boolean } | { error: unknown } {
   const spans: DocumentSpan[] = [];
   let anchored = false;
   let elementStart = 0;
@@ -272,10 +273,7 @@ function fastValues(text: string, anchors: boolean): { values: unknown[]; spans:
       else if (depth === 2) elementStart = position;
       return;
     }
-    if (anchor != null) {
-      if (!anchors) throw new Error('anchor');
-      anchored = true;
-    }
+    if (anchor != null) anchored = true;
     const span = spans[spans.length - 1]!;
     if (depth === 2) span.elements?.push(elementStart, position);
     else if (depth === 1) {
@@ -293,7 +291,7 @@ function fastValues(text: string, anchors: boolean): { values: unknown[]; spans:
     // Likewise one span for each document, or none at all.
     return { values, spans: spans.length === values.length ? spans : [], anchored };
   } catch (error) {
-    return { error }; // syntax errors, duplicate keys, nesting, anchors: the careful path says where and why
+    return { error }; // syntax errors, duplicate keys, nesting, unknown aliases: the careful path says where and why
   }
 }
 
@@ -302,12 +300,11 @@ function parseValues(source: SourceFile, diagnostics: Diagnostic[]): SourceValue
   if (source.unreadable) return [];
   let values: unknown[] | undefined;
   try {
-    const large = source.text.length > CAREFUL_MAX;
-    const fast = fastValues(source.text, large);
+    const fast = fastValues(source.text);
     if ('values' in fast) {
       source.spans = fast.spans;
       values = fast.anchored ? fast.values.map((value, index) => checkAliases(source, index, value, diagnostics)) : fast.values;
-    } else if (large) {
+    } else if (source.text.length > CAREFUL_MAX) {
       diagnostics.push(jsYamlError(source, fast.error));
     } else {
       values = carefulValues(source, diagnostics);
@@ -386,6 +383,8 @@ function checkAliases(source: SourceFile, index: number, value: unknown, diagnos
   };
   const expanded = expansion(value);
   if (expanded === 'cycle') {
+    // Where the alias is only the careful parser knows; a file too large for it gets its document's start.
+    document ??= source.text.length > CAREFUL_MAX ? undefined : positions(source).documents[index];
     return problem(
       'an alias is inside the value of its own anchor, which would make the value infinite',
       'remove the alias, or write out the part it stands for',
@@ -397,7 +396,7 @@ function checkAliases(source: SourceFile, index: number, value: unknown, diagnos
   }
   if (expanded.added > MAX_ALIAS_VALUES) {
     return problem(
-      `aliases repeat ${expanded.added} values in this document, more than the ${MAX_ALIAS_VALUES} allowed`,
+      `aliases repeat ${expanded.added < 1e15 ? expanded.added : `about 10^${Math.floor(Math.log10(expanded.added))}`} values in this document, more than the ${MAX_ALIAS_VALUES} allowed`,
       'write the values out; aliases are for sharing a few values, not for building large ones',
     );
   }
@@ -435,7 +434,7 @@ function jsYamlError(source: SourceFile, error: unknown): Diagnostic {
 
 /**
  * After a syntax error the parser guesses how to go on, and what it reports next is mostly the
- * same mistake again: per document, the duplicate keys before the first other error and that error.
+ * same mistake again: the duplicate keys before the file's first other error, and that error.
  */
 function firstErrors<E extends { code: string; pos: [number, number] }>(errors: readonly E[]): E[] {
   const kept: E[] = [];
@@ -451,30 +450,32 @@ function firstErrors<E extends { code: string; pos: [number, number] }>(errors: 
  * 'cycle' when an alias is inside its own anchor, 'deep' when aliases nest values past MAX_DEPTH.
  */
 function expansion(root: unknown): { added: number } | 'cycle' | 'deep' {
-  const sizes = new Map<object, number>();
+  // Each object once: its expanded size and height, so that a shared value costs one walk.
+  const measured = new Map<object, { size: number; height: number }>();
   const open = new Set<object>();
   let written = 0;
-  const size = (value: unknown, depth: number): number | 'cycle' | 'deep' => {
-    if (value === null || typeof value !== 'object') return 1;
-    const known = sizes.get(value);
-    if (known !== undefined) return known;
+  const measure = (value: unknown, depth: number): { size: number; height: number } | 'cycle' | 'deep' => {
+    if (value === null || typeof value !== 'object') return { size: 1, height: 1 };
+    const known = measured.get(value);
+    if (known) return depth + known.height - 1 > MAX_DEPTH ? 'deep' : known;
     if (open.has(value)) return 'cycle';
     if (depth > MAX_DEPTH) return 'deep';
     open.add(value);
-    let total = 1;
+    const total = { size: 1, height: 1 };
     written++;
     for (const child of Array.isArray(value) ? value : Object.values(value)) {
-      const s = size(child, depth + 1);
-      if (typeof s === 'string') return s;
+      const m = measure(child, depth + 1);
+      if (typeof m === 'string') return m;
       if (child === null || typeof child !== 'object') written++;
-      total += s;
+      total.size += m.size;
+      total.height = Math.max(total.height, m.height + 1);
     }
     open.delete(value);
-    sizes.set(value, total);
+    measured.set(value, total);
     return total;
   };
-  const total = size(root, 1);
-  return typeof total === 'string' ? total : { added: total - Math.max(written, 1) };
+  const total = measure(root, 1);
+  return typeof total === 'string' ? total : { added: total.size - Math.max(written, 1) };
 }
 
 /** Where the alias that closes a cycle is: the first alias inside its own anchor's node. */
@@ -538,6 +539,14 @@ export function locate(source: SourceFile, documentIndex: number, nodePath: read
     const index = typeof nodePath[0] === 'number' ? nodePath[0] : undefined;
     const element = index !== undefined && span.elements && 2 * index + 1 < span.elements.length;
     const [start, end] = element ? [span.elements![2 * index!]!, span.elements![2 * index! + 1]!] : [span.start, span.end];
+    // The start of an item or document needs no parse when nothing but spaces comes before its
+    // text (an anchor, tag or comment would: the parse knows where the node begins then).
+    const rest = element ? nodePath.length - 1 : nodePath.length;
+    if (rest === 0 && key === undefined) {
+      const from = start === 0 && source.text.startsWith('\ufeff') ? 1 : start; // a byte order mark that starts the file
+      const first = source.text.slice(from, from + 200).search(/[^ \t\r\n]/);
+      if (first !== -1 && !'&!#%\ufeff'.includes(source.text[from + first]!)) return at(from + first);
+    }
     const document = piece(source, start, end);
     // Spans begin at a line's start, padded: offsets in the piece are offsets in the file from there.
     if (document) return at(source.text.lastIndexOf('\n', start - 1) + 1 + offsetIn(document, element ? nodePath.slice(1) : nodePath, key));
@@ -574,7 +583,7 @@ function offsetIn(document: Document, nodePath: readonly (string | number)[], ke
  * is large) or is large itself. The last one is kept: the problems of an item come together.
  */
 function piece(source: SourceFile, start: number, end: number): Document | undefined {
-  if (end - start > CAREFUL_MAX) return undefined; // one item of megabytes: as costly as a large file
+  if (end - start > CAREFUL_MAX) return undefined; // one large item: as costly as a large file
   if (source.piece?.start !== start || source.piece.end !== end) {
     const lineStart = source.text.lastIndexOf('\n', start - 1) + 1;
     const { documents, errors } = parsePositions(' '.repeat(start - lineStart) + source.text.slice(start, end));
