@@ -361,14 +361,15 @@ function genreLinks(content: Content): Map<Item, Link[]> {
 /**
  * Fingerprints of what files are rendered from. An item's files are rendered from the item,
  * which is its file's text read at its path (local files resolve against it), from the genre
- * links that all catalogs together decide, from the settings and base URL, and by the
+ * links that all catalogs together decide, from the settings, base URL and the values of the
+ * variables `${NAME}` replaced, and by the
  * generator's code: nothing else. A catalog page is rendered from the previews of the items it
  * lists, in order (each item's fingerprint with its id: items of one file share a fingerprint),
  * and from the settings (its cache hints).
  */
 function inputFingerprints(content: Content, links: Map<Item, Link[]>, generator: string) {
   const sha1 = (text: string) => createHash('sha1').update(text).digest('base64url');
-  const context = sha1(JSON.stringify([generator, content.baseUrl ?? null, content.addon]));
+  const context = sha1(JSON.stringify([generator, content.baseUrl ?? null, content.addon, content.variables]));
   const sources = new Map<Item['source'], string>();
   const items = new Map<Item, string>();
   const item = (of: Item): string => {

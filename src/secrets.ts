@@ -46,7 +46,7 @@ export function needsWalk(text: string, policy: SecretPolicy): boolean {
  * variable that is not set, a reference to a guarded variable, and a guarded value that a
  * string holds whichever way it got there. `skip` names top-level keys left as they are.
  * Returns the paths (as diagnostics show them) of the values it reported: other checks of those
- * values would only repeat the problem.
+ * values would only repeat the problem. `used` collects the variables it replaced, with their values.
  */
 export function expandVariables(
   value: unknown,
@@ -55,6 +55,7 @@ export function expandVariables(
   at: Locator,
   diagnostics: Diagnostic[],
   skip: readonly string[] = [],
+  used?: Map<string, string>,
 ): Set<string> {
   const report = (path: (string | number)[], code: Diagnostic['code'], message: string, hint: string) =>
     diagnostics.push({ code, severity: 'error', ...at(path), path: formatPath(path), message, hint });
@@ -82,6 +83,7 @@ export function expandVariables(
             fail('secret-in-output', `this value would publish \${${name}}, a secret: everything addon-gen writes is public`, secretHint(name));
             return whole;
           }
+          used?.set(name, variable);
           return variable;
         });
     for (const [secret, name] of policy.values) {

@@ -81,6 +81,8 @@ export interface Content {
   catalogs: Catalog[];
   items: Item[];
   assets: Asset[];
+  /** The variables that `${NAME}` replaced, with their values: the output depends on them too. */
+  variables: Record<string, string>;
 }
 
 export interface ValidateOptions {
@@ -111,8 +113,11 @@ export function validate(loaded: Loaded, options: ValidateOptions): Validated {
   const env = options.env ?? process.env;
   const lists = policyLists(loaded.addon?.value);
   const policy = secretPolicy(env, lists.secrets, lists.publish);
+  const used = new Map<string, string>();
   const expand = (value: SourceValue, skip?: string[]): ReadonlySet<string> =>
-    needsWalk(value.source.text, policy) ? expandVariables(value.value, env, policy, locatorOf(value), diagnostics, skip) : new Set();
+    needsWalk(value.source.text, policy)
+      ? expandVariables(value.value, env, policy, locatorOf(value), diagnostics, skip, used)
+      : new Set();
   const addonFailed = loaded.addon ? expand(loaded.addon, ['secrets', 'publish']) : new Set<string>();
   for (const [secret, name] of policy.values) {
     if (options.baseUrl?.includes(secret)) {
@@ -160,6 +165,7 @@ export function validate(loaded: Loaded, options: ValidateOptions): Validated {
     catalogs,
     items,
     assets: files.assets(),
+    variables: Object.fromEntries([...used].sort(([a], [b]) => (a < b ? -1 : 1))),
   };
   checkAssetSecrets(content.assets, policy, options.contentDir, diagnostics);
   if (addon.idPrefixes) checkPrefixes(content, locatorOf(loaded.addon!), diagnostics);

@@ -43,6 +43,15 @@ describe('variables', () => {
     expect(result.manifestUrl).toBe('https://addon.example.org/x/manifest.json');
   });
 
+  it('rebuild what uses them when only their value changed', async () => {
+    const dir = await contentDir({ 'addon.yaml': addonYaml(CATALOG), 'a.yaml': 'id: a\ntype: movie\nname: A\nstreams: [{ url: "${CDN}/a.mp4" }]\n' });
+    const out = await tempDir();
+    await build({ contentDir: dir, outDir: out, env: { CDN: 'https://one.example.org' } });
+    const again = await build({ contentDir: dir, outDir: out, env: { CDN: 'https://two.example.org' } });
+    expect(again.write!.written).toBeGreaterThan(0);
+    expect(await readFile(path.join(out, 'stream/movie/a.json'), 'utf8')).toContain('https://two.example.org/a.mp4');
+  });
+
   it('that are not set are errors at the field that uses them', async () => {
     const { diagnostics } = await check({
       'addon.yaml': addonYaml(CATALOG),
