@@ -158,10 +158,15 @@ function foreignFiles(outDir: string, foreign: readonly string[]): Diagnostic[] 
 /** The page templates shipped in the package's templates/ folder. */
 async function readTemplates(): Promise<PageTemplates> {
   const read = (name: string) => readFile(new URL(`../templates/${name}`, import.meta.url), 'utf8');
-  const [install, configure, notFound, style, links] = await Promise.all(
-    ['index.html', 'configure.html', '404.html', 'style.css', 'links.js'].map(read),
+  const [install, configure, notFound, head, style, links] = await Promise.all(
+    ['index.html', 'configure.html', '404.html', 'head.html', 'style.css', 'links.js'].map(read),
   );
-  return { install: install!, configure: configure!, notFound: notFound!, partials: { 'style.css': style!, 'links.js': links! } };
+  return {
+    install: install!,
+    configure: configure!,
+    notFound: notFound!,
+    partials: { 'head.html': head!, 'style.css': style!, 'links.js': links! },
+  };
 }
 
 /**

@@ -44,7 +44,7 @@ export function renderPages(templates: PageTemplates, manifest: Manifest, baseUr
 }
 
 /**
- * Inserts the shared partials (`{{> style.css}}`, `{{> links.js}}`) before anything else, so
+ * Inserts the shared partials (`{{> head.html}}`, `{{> style.css}}`, `{{> links.js}}`) first, so
  * that script hashes and placeholder checks see each page as it will be served.
  */
 export function withPartials(kind: PageKind, template: string, partials: Record<string, string>): string {
