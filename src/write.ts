@@ -2,10 +2,11 @@
 // (a temporary file, then a rename) and only when its bytes changed; files an earlier build wrote
 // and this one does not are removed. Files the build never wrote are left alone.
 import { createHash } from 'node:crypto';
-import { readdir as readdirCallback, rename as renameCallback, writeFile as writeFileCallback } from 'node:fs';
+import { readdir as readdirCallback } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm, rmdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { type BatchBuilder, startFileCreator } from './_create-files.js';
 import type { OutputFile } from './plan.js';
 
 /**
@@ -17,14 +18,12 @@ import type { OutputFile } from './plan.js';
 export const STATE_FILE = '.addon-gen.json';
 /** The end of temporary file names, so that leftovers of an interrupted build can be found. */
 const TEMP_SUFFIX = '.addon-gen-tmp';
-/** Files in flight at once: enough to keep the disk and libuv's thread pool busy. */
-const CONCURRENCY = 32;
-/**
- * For the hundreds of thousands of file writes, the callback API: it costs the main thread
- * about a third less than fs/promises, which wraps every file in a FileHandle (measured).
- */
-const writeFileFast = promisify(writeFileCallback);
-const renameFast = promisify(renameCallback);
+/** Threads that create files, and the number of files from which a build starts them. */
+const THREADS = 2;
+const THREADS_FROM = 1000;
+/** Files per message to a thread, and messages in flight: the threads never wait for the next. */
+const BATCH_FILES = 64;
+const CONCURRENCY = 4;
 const readdirFast = (dir: string) => promisify(readdirCallback)(dir, { withFileTypes: true });
 
 export interface WriteResult {
@@ -94,9 +93,6 @@ export async function writeOutput(outDir: string, files: readonly OutputFile[], 
     return (started = writeState(root, { files: intent, complete: false, foreign }));
   };
   const next: Files = new Map();
-  // One mkdir per folder, shared by the writes waiting for it.
-  const madeDirs = new Map<string, Promise<unknown>>();
-  let temporaryCount = 0;
   const count = (file: OutputFile, written: Written) => {
     next.set(file.path, written);
     const tally = (result.byResource[file.resource] ??= { files: 0, bytes: 0, written: 0 });
@@ -106,44 +102,54 @@ export async function writeOutput(outDir: string, files: readonly OutputFile[], 
     if (written.bytes > result.largest.bytes) result.largest = { path: file.path, bytes: written.bytes };
   };
   let done = 0;
-  await eachConcurrently(files, async (file) => {
-    await writeOne(file);
-    onFile?.(++done);
-  });
-  async function writeOne(file: OutputFile) {
-    const target = inside(root, file.path);
+  const creator = startFileCreator(files.length >= THREADS_FROM ? THREADS : 0, TEMP_SUFFIX);
+  try {
+    await eachConcurrently(groupsOf(files), async (group) => {
+      const batch = creator.batch(!previous.complete);
+      const queued: OutputFile[] = [];
+      for (const file of group) {
+        if (await add(file, batch)) queued.push(file);
+        else onFile?.(++done);
+      }
+      if (queued.length > 0) await start();
+      const written = await batch.send();
+      queued.forEach((file, i) => {
+        if (written[i]) {
+          result.written++;
+          result.byResource[file.resource]!.written++;
+        } else {
+          result.unchanged++;
+        }
+        onFile?.(++done);
+      });
+    });
+  } finally {
+    await creator.close();
+  }
+
+  /** Counts `file`, and adds it to `batch` when it must be created (or compared, after an interrupted build). */
+  async function add(file: OutputFile, batch: BatchBuilder): Promise<boolean> {
     // Rendered from the same inputs as the file a complete build left: the same bytes.
     const before = previous.files.get(file.path);
     if (previous.complete && file.inputs !== undefined && before?.inputs === file.inputs && before.hash && existing.has(file.path)) {
       count(file, before);
       result.unchanged++;
-      return;
+      return false;
     }
-    const bytes = await bytesOf(file);
+    const body = file.copyFrom !== undefined ? await readFile(file.copyFrom) : typeof file.body === 'function' ? file.body() : (file.body ?? '');
+    const bytes = batch.add(inside(root, file.path), body);
     const hash = createHash('sha1').update(bytes).digest('base64url');
     count(file, { hash, bytes: bytes.length, ...(file.inputs !== undefined && { inputs: file.inputs }) });
-
     // After a complete build, the hash says the bytes are the same and the listing that nobody
     // removed the file since (writes are atomic: a file that is there is whole); one readdir per
     // folder, not a stat per file. After an interrupted one, any file may hold the bytes of the
-    // build that was cut off, whatever the hash says: compare them.
-    const unchanged = previous.complete
-      ? before?.hash === hash && existing.has(file.path)
-      : Boolean((await readFile(target).catch(() => undefined))?.equals(bytes));
-    if (unchanged) {
+    // build that was cut off, whatever the hash says: the thread compares them.
+    if (previous.complete && before?.hash === hash && existing.has(file.path)) {
+      batch.dropLast();
       result.unchanged++;
-      return;
+      return false;
     }
-    await start();
-    const dir = path.dirname(target);
-    if (!madeDirs.has(dir)) madeDirs.set(dir, mkdir(dir, { recursive: true }));
-    await madeDirs.get(dir);
-    // Beside its target, so the rename stays within one folder; never seen half-written.
-    const scratch = `${target}.${temporaryCount++}${TEMP_SUFFIX}`;
-    await writeFileFast(scratch, bytes);
-    await renameFast(scratch, target);
-    result.written++;
-    result.byResource[file.resource]!.written++;
+    return true;
   }
 
   for (const file of previous.files.keys()) {
@@ -209,10 +215,13 @@ async function sweepTemporaryFiles(root: string, files: Files) {
   }
 }
 
-async function bytesOf(file: OutputFile): Promise<Buffer> {
-  if (file.copyFrom !== undefined) return readFile(file.copyFrom);
-  return Buffer.from(typeof file.body === 'function' ? file.body() : (file.body ?? ''));
+/** The files in groups of BATCH_FILES: one message to a thread each. */
+function groupsOf<T>(values: readonly T[]): T[][] {
+  const batches: T[][] = [];
+  for (let i = 0; i < values.length; i += BATCH_FILES) batches.push(values.slice(i, i + BATCH_FILES));
+  return batches;
 }
+
 
 /** `a/b.json`: relative, forward slashes, no `.` or `..` segments, nothing empty. */
 function isPlainRelativePath(file: string): boolean {
@@ -318,10 +327,21 @@ async function removeEmptyParents(root: string, dir: string) {
   }
 }
 
+/** Runs `task` on every value, CONCURRENCY at a time; after a failure it starts no more, and returns once all have stopped. */
 async function eachConcurrently<T>(values: readonly T[], task: (value: T) => Promise<void>) {
   let next = 0;
+  let failed = false;
   const worker = async () => {
-    while (next < values.length) await task(values[next++]!);
+    while (!failed && next < values.length) {
+      try {
+        await task(values[next++]!);
+      } catch (error) {
+        failed = true;
+        throw error;
+      }
+    }
   };
-  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, values.length) }, worker));
+  const settled = await Promise.allSettled(Array.from({ length: Math.min(CONCURRENCY, values.length) }, worker));
+  const failure = settled.find((s) => s.status === 'rejected');
+  if (failure) throw failure.reason;
 }

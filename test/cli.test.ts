@@ -1,7 +1,7 @@
 // The command line: exit statuses, where output goes, --json, --help, and the installed bin.
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { readdir } from 'node:fs/promises';
+import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -61,6 +61,25 @@ describe('addon-gen build', () => {
     const overlap = await cli(['build', dir, '--out', dir]);
     expect(overlap.status).toBe(2);
     expect(overlap.stderr).toMatch(/overlaps the content folder/);
+  });
+
+  it('ends with one line naming the path when a file cannot be written, with and without write threads', async () => {
+    // A file where the build needs a folder: fails even for root, which permissions cannot stop.
+    // 700 items make over a thousand files, which are written by threads; one item is not.
+    const items = (n: number) => Array.from({ length: n }, (_, i) => `- { id: "m${i}", type: movie, name: "M ${i}" }\n`).join('');
+    for (const n of [1, 700]) {
+      const dir = await contentDir({ ...GOOD, 'x.yaml': items(n) });
+      const out = path.join(await tempDir(), 'dist');
+      await mkdir(out);
+      await writeFile(path.join(out, 'meta'), 'not a folder');
+      const { status, stdout, stderr } = await cli(['build', dir, '--out', out]);
+      expect(status).toBe(1);
+      expect(stdout).toBe('');
+      expect(stderr).toMatch(new RegExp(`^addon-gen: (ENOTDIR|EEXIST)[^\\n]*${path.join(out, 'meta')}[^\\n]*\\n$`));
+      // The build stopped: no file of the addon was written after the failure, and none is half-written.
+      const left = await readdir(out, { recursive: true });
+      expect(left.filter((f) => f.endsWith('.addon-gen-tmp'))).toEqual([]);
+    }
   });
 
   it('prints a machine-readable result with --json', async () => {
