@@ -3,16 +3,17 @@ import { createHash } from 'node:crypto';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { inputsHash, localDiagnostics, portableDiagnostics, recordHolds, recordInputs, type BuildRecord } from './_last-build.js';
 import { hasErrors, UsageError, type Diagnostic } from './diagnostics.js';
-import { loadContent, type SourceFile } from './load.js';
+import { loadContent, type Loaded, type SourceFile } from './load.js';
 import { manifestUrl } from './paths.js';
-import { hostReport, type Host, type HostReport } from './hosts.js';
+import { hostReport, HOSTS, type Host, type HostReport } from './hosts.js';
 import type { PageTemplates } from './page.js';
 import { plan, type OutputFile } from './plan.js';
 import { baseUrl as baseUrlSchema } from './schema.js';
 import type { Environment } from './secrets.js';
 import { streamOwners, validate, type Content } from './validate.js';
-import { writeOutput, type WriteResult } from './write.js';
+import { intactOutput, writeOutput, type WriteResult } from './write.js';
 
 export interface BuildOptions {
   contentDir: string;
@@ -32,9 +33,16 @@ export interface BuildOptions {
   allowCredentialsInOutput?: boolean;
   /** Called as each stage starts, and as files are written. */
   onProgress?: (progress: Progress) => void;
+  /**
+   * End early, with the last build's problems and summary, when every input is as the last
+   * complete build into `outDir` found it and its files are all still there; default true.
+   * Such a result has no `content` or `files`.
+   */
+  reuse?: boolean;
 }
 
-export type Stage = 'load' | 'validate' | 'plan' | 'write';
+const STAGES = ['load', 'validate', 'plan', 'write'] as const;
+export type Stage = (typeof STAGES)[number];
 
 export interface Progress {
   stage: Stage;
@@ -56,7 +64,11 @@ export interface BuildResult {
   /** The parsed content files, so that diagnostics can show their source lines. */
   sources: SourceFile[];
   content?: Content;
+  /** The addon's name and version, also when the build ended early (`reused`). */
+  addon?: { name: string; version: string };
   files?: OutputFile[];
+  /** True when the inputs were those of the last build, which still stands: nothing was parsed or written. */
+  reused?: boolean;
   counts?: Counts;
   manifestUrl?: string;
   write?: WriteResult;
@@ -83,11 +95,34 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
   };
   const done = (result: Omit<BuildResult, 'seconds' | 'stages'>): BuildResult => {
     enter(undefined);
-    return { ...result, stages, seconds: (performance.now() - started) / 1000 };
+    // In pipeline order, although the output folder is looked at before validate starts.
+    const ordered = STAGES.filter((stage) => stages[stage] !== undefined).map((stage) => [stage, stages[stage]]);
+    return { ...result, stages: Object.fromEntries(ordered), seconds: (performance.now() - started) / 1000 };
   };
 
   enter('load');
   const loaded = await loadContent(options.contentDir, { maxFileSize: options.maxFileSize });
+  const s3Dir = options.outDir === undefined ? undefined : (options.s3Dir ?? `${options.outDir.replace(/[\\/]+$/, '')}-s3`);
+  const outFromS3Dir = s3Dir && path.relative(s3Dir, options.outDir!).split(path.sep).join('/');
+  const generator = await generatorFingerprint();
+  const env = options.env ?? process.env;
+  const inputs = inputsHash({
+    generator,
+    options: {
+      baseUrl: options.baseUrl ?? null,
+      hosts: options.hosts ?? null,
+      maxFileSize: options.maxFileSize ?? null,
+      allowCredentialsInOutput: options.allowCredentialsInOutput ?? false,
+    },
+    loaded,
+  });
+  if (options.outDir !== undefined && options.reuse !== false) {
+    // Looking at the output folder counts as write, though no progress is shown for it.
+    enter('write', false);
+    const last = await lastBuild(options, s3Dir!, outFromS3Dir!, inputs, loaded, env);
+    if (last) return done({ ...last, sources: loaded.files });
+    enter('load', false);
+  }
   enter('validate');
   const items = loaded.items;
   loaded.items = {
@@ -106,25 +141,20 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
   const validated = validate(loaded, {
     contentDir: options.contentDir,
     baseUrl: options.baseUrl,
-    env: options.env,
+    env,
     allowCredentialsInOutput: options.allowCredentialsInOutput,
   });
   const { content } = validated;
   if (!content) return done({ ok: false, diagnostics: validated.diagnostics, sources: loaded.files });
 
-  const s3Dir = options.outDir === undefined ? undefined : (options.s3Dir ?? `${options.outDir.replace(/[\\/]+$/, '')}-s3`);
   enter('plan');
-  const planned = plan(content, {
-    hosts: options.hosts,
-    templates: await readTemplates(),
-    generator: await generatorFingerprint(),
-    outFromS3Dir: s3Dir && path.relative(s3Dir, options.outDir!).split(path.sep).join('/'),
-  });
+  const planned = plan(content, { hosts: options.hosts, templates: await readTemplates(), generator, outFromS3Dir });
   const diagnostics = [...validated.diagnostics, ...planned.diagnostics];
   const result = {
     diagnostics,
     sources: loaded.files,
     content,
+    addon: { name: content.addon.name, version: content.addon.version },
     files: planned.files,
     counts: countsOf(content),
     manifestUrl: content.baseUrl && manifestUrl(content.baseUrl),
@@ -134,11 +164,60 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
   if (options.outDir === undefined) return done({ ...result, ok: true });
   enter('write');
   const total = planned.files.length;
-  const write = await writeOutput(options.outDir, planned.files, (done) => options.onProgress?.({ stage: 'write', done, total }));
-  if (planned.s3Files.length > 0) await writeOutput(s3Dir!, planned.s3Files);
-  const report = hostReport(options.hosts, planned.files, write);
-  const after = [...report.diagnostics, ...foreignFiles(options.outDir, write.foreign)];
-  return done({ ...result, diagnostics: [...diagnostics, ...after], ok: true, write, hosts: report.hosts });
+  // The record is completed once the files are written: it holds the summary and host report.
+  const known = await recordInputs(inputs, options.contentDir, content, result);
+  let report: ReturnType<typeof hostReport> | undefined;
+  const recordOf = (write: WriteResult): BuildRecord => {
+    report = hostReport(options.hosts, planned.files, write);
+    const reported = [...diagnostics, ...report.diagnostics].filter((d) => !loaded.diagnostics.includes(d));
+    return { ...known, diagnostics: portableDiagnostics(reported, options.contentDir), write: summaryOf(write), hosts: report.hosts };
+  };
+  const write = await writeOutput(options.outDir, planned.files, {
+    onFile: (done) => options.onProgress?.({ stage: 'write', done, total }),
+    record: recordOf,
+  });
+  // upload.sh names the output folder as seen from the S3 folder: that too must be as it was.
+  if (planned.s3Files.length > 0) await writeOutput(s3Dir!, planned.s3Files, { record: () => ({ inputs, outFromS3Dir }) });
+  const after = [...report!.diagnostics, ...foreignFiles(options.outDir, write.foreign)];
+  return done({ ...result, diagnostics: [...diagnostics, ...after], ok: true, write, hosts: report!.hosts });
+}
+
+/**
+ * The last build's result, when every input is as it found them and every file it wrote into
+ * the output folder (and the S3 folder) is still there: then this build would write nothing.
+ */
+async function lastBuild(
+  options: BuildOptions,
+  s3Dir: string,
+  outFromS3Dir: string,
+  inputs: string,
+  loaded: Loaded,
+  env: Environment,
+): Promise<Omit<BuildResult, 'seconds' | 'stages' | 'sources'> | undefined> {
+  const out = await intactOutput(options.outDir!);
+  const record = out && (await recordHolds(out.record, inputs, options.contentDir, loaded, env, options.baseUrl));
+  if (!record) return undefined;
+  if ((options.hosts ?? HOSTS).includes('s3')) {
+    const s3 = (await intactOutput(s3Dir))?.record as { inputs?: string; outFromS3Dir?: string } | undefined;
+    if (s3?.inputs !== inputs || s3.outFromS3Dir !== outFromS3Dir) return undefined;
+  }
+  const byResource = Object.fromEntries(Object.entries(record.write.byResource).map(([resource, r]) => [resource, { ...r, written: 0 }]));
+  return {
+    ok: true,
+    reused: true,
+    diagnostics: [...loaded.diagnostics, ...localDiagnostics(record.diagnostics, options.contentDir)],
+    addon: record.addon,
+    counts: record.counts,
+    manifestUrl: record.manifestUrl,
+    write: { ...record.write, byResource, written: 0, unchanged: record.write.files, removed: 0, foreign: [] },
+    hosts: record.hosts,
+  };
+}
+
+function summaryOf(write: WriteResult): BuildRecord['write'] {
+  const { files, bytes, largest } = write;
+  const byResource = Object.fromEntries(Object.entries(write.byResource).map(([resource, r]) => [resource, { files: r.files, bytes: r.bytes }]));
+  return { files, bytes, largest, byResource };
 }
 
 /** Others' files in the output folder, the first time they are seen: the build leaves them alone. */

@@ -389,7 +389,7 @@ function summaryData(result: BuildResult) {
   return {
     ...result.counts,
     manifestUrl: result.manifestUrl,
-    files: result.files?.length,
+    files: result.write?.files ?? result.files?.length,
     ...(result.write && {
       bytes: result.write.bytes,
       written: result.write.written,
@@ -398,16 +398,17 @@ function summaryData(result: BuildResult) {
       byResource: result.write.byResource,
     }),
     hosts: result.hosts,
+    reused: result.reused === true,
     stages: Object.fromEntries(Object.entries(result.stages).map(([stage, seconds]) => [stage, Number(seconds.toFixed(3))])),
     seconds: Number(result.seconds.toFixed(3)),
   };
 }
 
 function summaryText(result: BuildResult, options: ReportOptions): string {
-  const { content, counts, write } = result;
+  const { addon, counts, write } = result;
   const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
   const lines = [
-    `${options.verb === 'build' ? 'Built' : 'Checked'} ${content!.addon.name} ${content!.addon.version}${options.out ? ` into ${options.out}/` : ''}`,
+    `${options.verb === 'build' ? 'Built' : 'Checked'} ${addon!.name} ${addon!.version}${options.out ? ` into ${options.out}/` : ''}`,
     `  ${plural(counts!.items, 'item')}, ${plural(counts!.videos, 'video')}, ${plural(counts!.streams, 'stream')}, ${counts!.subtitles} subtitles`,
   ];
   if (write) {

@@ -34,6 +34,17 @@ function isGuarded(policy: Omit<SecretPolicy, 'values'>, name: string): boolean 
   return !policy.publish.has(name) && (policy.secrets.has(name) || SECRET_NAME.test(name));
 }
 
+/**
+ * `text` with every `${NAME}` that is set replaced, as a whole: to look for guarded values in a
+ * file without parsing it. It finds what expandVariables finds in the file's values, and more
+ * (comments, a value split over two lines); like `needsWalk`, not a value spelled with YAML
+ * escapes (`\x41`), which nobody writes by mistake.
+ */
+export function expandText(text: string, env: Environment): string {
+  if (!text.includes('${')) return text;
+  return text.replace(REFERENCE, (whole, literal: string, name: string) => (literal ? whole.slice(1) : (env[name] ?? whole)));
+}
+
 /** Whether `text` may hold a reference or a guarded value: files without either are not walked. */
 export function needsWalk(text: string, policy: SecretPolicy): boolean {
   if (text.includes('${')) return true;

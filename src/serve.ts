@@ -500,6 +500,8 @@ async function startBuilds(contentDir: string, baseUrl: string, options: ServeOp
       hosts: [],
       maxFileSize: options.maxFileSize,
       allowCredentialsInOutput: options.allowCredentialsInOutput,
+      // The header rules below come from the content: always check it.
+      reuse: false,
     });
     if (result.ok && !closed) {
       state.tree = { root: slots[slot], manifest: await readManifest(slots[slot], 'the build'), rules: headerRules(result.content!) };

@@ -57,10 +57,23 @@ interface State {
   complete: boolean;
   /** Files of others already reported. */
   foreign: string[];
+  /** What the build that wrote these files recorded about itself (see WriteOptions.record). */
+  record?: unknown;
 }
 
-/** Writes `files` below `outDir`; `onFile` is told how many are done after each one. */
-export async function writeOutput(outDir: string, files: readonly OutputFile[], onFile?: (done: number) => void): Promise<WriteResult> {
+export interface WriteOptions {
+  /** Told how many files are done after each one. */
+  onFile?: (done: number) => void;
+  /**
+   * What the build records about itself, given what was written: kept in the bookkeeping, and
+   * handed back by `intactOutput` while every file is still in place. JSON only, and public.
+   */
+  record?: (result: WriteResult) => unknown;
+}
+
+/** Writes `files` below `outDir`. */
+export async function writeOutput(outDir: string, files: readonly OutputFile[], options: WriteOptions = {}): Promise<WriteResult> {
+  const { onFile } = options;
   const root = path.resolve(outDir);
   await mkdir(root, { recursive: true });
   const previous = await readState(root);
@@ -160,9 +173,33 @@ export async function writeOutput(outDir: string, files: readonly OutputFile[], 
     await removeEmptyParents(root, path.dirname(target));
     result.removed++;
   }
-  const changed = started || !previous.complete || result.foreign.length > 0 || !sameFiles(previous.files, next);
-  if (changed || foreign.length !== previous.foreign.length) await writeState(root, { files: next, complete: true, foreign });
+  const record = options.record?.(result);
+  const changed =
+    started ||
+    !previous.complete ||
+    result.foreign.length > 0 ||
+    !sameFiles(previous.files, next) ||
+    JSON.stringify(record) !== JSON.stringify(previous.record);
+  if (changed || foreign.length !== previous.foreign.length) await writeState(root, { files: next, complete: true, foreign, record });
   return result;
+}
+
+/**
+ * The record of the build that wrote `outDir`, with its number of files and bytes, when that
+ * build was complete and every file it wrote is still there, with no other file new since.
+ * (Files are trusted to hold what was written, as `writeOutput` trusts them.)
+ */
+export async function intactOutput(outDir: string): Promise<{ record: unknown; files: number; bytes: number } | undefined> {
+  const root = path.resolve(outDir);
+  const previous = await readState(root);
+  if (!previous.complete || previous.record === undefined || previous.files.size === 0) return undefined;
+  const paths = [...previous.files.keys()];
+  const existing = await listTree(root, paths, (file) => previous.files.has(file));
+  const reported = new Set(previous.foreign);
+  if (!paths.every((file) => existing.has(file)) || existing.foreign.some((f) => !reported.has(f))) return undefined;
+  let bytes = 0;
+  for (const file of previous.files.values()) bytes += file.bytes;
+  return { record: previous.record, files: paths.length, bytes };
 }
 
 /**
@@ -252,6 +289,8 @@ interface StateFile {
   fingerprints: string[];
   /** Files of others in the output folder that were reported. */
   foreign?: string[];
+  /** The build's record of itself. */
+  record?: unknown;
 }
 
 /** A missing, unreadable or unknown state file means "nothing known": the build still ends up correct. */
@@ -279,7 +318,7 @@ async function readState(root: string): Promise<State> {
     files.set(file, { hash, bytes, ...(typeof fingerprint === 'string' && { inputs: fingerprint }) });
   }
   const foreign = Array.isArray(state.foreign) ? state.foreign.filter((f): f is string => typeof f === 'string') : [];
-  return { files, complete: state.complete !== false, foreign };
+  return { files, complete: state.complete !== false, foreign, ...(state.record !== undefined && { record: state.record }) };
 }
 
 async function writeState(root: string, state: State) {
@@ -301,6 +340,7 @@ async function writeState(root: string, state: State) {
     inputs: entries.map((e) => indexOf(e.inputs)),
     fingerprints: [...fingerprints.keys()],
     foreign: state.foreign,
+    ...(state.record !== undefined && { record: state.record }),
   };
   const target = path.join(root, STATE_FILE);
   const scratch = `${target}${TEMP_SUFFIX}`;

@@ -242,3 +242,113 @@ describe('an existing output folder', () => {
     expect(tree).toEqual(cleanTree);
   });
 });
+
+describe('a build with the inputs of the last one', () => {
+  const files = {
+    'addon.yaml': addonYaml('baseUrl: https://example.org/addon/\ncatalogs:\n  - { id: c, type: movie, name: C }\n'),
+    'x.yaml': 'id: x\ntype: movie\nname: "X ${TITLE}"\nposter: poster.png\n',
+    // No catalog lists series: a warning with a position, which a reused build must repeat.
+    'y.yaml': 'id: y\ntype: series\nname: Y\n',
+    'poster.png': Buffer.concat([Buffer.from([0x89]), Buffer.from('PNG, not really a picture')]),
+  };
+  const env = { TITLE: 'Hello World' };
+
+  async function treeOf(dir: string) {
+    const tree = await readTree(dir);
+    const times = new Map<string, number>();
+    for (const file of tree.keys()) times.set(file, (await stat(path.join(dir, file))).mtimeMs);
+    return { tree, times };
+  }
+
+  it('ends before parsing, with the same problems and summary, and touches nothing', async () => {
+    const dir = await contentDir(files);
+    const out = await tempDir();
+    const first = await build({ contentDir: dir, outDir: out, env });
+    expect(first.ok).toBe(true);
+    expect(first.reused).toBeUndefined();
+    expect(first.diagnostics.map((d) => d.code)).toContain('uncovered-type');
+    const before = await treeOf(out);
+
+    const again = await build({ contentDir: dir, outDir: out, env });
+    expect(again.reused).toBe(true);
+    expect(again.ok).toBe(true);
+    expect(again.content).toBeUndefined();
+    expect(again.stages.validate).toBeUndefined();
+    expect(again.diagnostics).toEqual(first.diagnostics);
+    expect(again.addon).toEqual(first.addon);
+    expect(again.counts).toEqual(first.counts);
+    expect(again.manifestUrl).toBe(first.manifestUrl);
+    expect(again.hosts).toEqual(first.hosts);
+    const byResource = Object.fromEntries(Object.entries(first.write!.byResource).map(([r, t]) => [r, { ...t, written: 0 }]));
+    expect(again.write).toEqual({ ...first.write, written: 0, unchanged: first.write!.files, removed: 0, byResource });
+    expect(await treeOf(out)).toEqual(before);
+    // serve checks the content every time: it needs it for header rules.
+    expect((await build({ contentDir: dir, outDir: out, env, reuse: false })).reused).toBeUndefined();
+  });
+
+  it('takes the full path when any input or output file changed, and ends as a clean build would', async () => {
+    type Options = Omit<Parameters<typeof build>[0], 'contentDir' | 'outDir'>;
+    const cases: { name: string; change: (dir: string, out: string) => Promise<unknown>; options?: Options }[] = [
+      { name: 'an edited item file', change: (dir) => writeFile(path.join(dir, 'y.yaml'), 'id: y\ntype: series\nname: Y2\n') },
+      { name: 'a new item file', change: (dir) => writeFile(path.join(dir, 'z.yaml'), 'id: z\ntype: movie\nname: Z\n') },
+      { name: 'a removed item file', change: (dir) => rm(path.join(dir, 'y.yaml')) },
+      { name: 'a variable with another value', change: async () => {}, options: { env: { TITLE: 'World' } } },
+      { name: 'a local file with other bytes', change: (dir) => writeFile(path.join(dir, 'poster.png'), 'other') },
+      { name: 'another base URL', change: async () => {}, options: { env, baseUrl: 'https://other.example.org/' } },
+      { name: 'other hosts', change: async () => {}, options: { env, hosts: ['netlify'] } },
+      { name: 'a deleted output file', change: (_, out) => rm(path.join(out, 'meta/movie/x.json')) },
+      { name: 'a deleted S3 file', change: (_, out) => rm(`${out}-s3/upload.sh`) },
+      { name: 'lost bookkeeping', change: (_, out) => rm(path.join(out, '.addon-gen.json')) },
+    ];
+    for (const { name, change, options = { env } as Options } of cases) {
+      const dir = await contentDir(files);
+      const out = await tempDir();
+      expect((await build({ contentDir: dir, outDir: out, env })).ok).toBe(true);
+      await change(dir, out);
+      const rebuilt = await build({ contentDir: dir, outDir: out, ...options });
+      expect(rebuilt.ok, name).toBe(true);
+      expect(rebuilt.reused, name).toBeUndefined();
+      const clean = await tempDir();
+      await build({ contentDir: dir, outDir: clean, ...options });
+      const [tree, cleanTree] = [await readTree(out), await readTree(clean)];
+      for (const t of [tree, cleanTree]) t.delete('.addon-gen.json');
+      expect(tree, name).toEqual(cleanTree);
+      // upload.sh names the output folder, which differs: the S3 folder has the same files.
+      const hasS3 = options.hosts === undefined;
+      const [s3, cleanS3] = hasS3 ? [await readTree(`${out}-s3`), await readTree(`${clean}-s3`)] : [new Map(), new Map()];
+      expect([...s3.keys()].sort(), name).toEqual([...cleanS3.keys()].sort());
+      expect(s3.get('cors.json'), name).toEqual(cleanS3.get('cors.json'));
+      // And the build after that one stands on it.
+      expect((await build({ contentDir: dir, outDir: out, ...options })).reused, name).toBe(true);
+    }
+  });
+
+  it('finds a secret the environment gained since, as the full checks would', async () => {
+    const cases: Record<string, string>[] = [
+      // In a file, as it is written.
+      { ...env, API_KEY: 'For tests' },
+      // Only once ${TITLE} is replaced: "X Hello World".
+      { ...env, MY_TOKEN: 'X Hello W' },
+      // In the bytes of a copied local file.
+      { ...env, PNG_SECRET: 'not really' },
+    ];
+    for (const caseEnv of cases) {
+      const dir = await contentDir(files);
+      const out = await tempDir();
+      expect((await build({ contentDir: dir, outDir: out, env })).ok).toBe(true);
+      const before = await readTree(out);
+      const found = await build({ contentDir: dir, outDir: out, env: caseEnv });
+      expect(found.reused, JSON.stringify(caseEnv)).toBeUndefined();
+      expect(found.ok, JSON.stringify(caseEnv)).toBe(false);
+      expect(found.diagnostics.map((d) => d.code), JSON.stringify(caseEnv)).toContain('secret-in-output');
+      expect(await readTree(out)).toEqual(before);
+    }
+    // A variable listed under `secrets:` is guarded whatever its name.
+    const dir = await contentDir({ ...files, 'addon.yaml': `${files['addon.yaml']}secrets: [PLAIN]\n` });
+    const out = await tempDir();
+    expect((await build({ contentDir: dir, outDir: out, env })).ok).toBe(true);
+    const found = await build({ contentDir: dir, outDir: out, env: { ...env, PLAIN: 'For tests' } });
+    expect(found.ok).toBe(false);
+    expect(found.diagnostics.map((d) => d.code)).toContain('secret-in-output');
+  });
+});

@@ -262,8 +262,13 @@ describe('progress and summary', () => {
     expect(first.stdout).toMatch(/\d+\.\d\d s \(load \d+\.\d\d s, validate \d+\.\d\d s, plan \d+\.\d\d s, write \d+\.\d\d s\)/);
     const again = await cli(['build', dir, '--out', out, '--host', 'netlify']);
     expect(/^ +meta +1 +\S+ \S+ +0$/m.test(again.stdout)).toBe(true);
+    // Nothing changed: the build ended once it had read the content and looked at the output.
     const json = JSON.parse((await cli(['build', dir, '--out', out, '--host', 'netlify', '--json'])).stdout);
-    expect(Object.keys(json.summary.stages)).toEqual(['load', 'validate', 'plan', 'write']);
+    expect(json.summary.reused).toBe(true);
+    expect(Object.keys(json.summary.stages)).toEqual(['load', 'write']);
     expect(json.summary.byResource.meta).toEqual({ files: 1, bytes: expect.any(Number), written: 0 });
+    const fresh = JSON.parse((await cli(['build', dir, '--out', path.join(await tempDir(), 'dist'), '--json'])).stdout);
+    expect(fresh.summary.reused).toBe(false);
+    expect(Object.keys(fresh.summary.stages)).toEqual(['load', 'validate', 'plan', 'write']);
   });
 });

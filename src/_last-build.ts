@@ -1,0 +1,151 @@
+// Part of the pipeline (build.ts): a rebuild whose inputs are all those of the last complete
+// build, found without parsing anything. Reading and hashing the content files costs a fraction
+// of parsing, checking and planning them; when the output folder still holds every file, the
+// build can end there, with the last build's problems and summary. Anything else (an edited
+// file, a changed variable, a touched local file, a missing output file) takes the full path.
+import { createHash } from 'node:crypto';
+import { readFile, realpath } from 'node:fs/promises';
+import path from 'node:path';
+import type { Diagnostic } from './diagnostics.js';
+import type { HostReport } from './hosts.js';
+import type { Loaded } from './load.js';
+import { expandText, secretPolicy, type Environment } from './secrets.js';
+import type { Content } from './validate.js';
+import type { WriteResult } from './write.js';
+
+/** What a build records about itself in the output folder's bookkeeping. Public: no secret. */
+export interface BuildRecord {
+  version: 1;
+  /** Hash of the generator, the options and every content file's path and text. */
+  inputs: string;
+  /** The variables `${NAME}` replaced, with a hash of each value (the values are published anyway). */
+  variables: [name: string, hash: string][];
+  /** `secrets:` and `publish:` of addon.yaml: which variables are guarded. */
+  secrets: string[];
+  publish: string[];
+  /**
+   * The local files copied into the output, with a hash of their bytes; paths relative to the
+   * content folder (and `real` to its real path): the record holds no path of this machine.
+   */
+  assets: { source: string; real: string; hash: string }[];
+  /**
+   * What checking and writing reported, files relative to the content folder. Not what loading
+   * reported (a build reads the files again anyway), nor the foreign files (reported once).
+   */
+  diagnostics: Diagnostic[];
+  addon: { name: string; version: string };
+  counts: { items: number; videos: number; streams: number; subtitles: number };
+  manifestUrl?: string;
+  /** What is in the output folder; how much of it a build wrote is no part of the record. */
+  write: Pick<WriteResult, 'files' | 'bytes' | 'largest'> & { byResource: Record<string, { files: number; bytes: number }> };
+  hosts: HostReport[];
+}
+
+/** The inputs a build's record is good for. */
+export interface BuildInputs {
+  generator: string;
+  /** Every option that changes the output or the problems found. */
+  options: Record<string, unknown>;
+  loaded: Loaded;
+}
+
+const sha1 = (data: string | Uint8Array) => createHash('sha1').update(data).digest('base64url');
+
+export function inputsHash({ generator, options, loaded }: BuildInputs): string {
+  const hash = createHash('sha1');
+  hash.update(JSON.stringify(['addon-gen build record 1', generator, options]));
+  for (const file of loaded.files) hash.update(`\0${file.relative}\0`).update(file.text);
+  return hash.digest('base64url');
+}
+
+/**
+ * The part of a build's record known before it writes: its inputs. The rest (`diagnostics`,
+ * `write`, `hosts`) comes from writing.
+ */
+export async function recordInputs(
+  inputs: string,
+  contentDir: string,
+  content: Content,
+  summary: { counts: BuildRecord['counts']; manifestUrl?: string },
+): Promise<Omit<BuildRecord, 'diagnostics' | 'write' | 'hosts'>> {
+  const realRoot = await realpath(contentDir);
+  const assets = await Promise.all(
+    content.assets.map(async (asset) => ({
+      source: portable(path.relative(contentDir, asset.source)),
+      real: portable(path.relative(realRoot, await realpath(asset.source))),
+      hash: sha1(await readFile(asset.source)),
+    })),
+  );
+  return {
+    version: 1,
+    inputs,
+    variables: Object.entries(content.variables).map(([name, value]) => [name, sha1(value)]),
+    secrets: content.addon.secrets ?? [],
+    publish: content.addon.publish ?? [],
+    assets,
+    addon: { name: content.addon.name, version: content.addon.version },
+    counts: summary.counts,
+    ...(summary.manifestUrl !== undefined && { manifestUrl: summary.manifestUrl }),
+  };
+}
+
+/**
+ * `record`, when it holds for a build with these inputs: the same content and options, the same
+ * values for the variables it used, the same local files, and no guarded value anywhere that
+ * the full checks would look (validate.ts): the environment may have changed since.
+ */
+export async function recordHolds(
+  record: unknown,
+  inputs: string,
+  contentDir: string,
+  loaded: Loaded,
+  env: Environment,
+  baseUrl?: string,
+): Promise<BuildRecord | undefined> {
+  if (!isRecord(record) || record.inputs !== inputs) return undefined;
+  if (!record.variables.every(([name, hash]) => env[name] !== undefined && sha1(env[name]) === hash)) return undefined;
+  const guarded = [...secretPolicy(env, record.secrets, record.publish).values.keys()];
+  const holdsSecret = (text: string | Buffer) => guarded.some((secret) => text.includes(secret));
+  if (baseUrl !== undefined && holdsSecret(baseUrl)) return undefined;
+  if (guarded.length > 0 && loaded.files.some((file) => holdsSecret(expandText(file.text, env)))) return undefined;
+  const realRoot = await realpath(contentDir);
+  for (const asset of record.assets) {
+    const source = path.join(contentDir, asset.source);
+    const real = await realpath(source).catch(() => undefined);
+    const bytes = await readFile(source).catch(() => undefined);
+    if (real !== path.join(realRoot, asset.real) || !bytes || sha1(bytes) !== asset.hash || holdsSecret(bytes)) return undefined;
+  }
+  return record;
+}
+
+/** Diagnostics to keep in a record: files relative to the content folder. */
+export function portableDiagnostics(diagnostics: readonly Diagnostic[], contentDir: string): Diagnostic[] {
+  return diagnostics.map((d) => (d.file === undefined ? d : { ...d, file: portable(path.relative(contentDir, d.file)) }));
+}
+
+/** Diagnostics from a record, for a build of the content in `contentDir`. */
+export function localDiagnostics(diagnostics: readonly Diagnostic[], contentDir: string): Diagnostic[] {
+  return diagnostics.map((d) => (d.file === undefined ? d : { ...d, file: path.join(contentDir, d.file) }));
+}
+
+/** Forward slashes, as in output paths: a record means the same on every system. */
+function portable(relative: string): string {
+  return relative.split(path.sep).join('/');
+}
+
+function isRecord(value: unknown): value is BuildRecord {
+  const record = value as Partial<BuildRecord> | null;
+  return (
+    typeof record === 'object' &&
+    record !== null &&
+    record.version === 1 &&
+    typeof record.inputs === 'string' &&
+    Array.isArray(record.variables) &&
+    Array.isArray(record.secrets) &&
+    Array.isArray(record.publish) &&
+    Array.isArray(record.assets) &&
+    Array.isArray(record.diagnostics) &&
+    typeof record.write === 'object' &&
+    Array.isArray(record.hosts)
+  );
+}
