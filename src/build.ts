@@ -235,11 +235,11 @@ function foreignFiles(outDir: string, foreign: readonly string[]): Diagnostic[] 
 }
 
 /** The page templates shipped in the package's templates/ folder. */
+const TEMPLATES = ['index.html', 'configure.html', '404.html', 'head.html', 'style.css', 'links.js'];
+const templateUrl = (name: string) => new URL(`../templates/${name}`, import.meta.url);
+
 async function readTemplates(): Promise<PageTemplates> {
-  const read = (name: string) => readFile(new URL(`../templates/${name}`, import.meta.url), 'utf8');
-  const [install, configure, notFound, head, style, links] = await Promise.all(
-    ['index.html', 'configure.html', '404.html', 'head.html', 'style.css', 'links.js'].map(read),
-  );
+  const [install, configure, notFound, head, style, links] = await Promise.all(TEMPLATES.map((name) => readFile(templateUrl(name), 'utf8')));
   return {
     install: install!,
     configure: configure!,
@@ -249,14 +249,15 @@ async function readTemplates(): Promise<PageTemplates> {
 }
 
 /**
- * A hash of addon-gen's own code: a rebuild by another version (or a changed checkout) must
- * render every file again instead of trusting fingerprints recorded by the old code.
+ * A hash of addon-gen's own code and page templates: a rebuild by another version (or a changed
+ * checkout) must render every file again instead of trusting what the old code recorded.
  */
 async function generatorFingerprint(): Promise<string> {
   const dir = new URL('.', import.meta.url);
   const hash = createHash('sha1');
-  for (const name of (await readdir(dir)).filter((n) => /\.[cm]?[jt]s$/.test(n)).sort()) {
-    hash.update(name).update('\0').update(await readFile(new URL(name, dir))).update('\0');
+  const code = (await readdir(dir)).filter((n) => /\.[cm]?[jt]s$/.test(n)).sort();
+  for (const url of [...code.map((name) => new URL(name, dir)), ...TEMPLATES.map(templateUrl)]) {
+    hash.update(url.pathname.slice(url.pathname.lastIndexOf('/') + 1)).update('\0').update(await readFile(url)).update('\0');
   }
   return hash.digest('base64url');
 }

@@ -1,7 +1,7 @@
 // The command line: exit statuses, where output goes, --json, --help, and the installed bin.
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -131,6 +131,31 @@ describe('the installed bin', () => {
     expect((failure as { stderr: string }).stderr).toContain('unknown field "relased"');
     const ok = await exec(process.execPath, [BIN, 'build', await contentDir(GOOD), '--out', await tempDir(), '--quiet']);
     expect(ok.stdout).toBe('');
+  });
+
+  it('renders everything again after its code or page templates changed, as after an upgrade', async () => {
+    // A copy of the package, to change.
+    const root = path.dirname(path.dirname(BIN));
+    const copy = await tempDir();
+    for (const folder of ['bin', 'lib', 'templates']) await cp(path.join(root, folder), path.join(copy, folder), { recursive: true });
+    await cp(path.join(root, 'package.json'), path.join(copy, 'package.json'));
+    await symlink(path.join(root, 'node_modules'), path.join(copy, 'node_modules'));
+    const bin = path.join(copy, 'bin', 'addon-gen.js');
+    const [dir, out] = [await contentDir(GOOD), await tempDir()];
+    const build = async () => JSON.parse((await exec(process.execPath, [bin, 'build', dir, '--out', out, '--json'])).stdout).summary;
+    await build();
+    expect((await build()).reused).toBe(true);
+    const template = path.join(copy, 'templates', 'index.html');
+    await writeFile(template, (await readFile(template, 'utf8')).replace('<body', '<!-- changed --><body'));
+    const afterTemplate = await build();
+    expect(afterTemplate.reused).toBe(false);
+    expect(afterTemplate.byResource.page.written).toBe(1);
+    expect(await readFile(path.join(out, 'index.html'), 'utf8')).toContain('<!-- changed -->');
+    await writeFile(path.join(copy, 'lib', 'zz-new.js'), '// a changed checkout\n');
+    const afterCode = await build();
+    expect(afterCode.reused).toBe(false);
+    // Another generator: no fingerprint is trusted, every body is rendered again (and found the same).
+    expect(afterCode.written).toBe(0);
   });
 });
 
