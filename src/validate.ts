@@ -109,13 +109,19 @@ export function validate(loaded: Loaded, options: ValidateOptions): Validated {
   const schemas = contentSchemas(files.resolve);
 
   // Variables first: `baseUrl: ${BASE_URL}` is read right below. Only files that hold a
-  // reference or a guarded value are walked.
+  // reference or a guarded value are walked. Whether one does is found once per file: searched
+  // once per item, a file of 200,000 items would be read 200,000 times.
   const env = options.env ?? process.env;
   const lists = policyLists(loaded.addon?.value);
   const policy = secretPolicy(env, lists.secrets, lists.publish);
   const used = new Map<string, string>();
+  const walked = new Map<SourceFile, boolean>();
+  const needsWalkOnce = (source: SourceFile): boolean => {
+    if (!walked.has(source)) walked.set(source, needsWalk(source.text, policy));
+    return walked.get(source)!;
+  };
   const expand = (value: SourceValue, skip?: string[]): ReadonlySet<string> =>
-    needsWalk(value.source.text, policy)
+    needsWalkOnce(value.source)
       ? expandVariables(value.value, env, policy, locatorOf(value), diagnostics, skip, used)
       : new Set();
   const addonFailed = loaded.addon ? expand(loaded.addon, ['secrets', 'publish']) : new Set<string>();
