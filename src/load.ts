@@ -94,7 +94,7 @@ export async function loadContent(contentDir: string, options: LoadOptions = {})
   };
   const addonFile = files.find((source) => source.relative === ADDON_FILE);
   if (addonFile && !addonFile.unreadable) {
-    const values = parseValues(addonFile, diagnostics);
+    const values = [...parseValues(addonFile, diagnostics)];
     if (values.length === 1 && values[0]!.at.length === 0) {
       loaded.addon = values[0];
     } else if (!diagnostics.list().some((d) => d.file === addonFile.file && d.severity === 'error')) {
@@ -299,9 +299,13 @@ function fastValues(text: string): { values: unknown[]; spans: DocumentSpan[]; a
   }
 }
 
-/** Parses one file into the values that should be items: a mapping, a list, or several documents. */
-function parseValues(source: SourceFile, diagnostics: DiagnosticList): SourceValue[] {
-  if (source.unreadable) return [];
+/**
+ * Parses one file into the values that should be items: a mapping, a list, or several documents.
+ * They are made as they are asked for, one at a time: a file of 4 million list entries (all
+ * wrong) would otherwise hold 4 million of them at once, half a gigabyte.
+ */
+function* parseValues(source: SourceFile, diagnostics: DiagnosticList): Generator<SourceValue> {
+  if (source.unreadable) return;
   let values: unknown[] | undefined;
   try {
     const fast = fastValues(source.text);
@@ -324,16 +328,15 @@ function parseValues(source: SourceFile, diagnostics: DiagnosticList): SourceVal
       message: `the YAML parser failed on this file: ${(error as Error).message}`,
       hint: 'simplify the file around its unusual parts; please report this with the file',
     });
-    return [];
+    return;
   }
-  if (values === undefined) return [];
-  const items: SourceValue[] = [];
-  values.forEach((value, document) => {
-    if (value === null || value === undefined) return; // an empty document
+  if (values === undefined) return;
+  for (const [document, value] of values.entries()) {
+    if (value === null || value === undefined) continue; // an empty document
     if (Array.isArray(value)) {
-      value.forEach((element, index) => items.push({ source, document, at: [index], value: element }));
+      for (const [index, element] of value.entries()) yield { source, document, at: [index], value: element };
     } else if (typeof value === 'object') {
-      items.push({ source, document, at: [], value });
+      yield { source, document, at: [], value };
     } else {
       diagnostics.add(source.file, 'error', () => ({
         code: 'not-an-item',
@@ -343,8 +346,7 @@ function parseValues(source: SourceFile, diagnostics: DiagnosticList): SourceVal
         hint: 'write an item as `id: …`, `type: …`, `name: …`, or a list of such items',
       }));
     }
-  });
-  return items;
+  }
 }
 
 /** The `yaml` package's parse: every syntax error with its position, and limits on aliases. */
