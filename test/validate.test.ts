@@ -381,4 +381,11 @@ describe('at most 100 errors and 100 warnings per file', () => {
     // At the id of the 101st item.
     expect(summary(repeated).map((d) => [d.message, d.line, d.column])).toEqual([['200 more errors in this file are not shown', 301, 7]]);
   });
+
+  it('limits ids that differ from another file\'s only in case, found when the files are planned', async () => {
+    const diagnostics = await check({ 'addon.yaml': addonYaml(CATALOG), 'a.yaml': items(150, undefined, 't:a'), 'b.yaml': items(150, undefined, 't:A') });
+    const conflicts = inFile(diagnostics, 'b.yaml');
+    expect(conflicts.filter((d) => d.code === 'case-conflict')).toHaveLength(100);
+    expect(summary(conflicts).map((d) => d.message)).toEqual(['50 more errors in this file are not shown']);
+  });
 });
