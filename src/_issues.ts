@@ -5,44 +5,68 @@ import { RENAMED_FIELDS, type IssueParams } from './schema.js';
 
 type Issue = z.core.$ZodIssue;
 type Path = (string | number)[];
-/** Finds the location of a value (or, with `key`, of that key) at a path inside the parsed value. */
-export type Locator = (path: readonly (string | number)[], key?: string) => Location;
 
-export function issuesToDiagnostics(issues: readonly Issue[], schema: z.ZodType, locator: Locator): Diagnostic[] {
+/**
+ * Finds the location of a value (or, with `key`, of that key) at a path inside one parsed value,
+ * an item or the settings, and names the file it is in.
+ */
+export interface Locator {
+  (path: readonly (string | number)[], key?: string): Location;
+  readonly file: string;
+}
+
+/**
+ * A diagnostic that an issue makes, with its field path (as diagnostics show it) known at once
+ * and the rest built on demand: locating it may parse its item again, and a file past its limit
+ * of problems only counts them (see DiagnosticList).
+ */
+export interface PendingDiagnostic {
+  path: string | undefined;
+  build: () => Diagnostic;
+}
+
+export function issuesToDiagnostics(issues: readonly Issue[], schema: z.ZodType, locator: Locator): PendingDiagnostic[] {
   return issues.flatMap((issue) => toDiagnostics(deepestBranch(issue), schema, locator));
 }
 
-function toDiagnostics(issue: Issue, schema: z.ZodType, locator: Locator): Diagnostic[] {
+function toDiagnostics(issue: Issue, schema: z.ZodType, locator: Locator): PendingDiagnostic[] {
   const path = issue.path.filter((k): k is string | number => typeof k !== 'symbol');
   if (issue.code === 'unrecognized_keys') {
-    const known = keysAt(schema, path);
-    return issue.keys.map((key) => {
-      const suggestion = closest(key, known);
-      return {
-        code: 'unknown-field',
-        severity: 'error',
-        ...locator(path, key),
-        path: formatPath([...path, key]),
-        message: `unknown field "${key}"`,
-        hint: suggestion
-          ? `did you mean "${suggestion}"?`
-          : // Own keys only: `constructor` or `toString` in the YAML must not find Object's.
-            Object.hasOwn(RENAMED_FIELDS, key)
-            ? RENAMED_FIELDS[key]
-            : `the fields allowed here are: ${known.join(', ')}`,
-      };
-    });
+    return issue.keys.map((key) => ({ path: formatPath([...path, key]), build: () => unknownField(key, path, schema, locator) }));
   }
-  const base = { severity: 'error' as const, ...locator(path), path: formatPath(path) || undefined };
+  const pathText = formatPath(path) || undefined;
+  return [{ path: pathText, build: () => ({ severity: 'error', ...locator(path), path: pathText, ...described(issue, path) }) }];
+}
+
+function unknownField(key: string, path: Path, schema: z.ZodType, locator: Locator): Diagnostic {
+  const known = keysAt(schema, path);
+  const suggestion = closest(key, known);
+  return {
+    code: 'unknown-field',
+    severity: 'error',
+    ...locator(path, key),
+    path: formatPath([...path, key]),
+    message: `unknown field "${key}"`,
+    hint: suggestion
+      ? `did you mean "${suggestion}"?`
+      : // Own keys only: `constructor` or `toString` in the YAML must not find Object's.
+        Object.hasOwn(RENAMED_FIELDS, key)
+        ? RENAMED_FIELDS[key]
+        : `the fields allowed here are: ${known.join(', ')}`,
+  };
+}
+
+/** The code, message and hint of an issue other than unknown keys. */
+function described(issue: Issue, path: Path): Pick<Diagnostic, 'code' | 'message' | 'hint'> {
   if (issue.code === 'invalid_type' && issue.input === undefined) {
     const field = path[path.length - 1];
-    return [{ ...base, code: 'missing-field', message: `"${String(field)}" is required`, hint: `add ${String(field)}: …` }];
+    return { code: 'missing-field', message: `"${String(field)}" is required`, hint: `add ${String(field)}: …` };
   }
   if (issue.code === 'custom') {
     const params = (issue.params ?? {}) as IssueParams;
-    return [{ ...base, code: params.code ?? 'invalid-value', message: issue.message, hint: params.hint }];
+    return { code: params.code ?? 'invalid-value', message: issue.message, hint: params.hint };
   }
-  return [{ ...base, code: 'invalid-value', message: describeIssue(issue) }];
+  return { code: 'invalid-value', message: describeIssue(issue) };
 }
 
 /** A union failure says most when reported through the branch that got furthest into the value. */

@@ -4,6 +4,7 @@ export { run } from './cli.js';
 export {
   CODES,
   diagnosticJson,
+  DiagnosticList,
   formatDiagnostics,
   githubAnnotation,
   useColor,

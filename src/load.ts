@@ -7,7 +7,7 @@
 import path from 'node:path';
 import jsYaml from 'js-yaml';
 import { Composer, isCollection, isMap, isScalar, Lexer, LineCounter, Parser, visit, type CST, type Document } from 'yaml';
-import type { Diagnostic, Location } from './diagnostics.js';
+import { DiagnosticList, type Diagnostic, type Location } from './diagnostics.js';
 import { ADDON_FILE, DEFAULT_MAX_FILE_SIZE, parseByteSize, readContentFiles, type ContentText } from './_read.js';
 
 /**
@@ -72,12 +72,16 @@ export interface Loaded {
    */
   items: Iterable<SourceValue>;
   files: SourceFile[];
-  diagnostics: Diagnostic[];
+  /** The problems found so far; validate adds its own, within the same limit per file. */
+  diagnostics: DiagnosticList;
 }
 
 /** Reads and parses every content file below `contentDir`: `addon.yaml` and the item files. */
 export async function loadContent(contentDir: string, options: LoadOptions = {}): Promise<Loaded> {
-  const { files, diagnostics } = await readContentFiles(contentDir, options.maxFileSize ?? DEFAULT_MAX_FILE_SIZE);
+  const read = await readContentFiles(contentDir, options.maxFileSize ?? DEFAULT_MAX_FILE_SIZE);
+  const { files } = read;
+  const diagnostics = new DiagnosticList();
+  for (const problem of read.diagnostics) diagnostics.push(problem);
   const itemFiles = files.filter((source) => source.relative !== ADDON_FILE);
   const loaded: Loaded = {
     items: {
@@ -90,10 +94,10 @@ export async function loadContent(contentDir: string, options: LoadOptions = {})
   };
   const addonFile = files.find((source) => source.relative === ADDON_FILE);
   if (addonFile && !addonFile.unreadable) {
-    const values = parseValues(addonFile, diagnostics);
+    const values = [...parseValues(addonFile, diagnostics)];
     if (values.length === 1 && values[0]!.at.length === 0) {
       loaded.addon = values[0];
-    } else if (!diagnostics.some((d) => d.file === addonFile.file && d.severity === 'error')) {
+    } else if (!diagnostics.list().some((d) => d.file === addonFile.file && d.severity === 'error')) {
       diagnostics.push({
         code: 'not-an-item',
         severity: 'error',
@@ -105,7 +109,7 @@ export async function loadContent(contentDir: string, options: LoadOptions = {})
   }
   // Reading it may have failed with a problem of its own (unreadable, binary, a link that leaves the folder).
   const addonPath = path.join(contentDir, ADDON_FILE);
-  if (!addonFile && !diagnostics.some((d) => d.file === addonPath)) {
+  if (!addonFile && !diagnostics.list().some((d) => d.file === addonPath)) {
     diagnostics.push({
       code: 'missing-addon-yaml',
       severity: 'error',
@@ -295,9 +299,13 @@ function fastValues(text: string): { values: unknown[]; spans: DocumentSpan[]; a
   }
 }
 
-/** Parses one file into the values that should be items: a mapping, a list, or several documents. */
-function parseValues(source: SourceFile, diagnostics: Diagnostic[]): SourceValue[] {
-  if (source.unreadable) return [];
+/**
+ * Parses one file into the values that should be items: a mapping, a list, or several documents.
+ * They are made as they are asked for, one at a time: a file of 4 million list entries (all
+ * wrong) would otherwise hold 4 million of them at once, half a gigabyte.
+ */
+function* parseValues(source: SourceFile, diagnostics: DiagnosticList): Generator<SourceValue> {
+  if (source.unreadable) return;
   let values: unknown[] | undefined;
   try {
     const fast = fastValues(source.text);
@@ -320,31 +328,29 @@ function parseValues(source: SourceFile, diagnostics: Diagnostic[]): SourceValue
       message: `the YAML parser failed on this file: ${(error as Error).message}`,
       hint: 'simplify the file around its unusual parts; please report this with the file',
     });
-    return [];
+    return;
   }
-  if (values === undefined) return [];
-  const items: SourceValue[] = [];
-  values.forEach((value, document) => {
-    if (value === null || value === undefined) return; // an empty document
+  if (values === undefined) return;
+  for (const [document, value] of values.entries()) {
+    if (value === null || value === undefined) continue; // an empty document
     if (Array.isArray(value)) {
-      value.forEach((element, index) => items.push({ source, document, at: [index], value: element }));
+      for (const [index, element] of value.entries()) yield { source, document, at: [index], value: element };
     } else if (typeof value === 'object') {
-      items.push({ source, document, at: [], value });
+      yield { source, document, at: [], value };
     } else {
-      diagnostics.push({
+      diagnostics.add(source.file, 'error', () => ({
         code: 'not-an-item',
         severity: 'error',
         ...locate(source, document, []),
         message: 'a content file holds items (mappings), but this document is a single value',
         hint: 'write an item as `id: …`, `type: …`, `name: …`, or a list of such items',
-      });
+      }));
     }
-  });
-  return items;
+  }
 }
 
 /** The `yaml` package's parse: every syntax error with its position, and limits on aliases. */
-function carefulValues(source: SourceFile, diagnostics: Diagnostic[]): unknown[] | undefined {
+function carefulValues(source: SourceFile, diagnostics: DiagnosticList): unknown[] | undefined {
   const { documents, errors } = positions(source);
   if (errors.length > 0) {
     for (const error of firstErrors(errors)) diagnostics.push(yamlError(source, error.code, error.message, error.pos[0]));
@@ -376,19 +382,21 @@ function carefulValues(source: SourceFile, diagnostics: Diagnostic[]): unknown[]
  * than MAX_DEPTH or larger by more than MAX_ALIAS_VALUES values once each use is counted. Both
  * parsers give every alias of an anchor the same value; the checks after load walk each use.
  */
-function checkAliases(source: SourceFile, index: number, value: unknown, diagnostics: Diagnostic[], document?: Document): unknown {
-  const problem = (message: string, hint: string, at: Location = locate(source, index, [])) => {
-    diagnostics.push({ code: 'yaml-alias', severity: 'error', ...at, message, hint });
+function checkAliases(source: SourceFile, index: number, value: unknown, diagnostics: DiagnosticList, document?: Document): unknown {
+  const problem = (message: string, hint: string, where = () => locate(source, index, [])) => {
+    diagnostics.add(source.file, 'error', () => ({ code: 'yaml-alias', severity: 'error', ...where(), message, hint }));
     return null;
   };
   const expanded = expansion(value);
   if (expanded === 'cycle') {
-    // Where the alias is only the careful parser knows; a file too large for it gets its document's start.
-    document ??= source.text.length > CAREFUL_MAX ? undefined : positions(source).documents[index];
     return problem(
       'an alias is inside the value of its own anchor, which would make the value infinite',
       'remove the alias, or write out the part it stands for',
-      document ? cycleAt(source, document, index) : undefined,
+      () => {
+        // Where the alias is only the careful parser knows; a file too large for it gets its document's start.
+        const parsed = document ?? (source.text.length > CAREFUL_MAX ? undefined : positions(source).documents[index]);
+        return parsed ? cycleAt(source, parsed, index) : locate(source, index, []);
+      },
     );
   }
   if (expanded === 'deep') {

@@ -1,7 +1,7 @@
 // Stage 3, plan: a pure function from checked content to the list of files the addon consists of.
 // Every decision about paths, pages, key order and bodies is made here; nothing touches the disk.
 import { createHash } from 'node:crypto';
-import type { Diagnostic } from './diagnostics.js';
+import { DiagnosticList, type Diagnostic } from './diagnostics.js';
 import {
   cacheHints,
   headerRules,
@@ -408,12 +408,18 @@ function cacheTail(cache: CacheHints): string {
 function conflicts(files: readonly OutputFile[]): Diagnostic[] {
   // One map by case-folded path finds both: a quarter of a million paths, so only one.
   const byFolded = new Map<string, OutputFile>();
-  const diagnostics: Diagnostic[] = [];
+  const diagnostics = new DiagnosticList();
   const reportedPairs = new Map<Item, Set<Item>>();
   const locate = (f: OutputFile) => f.origin?.where(['id']);
   const where = (f: OutputFile) => {
     const at = locate(f);
     return at ? `${at.file}:${at.line}:${at.column}` : f.resource;
+  };
+  // In the file of the later item, within its limit: 200,000 ids that differ from those of
+  // another file only in case cost little more than counting them.
+  const report = (file: OutputFile, build: () => Diagnostic) => {
+    if (file.origin) diagnostics.add(file.origin.where.file, 'error', build);
+    else diagnostics.push(build());
   };
   for (const file of files) {
     const folded = file.path.toLowerCase();
@@ -423,13 +429,13 @@ function conflicts(files: readonly OutputFile[]): Diagnostic[] {
       continue;
     }
     if (earlier.path === file.path) {
-      diagnostics.push({
+      report(file, () => ({
         code: 'output-conflict',
         severity: 'error',
         ...locate(file),
         message: `${file.path} would be written twice: by ${where(earlier)} and by ${where(file)}`,
         hint: 'an item id and a video id (or two video ids) of the same type are equal; make them distinct',
-      });
+      }));
       continue;
     }
     // One report per pair of items, not one per file they both have (meta, streams, subtitles).
@@ -438,15 +444,15 @@ function conflicts(files: readonly OutputFile[]): Diagnostic[] {
       if (pairs.has(earlier.origin)) continue;
       reportedPairs.set(file.origin, pairs.add(earlier.origin));
     }
-    diagnostics.push({
+    report(file, () => ({
       code: 'case-conflict',
       severity: 'error',
       ...locate(file),
       message: `${file.path} (by ${where(file)}) and ${earlier.path} (by ${where(earlier)}) differ only in letter case`,
       hint: 'case-insensitive file systems and hosts would make them one file: change one of the ids (or genres) by more than case',
-    });
+    }));
   }
-  return diagnostics;
+  return diagnostics.list();
 }
 
 /** Drops undefined fields: the client rejects `null`, and absent is the protocol's "not set". */

@@ -2,7 +2,7 @@
 // output. Everything addon-gen writes is public, so a value that would publish a secret is an
 // error at the field that holds it, before anything is written.
 import type { Locator } from './_issues.js';
-import { formatPath, type Diagnostic } from './diagnostics.js';
+import { formatPath, type Diagnostic, type DiagnosticList } from './diagnostics.js';
 
 /** Names that look like they hold a secret, case-insensitively (`GITHUB_TOKEN`, `tmdb_api_key`). */
 const SECRET_NAME = /KEY|TOKEN|SECRET|PASSWORD|AUTH/i;
@@ -64,12 +64,12 @@ export function expandVariables(
   env: Environment,
   policy: SecretPolicy,
   at: Locator,
-  diagnostics: Diagnostic[],
+  diagnostics: DiagnosticList,
   skip: readonly string[] = [],
   used?: Map<string, string>,
 ): Set<string> {
   const report = (path: (string | number)[], code: Diagnostic['code'], message: string, hint: string) =>
-    diagnostics.push({ code, severity: 'error', ...at(path), path: formatPath(path), message, hint });
+    diagnostics.add(at.file, 'error', () => ({ code, severity: 'error', ...at(path), path: formatPath(path), message, hint }));
 
   const failed = new Set<string>();
   const expand = (text: string, path: (string | number)[]): string => {

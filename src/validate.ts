@@ -3,7 +3,7 @@
 import { readFileSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { z } from 'zod';
-import { closest, formatPath, hasErrors, type Diagnostic } from './diagnostics.js';
+import { closest, formatPath, hasErrors, type Diagnostic, type DiagnosticList } from './diagnostics.js';
 import { issuesToDiagnostics, type Locator } from './_issues.js';
 import { locate, type Loaded, type SourceFile, type SourceValue } from './load.js';
 import { ASSETS_DIR, normalizeBaseUrl, publicUrl } from './paths.js';
@@ -102,20 +102,25 @@ export interface Validated {
 
 /** Checks everything that was loaded; `content` is set only when no error was found. */
 export function validate(loaded: Loaded, options: ValidateOptions): Validated {
-  const diagnostics: Diagnostic[] = [];
-  // Parsing goes on while items are read: its problems come first, once the items have been.
-  const withLoadProblems = () => [...loaded.diagnostics, ...diagnostics];
+  // One list with those of loading, which goes on while items are read: one limit per file.
+  const diagnostics = loaded.diagnostics;
   const files = localFiles(options.contentDir);
   const schemas = contentSchemas(files.resolve);
 
   // Variables first: `baseUrl: ${BASE_URL}` is read right below. Only files that hold a
-  // reference or a guarded value are walked.
+  // reference or a guarded value are walked. Whether one does is found once per file: searched
+  // once per item, a file of 200,000 items would be read 200,000 times.
   const env = options.env ?? process.env;
   const lists = policyLists(loaded.addon?.value);
   const policy = secretPolicy(env, lists.secrets, lists.publish);
   const used = new Map<string, string>();
+  const walked = new Map<SourceFile, boolean>();
+  const needsWalkOnce = (source: SourceFile): boolean => {
+    if (!walked.has(source)) walked.set(source, needsWalk(source.text, policy));
+    return walked.get(source)!;
+  };
   const expand = (value: SourceValue, skip?: string[]): ReadonlySet<string> =>
-    needsWalk(value.source.text, policy)
+    needsWalkOnce(value.source)
       ? expandVariables(value.value, env, policy, locatorOf(value), diagnostics, skip, used)
       : new Set();
   const addonFailed = loaded.addon ? expand(loaded.addon, ['secrets', 'publish']) : new Set<string>();
@@ -151,7 +156,7 @@ export function validate(loaded: Loaded, options: ValidateOptions): Validated {
     items.push(normalizeItem(parsed, at, value.source, diagnostics));
     if (addon) checkCatalogNames(parsed, addon.catalogs, at, diagnostics);
   }
-  if (!addon) return { diagnostics: withLoadProblems() };
+  if (!addon) return { diagnostics: diagnostics.list() };
 
   checkUniqueIds(items, diagnostics);
   const catalogs = resolveCatalogs(addon.catalogs, items, locatorOf(loaded.addon!), diagnostics);
@@ -169,7 +174,7 @@ export function validate(loaded: Loaded, options: ValidateOptions): Validated {
   };
   checkAssetSecrets(content.assets, policy, options.contentDir, diagnostics);
   if (addon.idPrefixes) checkPrefixes(content, locatorOf(loaded.addon!), diagnostics);
-  const all = withLoadProblems();
+  const all = diagnostics.list();
   return hasErrors(all) ? { diagnostics: all } : { content, diagnostics: all };
 }
 
@@ -177,20 +182,21 @@ export function validate(loaded: Loaded, options: ValidateOptions): Validated {
 function parseWith<T extends z.ZodType>(
   schema: T,
   value: SourceValue,
-  diagnostics: Diagnostic[],
+  diagnostics: DiagnosticList,
   reported: ReadonlySet<string> = new Set(),
 ): z.output<T> | undefined {
   const result = schema.safeParse(value.value, { reportInput: true });
   if (result.success) return result.data;
-  for (const diagnostic of issuesToDiagnostics(result.error.issues, schema, locatorOf(value))) {
-    if (diagnostic.path === undefined || !reported.has(diagnostic.path)) diagnostics.push(diagnostic);
+  for (const pending of issuesToDiagnostics(result.error.issues, schema, locatorOf(value))) {
+    if (pending.path === undefined || !reported.has(pending.path)) diagnostics.add(value.source.file, 'error', pending.build);
   }
   return undefined;
 }
 
 /** Keeps only what locating needs, not the parsed value, which items outlive. */
 function locatorOf({ source, document, at }: SourceValue): Locator {
-  return (nodePath, key) => locate(source, document, [...at, ...nodePath], key);
+  const locator = (nodePath: readonly (string | number)[], key?: string) => locate(source, document, [...at, ...nodePath], key);
+  return Object.assign(locator, { file: source.file });
 }
 
 /** `baseUrl` from unchecked settings, when it is valid (an invalid one is reported by the schema). */
@@ -280,7 +286,7 @@ function localFiles(contentDir: string) {
 // ---------------------------------------------------------------------------------------------
 // Items
 
-function normalizeItem(item: ContentItem, at: Locator, source: SourceFile, diagnostics: Diagnostic[]): Item {
+function normalizeItem(item: ContentItem, at: Locator, source: SourceFile, diagnostics: DiagnosticList): Item {
   const { videos, streams, subtitles, trailerStreams, ...meta } = item;
   const normalized: Item = {
     ...meta,
@@ -298,14 +304,14 @@ function normalizeItem(item: ContentItem, at: Locator, source: SourceFile, diagn
   // A stream or subtitle on an item with videos would never be requested: the client asks per video.
   for (const field of ['streams', 'subtitles'] as const) {
     if (item[field]?.length) {
-      diagnostics.push({
+      diagnostics.add(at.file, 'error', () => ({
         code: 'invalid-value',
         severity: 'error',
         ...at([field]),
         path: field,
         message: `an item with videos has no ${field} of its own: the client asks for the ${field} of each video`,
         hint: `move these ${field} to the videos they belong to`,
-      });
+      }));
     }
   }
 
@@ -317,27 +323,26 @@ function normalizeItem(item: ContentItem, at: Locator, source: SourceFile, diagn
     const title = video.title ?? (video.episode !== undefined ? `Episode ${video.episode}` : undefined);
     if (id === undefined || title === undefined) {
       const field = id === undefined ? 'id' : 'title';
-      diagnostics.push({
+      diagnostics.add(at.file, 'error', () => ({
         code: 'missing-field',
         severity: 'error',
         ...at(['videos', index]),
         path: `videos[${index}].${field}`,
         message: `"${field}" is required for a video without season and episode`,
         hint: `add ${field}: …, or give the video a season and an episode`,
-      });
+      }));
       return;
     }
     const first = seen.get(id);
     if (first !== undefined) {
-      const where = at(['videos', first]);
-      diagnostics.push({
+      diagnostics.add(at.file, 'error', () => ({
         code: 'duplicate-video-id',
         severity: 'error',
         ...at(['videos', index]),
         path: `videos[${index}]`,
-        message: `video id "${id}" is also the id of videos[${first}] (line ${where.line})`,
+        message: `video id "${id}" is also the id of videos[${first}] (line ${at(['videos', first]).line})`,
         hint: 'give each video its own id, or its own season and episode',
-      });
+      }));
       return;
     }
     seen.set(id, index);
@@ -357,19 +362,21 @@ function normalizeItem(item: ContentItem, at: Locator, source: SourceFile, diagn
   return normalized;
 }
 
-function unknownDefaultVideo(item: ContentItem, ids: string[], at: Locator, diagnostics: Diagnostic[]) {
-  const suggestion = closest(item.behaviorHints!.defaultVideoId!, ids);
-  diagnostics.push({
-    code: 'unknown-default-video',
-    severity: 'error',
-    ...at(['behaviorHints', 'defaultVideoId']),
-    path: 'behaviorHints.defaultVideoId',
-    message: `"${item.behaviorHints!.defaultVideoId}" is not the id of a video of this item`,
-    hint: suggestion
-      ? `did you mean "${suggestion}"?`
-      : item.videos
-        ? 'name one of the item\'s video ids (by default {itemId}:{season}:{episode})'
-        : 'a movie without videos plays its own streams; for a single-video item, add that video under `videos`',
+function unknownDefaultVideo(item: ContentItem, ids: string[], at: Locator, diagnostics: DiagnosticList) {
+  diagnostics.add(at.file, 'error', () => {
+    const suggestion = closest(item.behaviorHints!.defaultVideoId!, ids);
+    return {
+      code: 'unknown-default-video',
+      severity: 'error',
+      ...at(['behaviorHints', 'defaultVideoId']),
+      path: 'behaviorHints.defaultVideoId',
+      message: `"${item.behaviorHints!.defaultVideoId}" is not the id of a video of this item`,
+      hint: suggestion
+        ? `did you mean "${suggestion}"?`
+        : item.videos
+          ? 'name one of the item\'s video ids (by default {itemId}:{season}:{episode})'
+          : 'a movie without videos plays its own streams; for a single-video item, add that video under `videos`',
+    };
   });
 }
 
@@ -412,7 +419,7 @@ function withSubtitleIds(stream: ContentStream, ownerId: string): Stream {
   return subtitles ? { ...rest, subtitles: subtitleIds(subtitles, ownerId) } : rest;
 }
 
-function checkUniqueIds(items: Item[], diagnostics: Diagnostic[]) {
+function checkUniqueIds(items: Item[], diagnostics: DiagnosticList) {
   const first = new Map<string, Item>();
   for (const item of items) {
     const earlier = first.get(item.id);
@@ -420,15 +427,18 @@ function checkUniqueIds(items: Item[], diagnostics: Diagnostic[]) {
       first.set(item.id, item);
       continue;
     }
-    const at = earlier.where(['id']);
-    const where = `${at.file}:${at.line}:${at.column}`;
-    diagnostics.push({
-      code: 'duplicate-id',
-      severity: 'error',
-      ...item.where(['id']),
-      path: 'id',
-      message: `item id "${item.id}" is also the id of the item at ${where}`,
-      hint: 'ids are global in Stremio: give each item its own id',
+    // Reported in the later item's file, within its limit: 200,000 items that repeat the ids of
+    // another file show 100 of them, and cost no more to count than the rest.
+    diagnostics.add(item.where.file, 'error', () => {
+      const at = earlier.where(['id']);
+      return {
+        code: 'duplicate-id',
+        severity: 'error',
+        ...item.where(['id']),
+        path: 'id',
+        message: `item id "${item.id}" is also the id of the item at ${at.file}:${at.line}:${at.column}`,
+        hint: 'ids are global in Stremio: give each item its own id',
+      };
     });
   }
 }
@@ -439,7 +449,7 @@ function checkUniqueIds(items: Item[], diagnostics: Diagnostic[]) {
 const collator = new Intl.Collator('en', { numeric: true, sensitivity: 'base' });
 
 /** Membership, order and genre options of each catalog (see README, "Catalogs"). */
-function resolveCatalogs(settings: CatalogSettings[], items: Item[], at: Locator, diagnostics: Diagnostic[]): Catalog[] {
+function resolveCatalogs(settings: CatalogSettings[], items: Item[], at: Locator, diagnostics: DiagnosticList): Catalog[] {
   const keyOf = (type: string, id: string) => `${type}\u0000${id}`;
   const catalogs = new Map<string, Catalog & { settings: CatalogSettings }>();
   settings.forEach((s, index) => {
@@ -473,28 +483,30 @@ function resolveCatalogs(settings: CatalogSettings[], items: Item[], at: Locator
 }
 
 /** Every catalog id an item names must exist for the item's type. */
-function checkCatalogNames(item: ContentItem, settings: CatalogSettings[], at: Locator, diagnostics: Diagnostic[]) {
+function checkCatalogNames(item: ContentItem, settings: CatalogSettings[], at: Locator, diagnostics: DiagnosticList) {
   item.catalogs?.forEach((id, index) => {
     if (settings.some((c) => c.id === id && c.type === item.type)) return;
-    const otherType = settings.find((c) => c.id === id);
-    const suggestion = closest(id, settings.filter((c) => c.type === item.type).map((c) => c.id));
-    diagnostics.push({
-      code: 'unknown-catalog',
-      severity: 'error',
-      ...at(['catalogs', index]),
-      path: `catalogs[${index}]`,
-      message: otherType
-        ? `catalog "${id}" lists ${otherType.type} items, and this item is a ${item.type}`
-        : `no catalog in addon.yaml has the id "${id}"`,
-      hint: suggestion
-        ? `did you mean "${suggestion}"?`
-        : `declare a ${item.type} catalog with id "${id}" under \`catalogs\` in addon.yaml, or remove it here`,
+    diagnostics.add(at.file, 'error', () => {
+      const otherType = settings.find((c) => c.id === id);
+      const suggestion = closest(id, settings.filter((c) => c.type === item.type).map((c) => c.id));
+      return {
+        code: 'unknown-catalog',
+        severity: 'error',
+        ...at(['catalogs', index]),
+        path: `catalogs[${index}]`,
+        message: otherType
+          ? `catalog "${id}" lists ${otherType.type} items, and this item is a ${item.type}`
+          : `no catalog in addon.yaml has the id "${id}"`,
+        hint: suggestion
+          ? `did you mean "${suggestion}"?`
+          : `declare a ${item.type} catalog with id "${id}" under \`catalogs\` in addon.yaml, or remove it here`,
+      };
     });
   });
 }
 
 /** Items that no catalog lists can still be opened through meta requests, but nobody will find them. */
-function warnUncatalogued(items: Item[], catalogs: Catalog[], diagnostics: Diagnostic[]) {
+function warnUncatalogued(items: Item[], catalogs: Catalog[], diagnostics: DiagnosticList) {
   const listed = new Set(catalogs.flatMap((c) => c.items));
   const byType = new Map<string, Item[]>();
   for (const item of items) {
@@ -549,7 +561,7 @@ function sortItems(items: Item[], sort: CatalogSettings['sort']) {
 const CREDENTIAL_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'x-api-key']);
 
 /** `proxyHeaders.request` with credentials, in every stream of the item as written in the file. */
-function checkCredentials(item: ContentItem, at: Locator, allowed: boolean, diagnostics: Diagnostic[]) {
+function checkCredentials(item: ContentItem, at: Locator, allowed: boolean, diagnostics: DiagnosticList) {
   const streamLists: [(string | number)[], ContentStream[] | undefined][] = [
     [['streams'], item.streams],
     [['trailerStreams'], item.trailerStreams],
@@ -563,23 +575,24 @@ function checkCredentials(item: ContentItem, at: Locator, allowed: boolean, diag
       for (const header of Object.keys(stream.behaviorHints?.proxyHeaders?.request ?? {})) {
         if (!CREDENTIAL_HEADERS.has(header.toLowerCase())) continue;
         const path = [...listPath, s, 'behaviorHints', 'proxyHeaders', 'request'];
-        diagnostics.push({
+        const severity = allowed ? 'warning' : 'error';
+        diagnostics.add(at.file, severity, () => ({
           code: 'credentials-in-output',
-          severity: allowed ? 'warning' : 'error',
+          severity,
           ...at(path, header),
           path: formatPath([...path, header]),
           message: `the ${header} header of this stream is published: anyone who reads the addon's files can use it`,
           hint: allowed
             ? 'allowed by --allow-credentials-in-output'
             : 'use a URL that needs no credentials; if these are meant to be public, build with --allow-credentials-in-output',
-        });
+        }));
       }
     });
   }
 }
 
 /** Local files are published byte for byte: none may hold a guarded value. */
-function checkAssetSecrets(assets: readonly Asset[], policy: SecretPolicy, contentDir: string, diagnostics: Diagnostic[]) {
+function checkAssetSecrets(assets: readonly Asset[], policy: SecretPolicy, contentDir: string, diagnostics: DiagnosticList) {
   if (policy.values.size === 0) return;
   for (const asset of assets) {
     const bytes = readFileSync(asset.source);
@@ -622,18 +635,18 @@ export function derivePrefixes(ids: readonly string[]): string[] {
   return candidates.filter((p) => !candidates.some((other) => other !== p && p.startsWith(other)));
 }
 
-function checkPrefixes(content: Content, at: Locator, diagnostics: Diagnostic[]) {
+function checkPrefixes(content: Content, at: Locator, diagnostics: DiagnosticList) {
   for (const item of content.items) {
     for (const id of idsOf(item)) {
       if (content.idPrefixes.some((p) => id.startsWith(p))) continue;
-      diagnostics.push({
+      diagnostics.add(item.where.file, 'error', () => ({
         code: 'invalid-value',
         severity: 'error',
         ...item.where(['id']),
         path: 'id',
         message: `"${id}" starts with none of the idPrefixes in addon.yaml (${content.idPrefixes.join(', ')}), so the client would never ask for it`,
         hint: `add a prefix of "${id}" to idPrefixes (line ${at(['idPrefixes']).line} of addon.yaml), or remove idPrefixes to derive them`,
-      });
+      }));
     }
   }
 }

@@ -6,7 +6,7 @@ import { execFile, execFileSync } from 'node:child_process';
 import { chmod, mkdir, readdir, readFile, realpath, symlink, truncate, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { build, type BuildResult } from '../src/build.js';
 import { formatDiagnostics, sortDiagnostics, type Diagnostic } from '../src/diagnostics.js';
 import { parseByteSize, sourceLineOf } from '../src/load.js';
@@ -66,14 +66,23 @@ async function previousOutput(): Promise<{ out: string; before: Map<string, Buff
   return { out, before: await readTree(out) };
 }
 
-function runCli(args: string[], cwd?: string): Promise<{ status: number; stdout: string; stderr: string }> {
+function runCli(args: string[], cwd?: string, nodeFlags: string[] = []): Promise<{ status: number; stdout: string; stderr: string }> {
   const env = { ...process.env };
   for (const name of ['FORCE_COLOR', 'NO_COLOR', 'GITHUB_ACTIONS']) delete env[name];
   return new Promise((resolve) =>
-    execFile(process.execPath, [BIN, ...args], { cwd, env, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) =>
+    execFile(process.execPath, [...nodeFlags, BIN, ...args], { cwd, env, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) =>
       resolve({ status: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     ),
   );
+}
+
+/** The command, and the peak memory of its process (resident set, in bytes), which it prints last on stderr. */
+async function runMeasured(args: string[]): Promise<{ status: number; stdout: string; maxRss: number }> {
+  const report = 'process.on("exit", () => process.stderr.write(`\\nmaxRSS ${process.resourceUsage().maxRSS}\\n`))';
+  const { status, stdout, stderr } = await runCli(args, undefined, ['--import', `data:text/javascript,${encodeURIComponent(report)}`]);
+  const kilobytes = /\nmaxRSS (\d+)\n$/.exec(stderr)?.[1];
+  expect(kilobytes, stderr.slice(-2_000)).toBeDefined();
+  return { status, stdout, maxRss: Number(kilobytes) * 1024 };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -343,6 +352,47 @@ describe('floods of errors', () => {
     expect(result.diagnostics.length).toBeGreaterThan(0);
     expect(result.diagnostics.length).toBeLessThanOrEqual(100);
     expect(new Set(result.diagnostics.map((d) => d.code))).toEqual(new Set(['duplicate-key']));
+  });
+
+  // Past the first 100 problems of a file the build only counts them: it neither locates them
+  // (which parses their item again) nor describes them, nor keeps them. Run as people run it, in
+  // a process of its own, whose peak memory is compared with that of a build of a small folder.
+  // Before the limit, the first flood gave a million diagnostics and took about 2 GB.
+  describe('as the command builds them, in bounded memory', () => {
+    const measured = async (files: Record<string, string>) => {
+      const dir = await contentDir({ 'addon.yaml': ADDON, ...files });
+      const { out, before } = await previousOutput();
+      const run = await runMeasured(['build', dir, '--out', out, '--json']);
+      expect(run.status).toBe(1);
+      expect(await readTree(out)).toEqual(before);
+      const diagnostics = (JSON.parse(run.stdout) as { diagnostics: Diagnostic[] }).diagnostics;
+      return { diagnostics, maxRss: run.maxRss };
+    };
+    let small: number;
+    beforeAll(async () => {
+      small = (await measured({ 'a.yaml': 'id: a\ntype: movie\nname: A\nrelased: 2001\n' })).maxRss;
+    });
+    const growth = (maxRss: number) => maxRss - small;
+    const MiB = 1024 * 1024;
+
+    it('shows 100 of a million list entries that are not items, and counts the rest', async () => {
+      const { diagnostics, maxRss } = await measured({ 'a.yaml': '- a\n'.repeat(MiB) }); // 4 MiB
+      expect(diagnostics).toHaveLength(101);
+      expect(diagnostics.slice(0, 100).every((d, i) => d.code === 'invalid-value' && d.line === i + 1 && d.column === 3)).toBe(true);
+      expect(diagnostics[100]).toMatchObject({ code: 'too-many-problems', severity: 'error', line: 101, column: 3, message: '1,048,476 more errors in this file are not shown' });
+      expect(growth(maxRss)).toBeLessThan(400 * MiB);
+    }, 120_000);
+
+    it('shows 100 of 20,000 items with a wrong value deep inside, and counts the rest', async () => {
+      const item = (i: number) =>
+        `- id: "t:${i}"\n  type: series\n  name: S\n  videos:\n    - season: 1\n      episode: 1\n      streams:\n        - url: https://example.org/${i}.mp4\n          behaviorHints: { bingeGroup: 3 }\n`;
+      const { diagnostics, maxRss } = await measured({ 'a.yaml': Array.from({ length: 20_000 }, (_, i) => item(i)).join('') }); // 3.5 MiB
+      expect(diagnostics).toHaveLength(101);
+      // Each at the 3 on the 9th line of its item, found by parsing that item again.
+      expect(diagnostics.slice(0, 100).every((d, i) => d.path === 'videos[0].streams[0].behaviorHints.bingeGroup' && d.line === 9 * i + 9 && d.column === 40)).toBe(true);
+      expect(diagnostics[100]).toMatchObject({ code: 'too-many-problems', line: 909, column: 40, message: '19,900 more errors in this file are not shown' });
+      expect(growth(maxRss)).toBeLessThan(400 * MiB);
+    }, 120_000);
   });
 });
 

@@ -304,3 +304,88 @@ describe('local files', () => {
     ]);
   });
 });
+
+describe('at most 100 errors and 100 warnings per file', () => {
+  /** `count` movies with ids `PREFIX0`…, each line made by `line(i)` after id, type and name. */
+  const items = (count: number, line: (i: number) => string = () => '', prefix = 't:') =>
+    Array.from({ length: count }, (_, i) => `- id: "${prefix}${i}"\n  type: movie\n  name: M\n${line(i)}`).join('');
+  const typo = () => '  relased: 2001\n'; // an unknown field, on the 4th line of each item
+  const inFile = (diagnostics: Diagnostic[], file: string) => diagnostics.filter((d) => d.file === file);
+  const summary = (diagnostics: Diagnostic[]) => diagnostics.filter((d) => d.code === 'too-many-problems');
+
+  it('shows the first 100 of 5,000 problems where they are, and one more that counts the rest', async () => {
+    const diagnostics = inFile(await check({ 'addon.yaml': addonYaml(CATALOG), 'a.yaml': items(5_000, typo) }), 'a.yaml');
+    expect(diagnostics).toHaveLength(101);
+    const shown = diagnostics.filter((d) => d.code === 'unknown-field');
+    expect(shown.map((d) => `${d.line}:${d.column}`)).toEqual(Array.from({ length: 100 }, (_, i) => `${4 * i + 4}:3`));
+    expect(summary(diagnostics)).toEqual([
+      {
+        code: 'too-many-problems',
+        severity: 'error',
+        file: 'a.yaml',
+        line: 404, // the first left out: the 101st item's
+        column: 3,
+        message: '4,900 more errors in this file are not shown',
+        hint: 'fix the ones shown and build again; so many problems in one file are usually one mistake, repeated',
+      },
+    ]);
+  });
+
+  it('limits each file on its own', async () => {
+    const diagnostics = await check({
+      'addon.yaml': addonYaml(CATALOG),
+      'a.yaml': items(300, typo, 'a:'),
+      'b.yaml': '--- just text\n'.repeat(150), // documents that are not items: found as the file is parsed
+      'c.yaml': items(1, typo, 'c:'),
+    });
+    expect(inFile(diagnostics, 'a.yaml')).toHaveLength(101);
+    expect(summary(inFile(diagnostics, 'a.yaml'))[0]!.message).toBe('200 more errors in this file are not shown');
+    expect(inFile(diagnostics, 'b.yaml')).toHaveLength(101);
+    expect(summary(inFile(diagnostics, 'b.yaml'))[0]!.message).toBe('50 more errors in this file are not shown');
+    expect(inFile(diagnostics, 'c.yaml').map((d) => d.code)).toEqual(['unknown-field']);
+  });
+
+  it('adds nothing to a file of exactly 100 problems, and counts the 101st', async () => {
+    const hundred = inFile(await check({ 'addon.yaml': addonYaml(CATALOG), 'a.yaml': items(100, typo) }), 'a.yaml');
+    expect(hundred).toHaveLength(100);
+    expect(summary(hundred)).toEqual([]);
+    const more = inFile(await check({ 'addon.yaml': addonYaml(CATALOG), 'a.yaml': items(101, typo) }), 'a.yaml');
+    expect(summary(more).map((d) => [d.message, d.line])).toEqual([['1 more error in this file is not shown', 404]]);
+  });
+
+  it('limits warnings apart from errors, so that warnings never hide an error', async () => {
+    const credentials = () => '  streams: [{ url: "https://example.org/a.mp4", behaviorHints: { proxyHeaders: { request: { Authorization: x } } } }]\n';
+    // 120 warnings, then `errors` errors.
+    const warningsThen = async (errors: number) => {
+      const dir = await contentDir({ 'addon.yaml': addonYaml(CATALOG), 'a.yaml': items(120, credentials) + items(errors, typo, 'e:') });
+      const result = await build({ contentDir: dir, allowCredentialsInOutput: true });
+      return result.diagnostics;
+    };
+    const few = await warningsThen(3);
+    expect(few.filter((d) => d.code === 'credentials-in-output')).toHaveLength(100);
+    expect(few.filter((d) => d.code === 'unknown-field')).toHaveLength(3);
+    expect(summary(few).map((d) => [d.severity, d.message])).toEqual([['warning', '20 more warnings in this file are not shown']]);
+    const many = await warningsThen(130);
+    expect(many.filter((d) => d.code === 'credentials-in-output')).toHaveLength(100);
+    expect(many.filter((d) => d.code === 'unknown-field')).toHaveLength(100);
+    expect(summary(many).map((d) => [d.severity, d.message])).toEqual([
+      ['error', '50 more problems in this file are not shown: 30 errors and 20 warnings'],
+    ]);
+  });
+
+  it('limits ids repeated from another file in the file that repeats them', async () => {
+    const diagnostics = await check({ 'addon.yaml': addonYaml(CATALOG), 'a.yaml': items(300), 'b.yaml': items(300) });
+    expect(inFile(diagnostics, 'a.yaml')).toEqual([]);
+    const repeated = inFile(diagnostics, 'b.yaml');
+    expect(repeated.filter((d) => d.code === 'duplicate-id')).toHaveLength(100);
+    // At the id of the 101st item.
+    expect(summary(repeated).map((d) => [d.message, d.line, d.column])).toEqual([['200 more errors in this file are not shown', 301, 7]]);
+  });
+
+  it('limits ids that differ from another file\'s only in case, found when the files are planned', async () => {
+    const diagnostics = await check({ 'addon.yaml': addonYaml(CATALOG), 'a.yaml': items(150, undefined, 't:a'), 'b.yaml': items(150, undefined, 't:A') });
+    const conflicts = inFile(diagnostics, 'b.yaml');
+    expect(conflicts.filter((d) => d.code === 'case-conflict')).toHaveLength(100);
+    expect(summary(conflicts).map((d) => d.message)).toEqual(['50 more errors in this file are not shown']);
+  });
+});
