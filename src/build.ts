@@ -102,6 +102,8 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
 
   enter('load');
   const loaded = await loadContent(options.contentDir, { maxFileSize: options.maxFileSize });
+  // What reading the files found (links not followed, say): every build reads them again.
+  const readProblems = loaded.diagnostics.list();
   const s3Dir = options.outDir === undefined ? undefined : (options.s3Dir ?? `${options.outDir.replace(/[\\/]+$/, '')}-s3`);
   const outFromS3Dir = s3Dir && path.relative(s3Dir, options.outDir!).split(path.sep).join('/');
   const generator = await generatorFingerprint();
@@ -120,7 +122,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     // Looking at the output folder counts as write, though no progress is shown for it.
     enter('write', false);
     const last = await lastBuild(options, s3Dir!, outFromS3Dir!, inputs, loaded, env);
-    if (last) return done({ ...last, sources: loaded.files });
+    if (last) return done({ ...last, diagnostics: [...readProblems, ...last.diagnostics], sources: loaded.files });
     enter('load', false);
   }
   enter('validate');
@@ -169,7 +171,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
   let report: ReturnType<typeof hostReport> | undefined;
   const recordOf = (write: WriteResult): BuildRecord => {
     report = hostReport(options.hosts, planned.files, write);
-    const reported = [...diagnostics, ...report.diagnostics].filter((d) => !loaded.diagnostics.includes(d));
+    const reported = [...diagnostics, ...report.diagnostics].filter((d) => !readProblems.includes(d));
     return { ...known, diagnostics: portableDiagnostics(reported, options.contentDir), write: summaryOf(write), hosts: report.hosts };
   };
   const write = await writeOutput(options.outDir, planned.files, {
@@ -205,7 +207,7 @@ async function lastBuild(
   return {
     ok: true,
     reused: true,
-    diagnostics: [...loaded.diagnostics, ...localDiagnostics(record.diagnostics, options.contentDir)],
+    diagnostics: localDiagnostics(record.diagnostics, options.contentDir),
     addon: record.addon,
     counts: record.counts,
     manifestUrl: record.manifestUrl,
