@@ -632,7 +632,13 @@ export function derivePrefixes(ids: readonly string[]): string[] {
       return colon > 0 ? id.slice(0, colon + 1) : id;
     }),
   ).sort();
-  return candidates.filter((p) => !candidates.some((other) => other !== p && p.startsWith(other)));
+  // Sorted, the strings that start with a prefix follow it, so one look back at the last kept
+  // suffices: comparing every pair took 35 s for 100,000 ids without a `:`.
+  const kept: string[] = [];
+  for (const candidate of candidates) {
+    if (kept.length === 0 || !candidate.startsWith(kept[kept.length - 1]!)) kept.push(candidate);
+  }
+  return kept;
 }
 
 function checkPrefixes(content: Content, at: Locator, diagnostics: DiagnosticList) {

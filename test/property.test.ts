@@ -13,6 +13,7 @@ import { parseAllDocuments, stringify } from 'yaml';
 import { build, type BuildResult } from '../src/build.js';
 import { diagnosticJson, formatDiagnostics, type DiagnosticCode } from '../src/diagnostics.js';
 import { loadContent, locate, sourceLineOf, type SourceFile } from '../src/load.js';
+import { derivePrefixes } from '../src/validate.js';
 import { checkTree } from './support/walk.js';
 import { readTree } from './support/content.js';
 
@@ -416,4 +417,19 @@ describe('random content', () => {
       { ...settings, numRuns: Math.ceil(RUNS / 10) },
     );
   }, Math.max(60_000, RUNS * 600));
+});
+
+describe('derived idPrefixes', () => {
+  it('are the candidates no other candidate is a prefix of, as the pairwise definition says', () => {
+    // Short ids over a small alphabet, so that prefixes of one another are common.
+    const id = fc.string({ unit: fc.constantFrom('a', 'b', ':', 't'), minLength: 1, maxLength: 6 });
+    fc.assert(
+      fc.property(fc.array(id, { maxLength: 40 }), (ids) => {
+        const candidates = [...new Set(ids.map((i) => (i.indexOf(':') > 0 ? i.slice(0, i.indexOf(':') + 1) : i)))].sort();
+        const pairwise = candidates.filter((p) => !candidates.some((other) => other !== p && p.startsWith(other)));
+        expect(derivePrefixes(ids)).toEqual(pairwise);
+      }),
+      { numRuns: RUNS * 5, seed: SEED },
+    );
+  });
 });
