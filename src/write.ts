@@ -51,6 +51,8 @@ interface Written {
   inputs?: string;
 }
 type Files = Map<string, Written>;
+/** What an interrupted build may have left at a path: anything. */
+const UNKNOWN: Written = Object.freeze({ hash: '', bytes: 0 });
 interface State {
   files: Files;
   /** False while a build is writing: the next build then sweeps up its temporary files. */
@@ -75,9 +77,12 @@ export async function writeOutput(outDir: string, files: readonly OutputFile[], 
     byResource: {},
     foreign: [],
   };
-  const current = new Set(files.map((f) => f.path));
-  const ours = (file: string) => current.has(file) || previous.files.has(file);
-  const existing = await listTree(root, [...current, ...previous.files.keys()], ours);
+  // Each path this build writes, and what it wrote there once it has: one map, not a set of the
+  // paths and a map of what was written (a quarter of a million paths in a large build).
+  const next = new Map<string, Written | undefined>();
+  for (const file of files) next.set(file.path, undefined);
+  const ours = (file: string) => next.has(file) || previous.files.has(file);
+  const existing = await listTree(root, [...next.keys(), ...previous.files.keys()], ours);
   const foreign = existing.foreign;
   const reported = new Set(previous.foreign);
   result.foreign = foreign.filter((f) => !reported.has(f));
@@ -89,10 +94,9 @@ export async function writeOutput(outDir: string, files: readonly OutputFile[], 
   const start = () => {
     if (started) return started;
     const intent: Files = new Map(previous.files);
-    for (const file of current) if (!intent.has(file)) intent.set(file, { hash: '', bytes: 0 });
+    for (const file of next.keys()) if (!intent.has(file)) intent.set(file, UNKNOWN);
     return (started = writeState(root, { files: intent, complete: false, foreign }));
   };
-  const next: Files = new Map();
   const count = (file: OutputFile, written: Written) => {
     next.set(file.path, written);
     const tally = (result.byResource[file.resource] ??= { files: 0, bytes: 0, written: 0 });
@@ -153,15 +157,17 @@ export async function writeOutput(outDir: string, files: readonly OutputFile[], 
   }
 
   for (const file of previous.files.keys()) {
-    if (current.has(file)) continue;
+    if (next.has(file)) continue;
     await start();
     const target = inside(root, file);
     await rm(target, { force: true });
     await removeEmptyParents(root, path.dirname(target));
     result.removed++;
   }
-  const changed = started || !previous.complete || result.foreign.length > 0 || !sameFiles(previous.files, next);
-  if (changed || foreign.length !== previous.foreign.length) await writeState(root, { files: next, complete: true, foreign });
+  // Every file was counted (or the write failed, and threw): each path has what was written.
+  const nextFiles = next as Files;
+  const changed = started || !previous.complete || result.foreign.length > 0 || !sameFiles(previous.files, nextFiles);
+  if (changed || foreign.length !== previous.foreign.length) await writeState(root, { files: nextFiles, complete: true, foreign });
   return result;
 }
 
