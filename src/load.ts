@@ -86,7 +86,8 @@ export async function loadContent(contentDir: string, options: LoadOptions = {})
   const loaded: Loaded = {
     items: {
       *[Symbol.iterator]() {
-        for (const source of itemFiles) yield* parseValues(source, diagnostics);
+        const keep = stringKeeper();
+        for (const source of itemFiles) yield* parseValues(source, diagnostics, keep);
       },
     },
     files,
@@ -94,7 +95,7 @@ export async function loadContent(contentDir: string, options: LoadOptions = {})
   };
   const addonFile = files.find((source) => source.relative === ADDON_FILE);
   if (addonFile && !addonFile.unreadable) {
-    const values = [...parseValues(addonFile, diagnostics)];
+    const values = [...parseValues(addonFile, diagnostics, stringKeeper())];
     if (values.length === 1 && values[0]!.at.length === 0) {
       loaded.addon = values[0];
     } else if (!diagnostics.list().some((d) => d.file === addonFile.file && d.severity === 'error')) {
@@ -259,14 +260,38 @@ function tooDeep(token: CST.Token): number | undefined {
   return undefined;
 }
 
+/** Strings shorter than this are copied when sliced out of a longer one: V8's SlicedString::kMinLength. */
+const SLICE_MIN_LENGTH = 13;
+
+/**
+ * Gives each string of a parsed value as the build should keep it. js-yaml slices its strings out
+ * of the file's text (a copy of its own), and V8 keeps the whole text alive for any slice: the
+ * values of the large benchmark held a second copy of every file's text, 44 MB (measured). Longer
+ * strings are copied out; shorter ones are copies already, and many repeat (`movie`, `eng`, genre
+ * names): one of each is kept. One keeper per load: it holds every distinct short string.
+ */
+function stringKeeper(): (text: string) => string {
+  const shared = new Map<string, string>();
+  return (text) => {
+    // A join copies the characters into one new string, unlike `+` or `slice`.
+    if (text.length >= SLICE_MIN_LENGTH) return [text.slice(0, 1), text.slice(1)].join('');
+    let kept = shared.get(text);
+    if (kept === undefined) shared.set(text, (kept = text));
+    return kept;
+  };
+}
+
 /**
  * The documents' values by the fast parser, and where each document and list element is in the
  * text; or the parser's error. js-yaml's listener sees each node open and close: it records the
- * spans, and whether any node has an anchor. js-yaml gives every alias of an anchor the same
+ * spans, whether any node has an anchor, and replaces each string by the one `keep` gives. js-yaml gives every alias of an anchor the same
  * value instead of a copy, so even a billion laughs parses in linear time and memory; the
  * aliases are limited after (see checkAliases).
  */
-function fastValues(text: string): { values: unknown[]; spans: DocumentSpan[]; anchored: boolean } | { error: unknown } {
+function fastValues(
+  text: string,
+  keep: (text: string) => string,
+): { values: unknown[]; spans: DocumentSpan[]; anchored: boolean } | { error: unknown } {
   const spans: DocumentSpan[] = [];
   let anchored = false;
   let elementStart = 0;
@@ -278,6 +303,8 @@ function fastValues(text: string): { values: unknown[]; spans: DocumentSpan[]; a
       return;
     }
     if (anchor != null) anchored = true;
+    // The parser takes the node's value from `state.result` after this event.
+    if (typeof state.result === 'string') state.result = keep(state.result);
     const span = spans[spans.length - 1]!;
     if (depth === 2) span.elements?.push(elementStart, position);
     else if (depth === 1) {
@@ -302,13 +329,13 @@ function fastValues(text: string): { values: unknown[]; spans: DocumentSpan[]; a
 /**
  * Parses one file into the values that should be items: a mapping, a list, or several documents.
  * They are made as they are asked for, one at a time: a file of 4 million list entries (all
- * wrong) would otherwise hold 4 million of them at once, half a gigabyte.
+ * wrong) would otherwise hold 4 million of them at once, half a gigabyte. `keep` stores strings.
  */
-function* parseValues(source: SourceFile, diagnostics: DiagnosticList): Generator<SourceValue> {
+function* parseValues(source: SourceFile, diagnostics: DiagnosticList, keep: (text: string) => string): Generator<SourceValue> {
   if (source.unreadable) return;
   let values: unknown[] | undefined;
   try {
-    const fast = fastValues(source.text);
+    const fast = fastValues(source.text, keep);
     if ('values' in fast) {
       source.spans = fast.spans;
       values = fast.anchored ? fast.values.map((value, index) => checkAliases(source, index, value, diagnostics)) : fast.values;

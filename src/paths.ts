@@ -11,9 +11,10 @@ export const ASSETS_DIR = 'assets';
 
 /** The output file of a request: `catalog/movie/top/skip=100&genre=Action.json` (decoded). */
 export function resourcePath(resource: Resource, type: string, id: string, extras: readonly Extra[] = []): string {
-  const base = `${resource}/${type}/${id}`;
-  if (extras.length === 0) return `${base}.json`;
-  return `${base}/${extras.map(([name, value]) => `${name}=${value}`).join('&')}.json`;
+  // Joined rather than concatenated: V8 keeps a concatenation as a tree of its pieces, larger
+  // than the one flat string a join makes, and a plan keeps a quarter of a million paths.
+  if (extras.length === 0) return [resource, '/', type, '/', id, '.json'].join('');
+  return [resource, '/', type, '/', id, '/', extras.map(([name, value]) => `${name}=${value}`).join('&'), '.json'].join('');
 }
 
 /**

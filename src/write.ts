@@ -3,7 +3,7 @@
 // and this one does not are removed. Files the build never wrote are left alone.
 import { createHash } from 'node:crypto';
 import { readdir as readdirCallback } from 'node:fs';
-import { mkdir, readdir, readFile, rename, rm, rmdir, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, readdir, readFile, rename, rm, rmdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { type BatchBuilder, startFileCreator } from './_create-files.js';
@@ -51,6 +51,8 @@ interface Written {
   inputs?: string;
 }
 type Files = Map<string, Written>;
+/** What an interrupted build may have left at a path: anything. */
+const UNKNOWN: Written = Object.freeze({ hash: '', bytes: 0 });
 interface State {
   files: Files;
   /** False while a build is writing: the next build then sweeps up its temporary files. */
@@ -88,9 +90,12 @@ export async function writeOutput(outDir: string, files: readonly OutputFile[], 
     byResource: {},
     foreign: [],
   };
-  const current = new Set(files.map((f) => f.path));
-  const ours = (file: string) => current.has(file) || previous.files.has(file);
-  const existing = await listTree(root, [...current, ...previous.files.keys()], ours);
+  // Each path this build writes, and what it wrote there once it has: one map, not a set of the
+  // paths and a map of what was written (a quarter of a million paths in a large build).
+  const next = new Map<string, Written | undefined>();
+  for (const file of files) next.set(file.path, undefined);
+  const ours = (file: string) => next.has(file) || previous.files.has(file);
+  const existing = await listTree(root, [...next.keys(), ...previous.files.keys()], ours);
   const foreign = existing.foreign;
   const reported = new Set(previous.foreign);
   result.foreign = foreign.filter((f) => !reported.has(f));
@@ -102,10 +107,9 @@ export async function writeOutput(outDir: string, files: readonly OutputFile[], 
   const start = () => {
     if (started) return started;
     const intent: Files = new Map(previous.files);
-    for (const file of current) if (!intent.has(file)) intent.set(file, { hash: '', bytes: 0 });
+    for (const file of next.keys()) if (!intent.has(file)) intent.set(file, UNKNOWN);
     return (started = writeState(root, { files: intent, complete: false, foreign }));
   };
-  const next: Files = new Map();
   const count = (file: OutputFile, written: Written) => {
     next.set(file.path, written);
     const tally = (result.byResource[file.resource] ??= { files: 0, bytes: 0, written: 0 });
@@ -166,21 +170,23 @@ export async function writeOutput(outDir: string, files: readonly OutputFile[], 
   }
 
   for (const file of previous.files.keys()) {
-    if (current.has(file)) continue;
+    if (next.has(file)) continue;
     await start();
     const target = inside(root, file);
     await rm(target, { force: true });
     await removeEmptyParents(root, path.dirname(target));
     result.removed++;
   }
+  // Every file was counted (or the write failed, and threw): each path has what was written.
+  const nextFiles = next as Files;
   const record = options.record?.(result);
   const changed =
     started ||
     !previous.complete ||
     result.foreign.length > 0 ||
-    !sameFiles(previous.files, next) ||
+    !sameFiles(previous.files, nextFiles) ||
     JSON.stringify(record) !== JSON.stringify(previous.record);
-  if (changed || foreign.length !== previous.foreign.length) await writeState(root, { files: next, complete: true, foreign, record });
+  if (changed || foreign.length !== previous.foreign.length) await writeState(root, { files: nextFiles, complete: true, foreign, record });
   return result;
 }
 
@@ -330,21 +336,32 @@ async function writeState(root: string, state: State) {
     return fingerprints.get(inputs)!;
   };
   const entries = paths.map((p) => state.files.get(p)!);
-  const file: StateFile = {
-    generator: 'addon-gen',
-    format: 2,
-    complete: state.complete,
-    paths,
-    hashes: entries.map((e) => e.hash),
-    sizes: entries.map((e) => e.bytes),
-    inputs: entries.map((e) => indexOf(e.inputs)),
-    fingerprints: [...fingerprints.keys()],
-    foreign: state.foreign,
-    ...(state.record !== undefined && { record: state.record }),
+  // Written field by field, in StateFile's order, each column made as it is written: the whole
+  // file at once was there twice, as a string and as bytes (19.5 MB each for the large benchmark),
+  // at the end of the build, when its memory peaks. The bytes are those of JSON.stringify(whole).
+  const fields: { [K in keyof Required<StateFile>]: () => StateFile[K] } = {
+    generator: () => 'addon-gen',
+    format: () => 2,
+    complete: () => state.complete,
+    paths: () => paths,
+    hashes: () => entries.map((e) => e.hash),
+    sizes: () => entries.map((e) => e.bytes),
+    inputs: () => entries.map((e) => indexOf(e.inputs)),
+    fingerprints: () => [...fingerprints.keys()], // numbered as `inputs` was made, just before
+    foreign: () => state.foreign,
+    record: () => state.record,
   };
   const target = path.join(root, STATE_FILE);
   const scratch = `${target}${TEMP_SUFFIX}`;
-  await writeFile(scratch, JSON.stringify(file));
+  await writeFile(scratch, '');
+  let separator = '{';
+  for (const [name, value] of Object.entries(fields)) {
+    const json = JSON.stringify(value());
+    if (json === undefined) continue; // as JSON.stringify leaves out an undefined field
+    await appendFile(scratch, `${separator}${JSON.stringify(name)}:${json}`);
+    separator = ',';
+  }
+  await appendFile(scratch, '}');
   await rename(scratch, target);
 }
 
