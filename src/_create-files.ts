@@ -9,8 +9,13 @@ import { Worker } from 'node:worker_threads';
 
 /** Files to create, their bytes packed end to end in one buffer that moves to the thread. */
 export interface Batch {
-  /** Absolute paths, checked by the caller to be inside the output folder. */
+  /** Absolute paths, checked by the caller to be inside the output folder (or a staging folder). */
   targets: string[];
+  /**
+   * Per file: written in place, without a temporary file, because it is in a folder that is not
+   * in the output yet and moves in whole once complete.
+   */
+  inPlace: boolean[];
   /** Where each file's bytes end in `bytes`. */
   ends: number[];
   bytes: Uint8Array;
@@ -64,9 +69,13 @@ function createFiles(batch: Batch, state: ThreadState, fsModule: typeof fs, path
       fsModule.mkdirSync(dir, { recursive: true });
       state.madeDirs.add(dir);
     }
-    const scratch = `${target}.${state.prefix}${state.count++}${state.suffix}`;
-    fsModule.writeFileSync(scratch, bytes);
-    fsModule.renameSync(scratch, target);
+    if (batch.inPlace[i]) {
+      fsModule.writeFileSync(target, bytes);
+    } else {
+      const scratch = `${target}.${state.prefix}${state.count++}${state.suffix}`;
+      fsModule.writeFileSync(scratch, bytes);
+      fsModule.renameSync(scratch, target);
+    }
     written.push(true);
   }
   return written;
@@ -102,8 +111,8 @@ export interface FileCreator {
  * rendered text dies young, and the bytes are hashed where they will be written from.
  */
 export interface BatchBuilder {
-  /** Adds a file; returns its bytes, a view into the batch that is valid until `send`. */
-  add(target: string, body: string | Uint8Array): Uint8Array;
+  /** Adds a file (see Batch.inPlace); returns its bytes, a view into the batch that is valid until `send`. */
+  add(target: string, body: string | Uint8Array, inPlace: boolean): Uint8Array;
   /** Takes the last file added out again (its bytes turned out to be there already). */
   dropLast(): void;
   /** Creates the files; resolves to which ones were written. Call it even for an empty batch. */
@@ -139,10 +148,11 @@ export function startFileCreator(threads: number, suffix: string): FileCreator {
   const builder = (compare: boolean, create: (batch: Batch) => Promise<boolean[]>): BatchBuilder => {
     let buffer = take(0);
     const targets: string[] = [];
+    const inPlace: boolean[] = [];
     const ends: number[] = [];
     const end = () => ends[ends.length - 1] ?? 0;
     return {
-      add(target, body) {
+      add(target, body, placed) {
         const start = end();
         // UTF-8 takes at most three bytes per UTF-16 unit: grow before writing, never truncate.
         const most = typeof body === 'string' ? body.length * 3 : body.length;
@@ -155,11 +165,13 @@ export function startFileCreator(threads: number, suffix: string): FileCreator {
         }
         const length = typeof body === 'string' ? buffer.write(body, start) : (buffer.set(body, start), body.length);
         targets.push(target);
+        inPlace.push(placed);
         ends.push(start + length);
         return buffer.subarray(start, start + length);
       },
       dropLast() {
         targets.pop();
+        inPlace.pop();
         ends.pop();
       },
       send() {
@@ -167,7 +179,7 @@ export function startFileCreator(threads: number, suffix: string): FileCreator {
           giveBack(buffer, 0);
           return Promise.resolve([]);
         }
-        return create({ targets, ends, bytes: buffer, compare });
+        return create({ targets, inPlace, ends, bytes: buffer, compare });
       },
     };
   };

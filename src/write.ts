@@ -3,7 +3,7 @@
 // and this one does not are removed. Files the build never wrote are left alone.
 import { createHash } from 'node:crypto';
 import { readdir as readdirCallback } from 'node:fs';
-import { appendFile, mkdir, readdir, readFile, rename, rm, rmdir, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, readdir, readFile, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { type BatchBuilder, startFileCreator } from './_create-files.js';
@@ -18,6 +18,13 @@ import type { OutputFile } from './plan.js';
 export const STATE_FILE = '.addon-gen.json';
 /** The end of temporary file names, so that leftovers of an interrupted build can be found. */
 const TEMP_SUFFIX = '.addon-gen-tmp';
+/**
+ * The end of the name of the folder beside the output folder where new folders are made. A
+ * temporary file and a rename per file cost this machine's disk more than writing the files
+ * (measured: 38 s against 9 to 22 s for the large benchmark's files): a folder that is not in
+ * the output yet is made whole there and moves in with one rename, never seen half-written.
+ */
+const STAGING_SUFFIX = '.addon-gen-staging';
 /** Threads that create files, and the number of files from which a build starts them. */
 const THREADS = 2;
 const THREADS_FROM = 1000;
@@ -80,6 +87,7 @@ export async function writeOutput(outDir: string, files: readonly OutputFile[], 
   await mkdir(root, { recursive: true });
   const previous = await readState(root);
   if (!previous.complete) await sweepTemporaryFiles(root, previous.files);
+  await rm(stagingDirOf(root), { recursive: true, force: true });
   const result: WriteResult = {
     files: files.length,
     bytes: 0,
@@ -97,6 +105,7 @@ export async function writeOutput(outDir: string, files: readonly OutputFile[], 
   const ours = (file: string) => next.has(file) || previous.files.has(file);
   const existing = await listTree(root, [...next.keys(), ...previous.files.keys()], ours);
   const foreign = existing.foreign;
+  const staging = await stageNewFolders(root, files, existing.top);
   const reported = new Set(previous.foreign);
   result.foreign = foreign.filter((f) => !reported.has(f));
 
@@ -140,8 +149,15 @@ export async function writeOutput(outDir: string, files: readonly OutputFile[], 
         onFile?.(++done);
       });
     });
+    // Each new folder moves in whole, complete: one rename.
+    for (const top of staging?.tops ?? []) {
+      await rename(path.join(staging!.dir, top), path.join(root, top)).catch((error: NodeJS.ErrnoException) => {
+        if (error.code !== 'ENOENT') throw error;
+      });
+    }
   } finally {
     await creator.close();
+    if (staging) await rm(staging.dir, { recursive: true, force: true });
   }
 
   /** Counts `file`, and adds it to `batch` when it must be created (or compared, after an interrupted build). */
@@ -154,7 +170,9 @@ export async function writeOutput(outDir: string, files: readonly OutputFile[], 
       return false;
     }
     const body = file.copyFrom !== undefined ? await readFile(file.copyFrom) : typeof file.body === 'function' ? file.body() : (file.body ?? '');
-    const bytes = batch.add(inside(root, file.path), body);
+    const target = inside(root, file.path);
+    const staged = staging !== undefined && staging.tops.has(topFolderOf(file.path));
+    const bytes = batch.add(staged ? path.join(staging.dir, file.path) : target, body, staged);
     const hash = createHash('sha1').update(bytes).digest('base64url');
     count(file, { hash, bytes: bytes.length, ...(file.inputs !== undefined && { inputs: file.inputs }) });
     // After a complete build, the hash says the bytes are the same and the listing that nobody
@@ -216,19 +234,21 @@ async function listTree(
   root: string,
   paths: readonly string[],
   ours: (path: string) => boolean,
-): Promise<{ has(path: string): boolean; foreign: string[] }> {
+): Promise<{ has(path: string): boolean; foreign: string[]; top: Set<string> }> {
   const ourDirs = new Set<string>(['']);
   for (const file of paths) {
     for (let dir = path.posix.dirname(file); dir !== '.' && !ourDirs.has(dir); dir = path.posix.dirname(dir)) ourDirs.add(dir);
   }
   const names = new Map<string, Set<string>>();
   const foreign: string[] = [];
+  const top = new Set<string>();
   const visit = async (dir: string): Promise<void> => {
     const entries = await readdirFast(dir === '' ? root : path.join(root, dir)).catch(() => []);
     const here = new Set<string>();
     names.set(dir, here);
     await Promise.all(
       entries.map((entry) => {
+        if (dir === '') top.add(entry.name);
         const relative = dir === '' ? entry.name : `${dir}/${entry.name}`;
         if (entry.isDirectory()) {
           if (ourDirs.has(relative)) return visit(relative);
@@ -246,7 +266,42 @@ async function listTree(
     const slash = file.lastIndexOf('/');
     return names.get(slash < 0 ? '' : file.slice(0, slash))?.has(file.slice(slash + 1)) ?? false;
   };
-  return { has, foreign: foreign.sort() };
+  return { has, foreign: foreign.sort(), top };
+}
+
+/** Beside the output folder, where new folders are made before they move in. */
+function stagingDirOf(root: string): string {
+  return path.join(path.dirname(root), `.${path.basename(root)}${STAGING_SUFFIX}`);
+}
+
+/** `meta` for `meta/movie/x.json`; '' for a file at the top. */
+function topFolderOf(file: string): string {
+  const slash = file.indexOf('/');
+  return slash < 0 ? '' : file.slice(0, slash);
+}
+
+/**
+ * The top folders of `files` that nothing in the output folder is named like yet (all of them, in
+ * a first build), with the staging folder they are made in: their files need no temporary file
+ * and rename each, since the whole folder moves in at once. None when the staging folder cannot
+ * be made on the same file system (a rename could not move it then).
+ */
+async function stageNewFolders(root: string, files: readonly OutputFile[], present: ReadonlySet<string>) {
+  const tops = new Set<string>();
+  for (const file of files) {
+    const top = topFolderOf(file.path);
+    if (top !== '' && !present.has(top)) tops.add(top);
+  }
+  if (tops.size === 0) return undefined;
+  const dir = stagingDirOf(root);
+  try {
+    await mkdir(dir);
+    if ((await stat(dir)).dev === (await stat(root)).dev) return { dir, tops };
+  } catch {
+    // A parent folder that cannot be written: each file gets its temporary file.
+  }
+  await rm(dir, { recursive: true, force: true });
+  return undefined;
 }
 
 /** Removes the temporary files an interrupted build left beside the files it was writing. */

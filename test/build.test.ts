@@ -1,5 +1,6 @@
 // The whole pipeline on real folders: the example addon's tree, encoding, determinism, and what a
 // failed or repeated build does to an existing output folder.
+import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -122,6 +123,28 @@ describe('an existing output folder', () => {
     const failed = await build({ contentDir: dir, outDir: out });
     expect(failed.ok).toBe(false);
     expect(await snapshot(out)).toEqual(before);
+  });
+
+  it('makes new folders beside the output folder and moves each in whole, and sweeps up what a killed build left there', async () => {
+    const dir = await contentDir({
+      'addon.yaml': addonYaml('catalogs:\n  - { id: c, type: movie, name: C }\n'),
+      'x.yaml': 'id: x\ntype: movie\nname: X\n',
+    });
+    const out = await tempDir();
+    const staging = path.join(path.dirname(out), `.${path.basename(out)}.addon-gen-staging`);
+    // What a build killed before moving its folders in leaves: a half-written file there.
+    await mkdir(path.join(staging, 'meta/movie'), { recursive: true });
+    await writeFile(path.join(staging, 'meta/movie/x.json'), '{"meta":');
+    expect((await build({ contentDir: dir, outDir: out })).ok).toBe(true);
+    expect(existsSync(staging)).toBe(false);
+    const clean = await tempDir();
+    await build({ contentDir: dir, outDir: clean, reuse: false });
+    expect(await readTree(out)).toEqual(await readTree(clean));
+    // A folder that is there already gets its files one by one: here a new type's folder.
+    await writeFile(path.join(dir, 'y.yaml'), 'id: y\ntype: series\nname: Y\n');
+    expect((await build({ contentDir: dir, outDir: out })).write!.written).toBeGreaterThan(0);
+    expect(JSON.parse(await readFile(path.join(out, 'meta/series/y.json'), 'utf8')).meta.id).toBe('y');
+    expect(existsSync(staging)).toBe(false);
   });
 
   it('repairs what an interrupted build left, even where the content went back to before', async () => {

@@ -3,6 +3,7 @@
 // killed at random moments never leaves a broken JSON file and the next build repairs everything.
 import { spawn } from 'node:child_process';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -115,5 +116,7 @@ describe('an interrupted build', () => {
     const [a, b] = [await readTree(out), await readTree(clean)];
     expect([...a.keys()].sort()).toEqual([...b.keys()].sort());
     for (const [file, bytes] of b) expect(a.get(file)!.equals(bytes), file).toBe(true);
+    // Nothing is left of the folders made beside the output folder.
+    expect(existsSync(path.join(path.dirname(out), `.${path.basename(out)}.addon-gen-staging`))).toBe(false);
   }, 180_000);
 });
