@@ -9,6 +9,14 @@ import { addonYaml, contentDir, readTree, tempDir } from './support/content.js';
 import { clientRequest, envelopeProblems, hostFileFor } from './support/envelope.js';
 import { EXAMPLE_DIR as EXAMPLE, expectedFiles, readExample } from './support/example.js';
 
+/** Every file of `dir` with its bytes and mtime: what a build that changes nothing must leave. */
+async function snapshot(dir: string) {
+  const tree = await readTree(dir);
+  const times = new Map<string, number>();
+  for (const file of tree.keys()) times.set(file, (await stat(path.join(dir, file))).mtimeMs);
+  return { tree, times };
+}
+
 describe('the example content', () => {
   it('builds exactly the files the protocol needs, each of which the client accepts', async () => {
     const out = await tempDir();
@@ -103,13 +111,6 @@ describe('determinism', () => {
 });
 
 describe('an existing output folder', () => {
-  async function snapshot(dir: string) {
-    const tree = await readTree(dir);
-    const times = new Map<string, number>();
-    for (const file of tree.keys()) times.set(file, (await stat(path.join(dir, file))).mtimeMs);
-    return { tree, times };
-  }
-
   it('stays exactly as it was when the build fails', async () => {
     const dir = await contentDir({
       'addon.yaml': addonYaml('catalogs:\n  - { id: c, type: movie, name: C }\n'),
@@ -276,13 +277,6 @@ describe('a build with the inputs of the last one', () => {
   };
   const env = { TITLE: 'Hello World' };
 
-  async function treeOf(dir: string) {
-    const tree = await readTree(dir);
-    const times = new Map<string, number>();
-    for (const file of tree.keys()) times.set(file, (await stat(path.join(dir, file))).mtimeMs);
-    return { tree, times };
-  }
-
   it('ends before parsing, with the same problems and summary, and touches nothing', async () => {
     const dir = await contentDir(files);
     const out = await tempDir();
@@ -290,7 +284,7 @@ describe('a build with the inputs of the last one', () => {
     expect(first.ok).toBe(true);
     expect(first.reused).toBeUndefined();
     expect(first.diagnostics.map((d) => d.code)).toContain('uncovered-type');
-    const before = await treeOf(out);
+    const before = await snapshot(out);
 
     const again = await build({ contentDir: dir, outDir: out, env });
     expect(again.reused).toBe(true);
@@ -304,7 +298,7 @@ describe('a build with the inputs of the last one', () => {
     expect(again.hosts).toEqual(first.hosts);
     const byResource = Object.fromEntries(Object.entries(first.write!.byResource).map(([r, t]) => [r, { ...t, written: 0 }]));
     expect(again.write).toEqual({ ...first.write, written: 0, unchanged: first.write!.files, removed: 0, byResource });
-    expect(await treeOf(out)).toEqual(before);
+    expect(await snapshot(out)).toEqual(before);
     // serve checks the content every time: it needs it for header rules.
     expect((await build({ contentDir: dir, outDir: out, env, reuse: false })).reused).toBeUndefined();
   });
