@@ -128,19 +128,19 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
   enter('validate');
   const items = loaded.items;
   loaded.items = {
-    // Item files are parsed one at a time as validate asks for the next item: count that as load.
-    *[Symbol.iterator]() {
-      const iterator = items[Symbol.iterator]();
+    // Validate waits for the next file's values now and then: count that as load.
+    async *[Symbol.asyncIterator]() {
+      const iterator = items[Symbol.asyncIterator]();
       for (;;) {
         enter('load', false);
-        const next = iterator.next();
+        const next = await iterator.next();
         enter('validate', false);
         if (next.done) return;
         yield next.value;
       }
     },
   };
-  const validated = validate(loaded, {
+  const validated = await validate(loaded, {
     contentDir: options.contentDir,
     baseUrl: options.baseUrl,
     env,

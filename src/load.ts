@@ -1,13 +1,14 @@
 // Stage 1, load: read the content files (see _read.ts) and parse them as YAML. Values come from
-// js-yaml, which is an order of magnitude faster; positions come from the `yaml` package, which
-// keeps every node's range, and are computed only for the items that need one (a problem to
-// point at), or for a whole file with a syntax error. Hostile YAML (deep nesting, alias bombs,
-// floods of errors) ends as a diagnostic, never as an exception, a stack overflow or a process
-// out of memory.
+// js-yaml, which is an order of magnitude faster, on worker threads for large content (see
+// _parse-threads.ts); positions come from the `yaml` package, which keeps every node's range, and
+// are computed only for the items that need one (a problem to point at), or for a whole file with
+// a syntax error. Hostile YAML (deep nesting, alias bombs, floods of errors) ends as a diagnostic,
+// never as an exception, a stack overflow or a process out of memory.
+import os from 'node:os';
 import path from 'node:path';
-import jsYaml from 'js-yaml';
 import { Composer, isCollection, isMap, isScalar, Lexer, LineCounter, Parser, visit, type CST, type Document } from 'yaml';
 import { DiagnosticList, type Diagnostic, type Location } from './diagnostics.js';
+import { parseFast, parseInThreads, type DocumentSpan, type FastError, type FastParse } from './_parse-threads.js';
 import { ADDON_FILE, DEFAULT_MAX_FILE_SIZE, parseByteSize, readContentFiles, type ContentText } from './_read.js';
 
 /**
@@ -31,7 +32,15 @@ const MAX_ALIAS_COUNT = 100;
 export interface LoadOptions {
   /** Content files larger than this many bytes are refused without being read; default 16 MiB. */
   maxFileSize?: number;
+  /**
+   * Worker threads that parse item files while the main thread validates; by default one per
+   * core beside the main thread's (at most 3) when the item files hold PARSE_THREADS_FROM bytes
+   * or more, else none: starting one costs more than it saves.
+   */
+  parseThreads?: number;
 }
+
+const PARSE_THREADS_FROM = 1024 * 1024;
 
 export { ADDON_FILE, DEFAULT_MAX_FILE_SIZE, parseByteSize };
 
@@ -44,14 +53,6 @@ export interface SourceFile extends ContentText {
   piece?: { start: number; end: number; parsed?: Document; count: number };
   /** Offsets where lines start, for showing a line and turning offsets into lines. */
   lines?: LineCounter;
-}
-
-/** Where js-yaml found a document: its value's text, and the text of each item of a list. */
-interface DocumentSpan {
-  start: number;
-  end: number;
-  /** For a list, the start and end of each element, flat: [start0, end0, start1, end1, …]. */
-  elements?: number[];
 }
 
 /** One YAML value that should be an item (or the addon settings), with the means to locate its parts. */
@@ -67,10 +68,10 @@ export interface SourceValue {
 export interface Loaded {
   addon?: SourceValue;
   /**
-   * The values of the item files, parsed one file at a time as they are iterated, so that only
-   * one file's values are alive at once; iterate once. Problems found go to `diagnostics`.
+   * The values of the item files, in file order, parsed a few files ahead of the iteration, so
+   * that only a few files' values are alive at once; iterate once. Problems found go to `diagnostics`.
    */
-  items: Iterable<SourceValue>;
+  items: AsyncIterable<SourceValue>;
   files: SourceFile[];
   /** The problems found so far; validate adds its own, within the same limit per file. */
   diagnostics: DiagnosticList;
@@ -82,12 +83,17 @@ export async function loadContent(contentDir: string, options: LoadOptions = {})
   const { files } = read;
   const diagnostics = new DiagnosticList();
   for (const problem of read.diagnostics) diagnostics.push(problem);
-  const itemFiles = files.filter((source) => source.relative !== ADDON_FILE);
+  const itemFiles = files.filter((source) => source.relative !== ADDON_FILE && !source.unreadable);
+  const bytes = itemFiles.reduce((sum, source) => sum + source.text.length, 0);
+  const threads = options.parseThreads ?? (bytes >= PARSE_THREADS_FROM ? Math.min(3, Math.max(1, os.availableParallelism() - 1)) : 0);
   const loaded: Loaded = {
     items: {
-      *[Symbol.iterator]() {
+      async *[Symbol.asyncIterator]() {
         const keep = stringKeeper();
-        for (const source of itemFiles) yield* parseValues(source, diagnostics, keep);
+        const texts = itemFiles.map((source) => source.text);
+        const parses = threads > 0 ? parseInThreads(texts, threads, MAX_DEPTH) : inline(texts, keep);
+        let i = 0;
+        for await (const fast of parses) yield* parseValues(itemFiles[i++]!, fast, diagnostics);
       },
     },
     files,
@@ -95,7 +101,7 @@ export async function loadContent(contentDir: string, options: LoadOptions = {})
   };
   const addonFile = files.find((source) => source.relative === ADDON_FILE);
   if (addonFile && !addonFile.unreadable) {
-    const values = [...parseValues(addonFile, diagnostics, stringKeeper())];
+    const values = [...parseValues(addonFile, parseFast(addonFile.text, MAX_DEPTH, stringKeeper()), diagnostics)];
     if (values.length === 1 && values[0]!.at.length === 0) {
       loaded.addon = values[0];
     } else if (!diagnostics.list().some((d) => d.file === addonFile.file && d.severity === 'error')) {
@@ -281,61 +287,21 @@ function stringKeeper(): (text: string) => string {
   };
 }
 
-/**
- * The documents' values by the fast parser, and where each document and list element is in the
- * text; or the parser's error. js-yaml's listener sees each node open and close: it records the
- * spans, whether any node has an anchor, and replaces each string by the one `keep` gives. js-yaml gives every alias of an anchor the same
- * value instead of a copy, so even a billion laughs parses in linear time and memory; the
- * aliases are limited after (see checkAliases).
- */
-function fastValues(
-  text: string,
-  keep: (text: string) => string,
-): { values: unknown[]; spans: DocumentSpan[]; anchored: boolean } | { error: unknown } {
-  const spans: DocumentSpan[] = [];
-  let anchored = false;
-  let elementStart = 0;
-  const listener = (event: jsYaml.EventType, state: jsYaml.State) => {
-    const { depth, position, anchor } = state as jsYaml.State & { depth: number; anchor: string | null };
-    if (event === 'open') {
-      if (depth === 1) spans.push({ start: position, end: position, elements: [] });
-      else if (depth === 2) elementStart = position;
-      return;
-    }
-    if (anchor != null) anchored = true;
-    // The parser takes the node's value from `state.result` after this event.
-    if (typeof state.result === 'string') state.result = keep(state.result);
-    const span = spans[spans.length - 1]!;
-    if (depth === 2) span.elements?.push(elementStart, position);
-    else if (depth === 1) {
-      span.end = position;
-      // An empty entry (`-` alone) has no node of its own, a pair in a flow list (`[a: b]`) two:
-      // elements are known only when there is one span for each.
-      if (!Array.isArray(state.result) || span.elements!.length !== 2 * state.result.length) delete span.elements;
-    }
-  };
-  try {
-    // CORE_SCHEMA, like `yaml`'s default: dates stay text (the schema checks them), `yes` is text.
-    // js-yaml refuses nesting beyond maxDepth itself, before its recursion overflows the stack.
-    const options = { schema: jsYaml.CORE_SCHEMA, listener, maxDepth: MAX_DEPTH };
-    const values = jsYaml.loadAll(text, undefined, options);
-    // Likewise one span for each document, or none at all.
-    return { values, spans: spans.length === values.length ? spans : [], anchored };
-  } catch (error) {
-    return { error }; // syntax errors, duplicate keys, nesting, unknown aliases: the careful path says where and why
-  }
+/** The fast parses of `texts` one by one on this thread, as they are asked for. */
+function* inline(texts: readonly string[], keep: (text: string) => string): Generator<FastParse> {
+  for (const text of texts) yield parseFast(text, MAX_DEPTH, keep);
 }
 
 /**
- * Parses one file into the values that should be items: a mapping, a list, or several documents.
- * They are made as they are asked for, one at a time: a file of 4 million list entries (all
- * wrong) would otherwise hold 4 million of them at once, half a gigabyte. `keep` stores strings.
+ * One file's values that should be items, from its fast parse (or the careful one where that
+ * failed): a mapping, a list, or several documents. They are made as they are asked for, one at
+ * a time: a file of 4 million list entries (all wrong) would otherwise hold 4 million of them at
+ * once, half a gigabyte.
  */
-function* parseValues(source: SourceFile, diagnostics: DiagnosticList, keep: (text: string) => string): Generator<SourceValue> {
+function* parseValues(source: SourceFile, fast: FastParse, diagnostics: DiagnosticList): Generator<SourceValue> {
   if (source.unreadable) return;
   let values: unknown[] | undefined;
   try {
-    const fast = fastValues(source.text, keep);
     if ('values' in fast) {
       source.spans = fast.spans;
       values = fast.anchored ? fast.values.map((value, index) => checkAliases(source, index, value, diagnostics)) : fast.values;
@@ -439,9 +405,9 @@ function checkAliases(source: SourceFile, index: number, value: unknown, diagnos
 }
 
 /** js-yaml's error, for a file too large for the careful parser: its reason at its mark. */
-function jsYamlError(source: SourceFile, error: unknown): Diagnostic {
-  const { reason, mark } = error as { reason?: string; mark?: { line: number; column: number } };
-  const message = reason ?? (error as Error).message;
+function jsYamlError(source: SourceFile, error: FastError): Diagnostic {
+  const { reason, mark } = error;
+  const message = reason ?? error.message;
   const code = /duplicated mapping key/.test(message)
     ? 'duplicate-key'
     : /maxDepth/.test(message)

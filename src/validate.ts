@@ -101,7 +101,7 @@ export interface Validated {
 }
 
 /** Checks everything that was loaded; `content` is set only when no error was found. */
-export function validate(loaded: Loaded, options: ValidateOptions): Validated {
+export async function validate(loaded: Loaded, options: ValidateOptions): Promise<Validated> {
   // One list with those of loading, which goes on while items are read: one limit per file.
   const diagnostics = loaded.diagnostics;
   const files = localFiles(options.contentDir);
@@ -146,7 +146,7 @@ export function validate(loaded: Loaded, options: ValidateOptions): Validated {
   }
 
   const items: Item[] = [];
-  for (const value of loaded.items) {
+  for await (const value of loaded.items) {
     const failed = expand(value);
     files.from(value, baseUrl);
     const parsed = parseWith(schemas.item, value, diagnostics, failed);

@@ -9,8 +9,8 @@ import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { build, type BuildResult } from '../src/build.js';
 import { formatDiagnostics, sortDiagnostics, type Diagnostic } from '../src/diagnostics.js';
-import { parseByteSize, sourceLineOf } from '../src/load.js';
-import { addonYaml, contentDir, readTree, tempDir } from './support/content.js';
+import { loadContent, parseByteSize, sourceLineOf, type SourceValue } from '../src/load.js';
+import { addonYaml, contentDir, movies, readTree, tempDir } from './support/content.js';
 
 const FIXTURES = fileURLToPath(new URL('./fixtures/hostile/', import.meta.url));
 const BIN = fileURLToPath(new URL('../bin/addon-gen.js', import.meta.url));
@@ -111,6 +111,32 @@ describe('the corpus', () => {
       if (expected.length > 0) expect(await readTree(out)).toEqual(before);
     });
   }
+
+  // Large content is parsed on worker threads and comes back as a structured clone: every file
+  // of the corpus must read the same there, problems, positions and shared aliases included.
+  it('reads the same on parse threads as on the main thread', async () => {
+    const files: Record<string, Buffer> = { 'addon.yaml': await sharedAddon };
+    for (const name of itemFixtures) files[name] = await readFile(path.join(FIXTURES, 'items', name));
+    // Over 256 KiB: its syntax error is js-yaml's own, with js-yaml's position (3,000 items of 4 lines, then the tab).
+    files['large-broken.yaml'] = Buffer.from(`${movies(3000)}- id: tt9\n\ttype: movie\n`);
+    files['shared.yaml'] = Buffer.from('- {id: tt1, type: movie, name: A, genres: &g [Drama, Comedy]}\n- {id: tt2, type: movie, name: B, genres: *g}\n');
+    const dir = await contentDir(files);
+    const read = async (parseThreads: number) => {
+      const loaded = await loadContent(dir, { parseThreads });
+      const values: SourceValue[] = [];
+      for await (const value of loaded.items) values.push(value);
+      return { values, diagnostics: loaded.diagnostics.list() };
+    };
+    const [inline, threaded] = [await read(0), await read(1)];
+    expect(threaded.values.length).toBeGreaterThan(40);
+    expect(threaded.diagnostics.length).toBeGreaterThan(20);
+    const comparable = ({ source, document, at, value }: SourceValue) => ({ file: source.file, spans: source.spans, document, at, value });
+    expect(threaded.values.map(comparable)).toEqual(inline.values.map(comparable));
+    expect(threaded.diagnostics).toEqual(inline.diagnostics);
+    expect(threaded.diagnostics.find((d) => d.file?.endsWith('large-broken.yaml'))).toMatchObject({ code: 'yaml-syntax', line: 12_002 });
+    const shared = threaded.values.filter((v) => v.source.relative === 'shared.yaml').map((v) => (v.value as { genres: unknown }).genres);
+    expect(shared[0]).toBe(shared[1]);
+  });
 
   for (const name of addonFixtures) {
     it(`addon/${name}`, async () => {

@@ -371,7 +371,9 @@ describe('random content', () => {
         await inFolder(files, async (dir) => {
           const loaded = await loadContent(dir);
           const whole = new Map<SourceFile, SourceFile>();
-          for (const value of [...loaded.items, ...(loaded.addon ? [loaded.addon] : [])]) {
+          const values = loaded.addon ? [loaded.addon] : [];
+          for await (const value of loaded.items) values.push(value);
+          for (const value of values) {
             if (!value.source.spans) continue; // read by the careful parser: whole already
             // Mangled text can read differently to the two parsers ("----" is a list to js-yaml):
             // positions can only agree where the values do.
