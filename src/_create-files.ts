@@ -2,7 +2,10 @@
 // close, rename). Made from the main thread through libuv's pool, every call also costs the main
 // thread a dispatch and a callback: about a quarter of a large build's main-thread time
 // (measured). Instead, worker threads create the files with synchronous calls, on the second
-// core, while the main thread renders the next ones.
+// core, while the main thread renders the next ones. They also hash the bytes (sha1, about 600 ms
+// of a large build's main-thread time, measured), and leave alone the files whose hash is the one
+// the last build recorded.
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -20,10 +23,28 @@ export interface Batch {
   ends: number[];
   bytes: Uint8Array;
   /**
+   * Per file: the hash of the bytes the last (complete) build wrote there, when the file is
+   * still there; '' when none. A file with that hash is left alone.
+   */
+  expected: string[];
+  /**
    * Leave a file alone when it already holds these bytes: after an interrupted build the
-   * bookkeeping cannot say what is there.
+   * bookkeeping cannot say what is there, so files are compared, never trusted by hash.
    */
   compare: boolean;
+  /**
+   * Whether files may be written yet. A build records what it may touch before its first write
+   * (startFileCreator's `beforeWrite`), and a build that changes nothing records nothing: a
+   * batch sent before that record is made only hashes, and if it finds a file to write it writes
+   * none and says so, to be sent again once the record is made.
+   */
+  mayWrite: boolean;
+}
+
+/** What became of a batch's files: each one's hash, and whether it was written. */
+export interface Created {
+  hashes: string[];
+  written: boolean[];
 }
 
 /** The smallest buffer a batch gets: most batches fit, so buffers are rarely made. */
@@ -41,29 +62,48 @@ interface ThreadState {
 }
 
 /**
- * Creates the files of a batch, each atomically (a temporary file beside it, then a rename, so
- * it is never seen half-written); returns which ones it wrote. It runs inside worker threads as
- * the text of this function, so it may use only its arguments.
+ * Hashes the files of a batch and creates those whose bytes are not there already, each
+ * atomically (a temporary file beside it, then a rename, so it is never seen half-written).
+ * Returns every file's hash (the bookkeeping records them all, written or not) and which were
+ * written; undefined, having written nothing, when a file must be written and the batch may not
+ * write yet (Batch.mayWrite). It runs inside worker threads as the text of this function, so it
+ * may use only its arguments.
  */
-function createFiles(batch: Batch, state: ThreadState, fsModule: typeof fs, pathModule: typeof path): boolean[] {
+function createFiles(
+  batch: Batch,
+  state: ThreadState,
+  fsModule: typeof fs,
+  pathModule: typeof path,
+  cryptoModule: typeof crypto,
+): Created | undefined {
+  const hashes: string[] = [];
   const written: boolean[] = [];
   let start = 0;
   for (let i = 0; i < batch.targets.length; i++) {
     const target = batch.targets[i]!;
     const bytes = batch.bytes.subarray(start, batch.ends[i]);
     start = batch.ends[i]!;
+    const hash = cryptoModule.createHash('sha1').update(bytes).digest('base64url');
+    hashes.push(hash);
+    let there: boolean;
     if (batch.compare) {
-      let there: Buffer | undefined;
       try {
-        there = fsModule.readFileSync(target);
+        there = fsModule.readFileSync(target).equals(bytes);
       } catch {
-        there = undefined;
+        there = false;
       }
-      if (there?.equals(bytes)) {
-        written.push(false);
-        continue;
-      }
+    } else {
+      // The hash says the bytes are the same, and the caller's listing that nobody removed the
+      // file since (writes are atomic: a file that is there is whole).
+      there = hash === batch.expected[i];
     }
+    if (there) {
+      written.push(false);
+      continue;
+    }
+    // The files hashed so far are hashed again when the batch comes back: this happens to the
+    // first batches with a change only, before the record is made.
+    if (!batch.mayWrite) return undefined;
     const dir = pathModule.dirname(target);
     if (!state.madeDirs.has(dir)) {
       fsModule.mkdirSync(dir, { recursive: true });
@@ -78,11 +118,12 @@ function createFiles(batch: Batch, state: ThreadState, fsModule: typeof fs, path
     }
     written.push(true);
   }
-  return written;
+  return { hashes, written };
 }
 
-/** The thread's whole program: batches in, which files it wrote (or the error) out. */
+/** The thread's whole program: batches in, what it made of them (or the error) out. */
 const THREAD_SOURCE = `
+const crypto = require('node:crypto');
 const fs = require('node:fs');
 const path = require('node:path');
 const { parentPort, workerData, threadId } = require('node:worker_threads');
@@ -90,8 +131,8 @@ const createFiles = ${createFiles.toString()};
 const state = { madeDirs: new Set(), prefix: 't' + threadId + '-', count: 0, suffix: workerData.suffix };
 parentPort.on('message', ({ id, batch }) => {
   try {
-    const written = createFiles(batch, state, fs, path);
-    parentPort.postMessage({ id, written, bytes: batch.bytes }, [batch.bytes.buffer]);
+    const created = createFiles(batch, state, fs, path, crypto);
+    parentPort.postMessage({ id, created, bytes: batch.bytes }, [batch.bytes.buffer]);
   } catch (error) {
     const reply = { id, bytes: batch.bytes, error: { message: String(error && error.message), code: error && error.code } };
     parentPort.postMessage(reply, [batch.bytes.buffer]);
@@ -111,27 +152,42 @@ export interface FileCreator {
  * rendered text dies young, and the bytes are hashed where they will be written from.
  */
 export interface BatchBuilder {
-  /** Adds a file (see Batch.inPlace); returns its bytes, a view into the batch that is valid until `send`. */
-  add(target: string, body: string | Uint8Array, inPlace: boolean): Uint8Array;
-  /** Takes the last file added out again (its bytes turned out to be there already). */
-  dropLast(): void;
-  /** Creates the files; resolves to which ones were written. Call it even for an empty batch. */
-  send(): Promise<boolean[]>;
+  /**
+   * Adds a file (see Batch.inPlace, and Batch.expected for `expected`, '' or left out for none);
+   * returns the number of its bytes.
+   */
+  add(target: string, body: string | Uint8Array, inPlace: boolean, expected?: string): number;
+  /**
+   * Creates the files that are not there already; resolves to each one's hash and whether it
+   * was written. Call it even for an empty batch.
+   */
+  send(): Promise<Created>;
 }
 
 interface Reply {
   id: number;
-  written?: boolean[];
+  /** Undefined (without an error) when the batch may not write yet and must (Batch.mayWrite). */
+  created?: Created;
   /** The batch's buffer, handed back to be filled again. */
   bytes: Uint8Array;
   error?: { message: string; code?: string };
 }
 
+/** What running a batch came to (see createFiles), with the batch's buffer handed back. */
+interface Ran {
+  created: Created | undefined;
+  bytes: Buffer;
+}
+/** Runs a batch on a thread, or on the calling thread. */
+type Run = (batch: Batch) => Promise<Ran>;
+
 /**
  * `threads` worker threads that create files; with 0, files are created on the calling thread
  * by the same code (small builds, where starting threads costs more than it saves).
+ * `beforeWrite` is awaited before the first file is written (it is called again by batches that
+ * find files to write before it resolves: it must return the same promise each time).
  */
-export function startFileCreator(threads: number, suffix: string): FileCreator {
+export function startFileCreator(threads: number, suffix: string, beforeWrite: () => Promise<void>): FileCreator {
   // Buffers handed back by the threads, filled again for the next batches: a build holds a few
   // megabytes for its writes, whatever the size of the addon. One that grew for a batch of large
   // files (catalog pages) is kept while such batches fill at least half of it; the small files
@@ -145,14 +201,21 @@ export function startFileCreator(threads: number, suffix: string): FileCreator {
     const reused = spare.findIndex((b) => b.length >= size);
     return reused >= 0 ? spare.splice(reused, 1)[0]! : Buffer.allocUnsafeSlow(Math.max(size, MIN_BUFFER));
   };
-  const builder = (compare: boolean, create: (batch: Batch) => Promise<boolean[]>): BatchBuilder => {
+  // Set once `beforeWrite` has resolved: from then on every batch may write.
+  let writable = false;
+  const allowWrites = async () => {
+    await beforeWrite();
+    writable = true;
+  };
+  const builder = (compare: boolean, run: Run): BatchBuilder => {
     let buffer = take(0);
     const targets: string[] = [];
     const inPlace: boolean[] = [];
     const ends: number[] = [];
+    const expected: string[] = [];
     const end = () => ends[ends.length - 1] ?? 0;
     return {
-      add(target, body, placed) {
+      add(target, body, placed, hash = '') {
         const start = end();
         // UTF-8 takes at most three bytes per UTF-16 unit: grow before writing, never truncate.
         const most = typeof body === 'string' ? body.length * 3 : body.length;
@@ -167,19 +230,26 @@ export function startFileCreator(threads: number, suffix: string): FileCreator {
         targets.push(target);
         inPlace.push(placed);
         ends.push(start + length);
-        return buffer.subarray(start, start + length);
+        expected.push(hash);
+        return length;
       },
-      dropLast() {
-        targets.pop();
-        inPlace.pop();
-        ends.pop();
-      },
-      send() {
+      async send() {
         if (targets.length === 0) {
           giveBack(buffer, 0);
-          return Promise.resolve([]);
+          return { hashes: [], written: [] };
         }
-        return create({ targets, inPlace, ends, bytes: buffer, compare });
+        // A batch with a file that is written for sure (one with no hash to match, or any
+        // after an interrupted build) waits for the record; the others go at once, and come
+        // back unwritten if they find a change before it is made.
+        if (!writable && (compare || expected.includes(''))) await allowWrites();
+        const batch: Batch = { targets, inPlace, ends, expected, bytes: buffer, compare, mayWrite: writable };
+        let { created, bytes } = await run(batch);
+        if (!created) {
+          await allowWrites();
+          ({ created, bytes } = await run({ ...batch, bytes, mayWrite: true }));
+        }
+        giveBack(bytes, usedBy(batch));
+        return created!; // a batch that may write always comes back done
       },
     };
   };
@@ -187,15 +257,14 @@ export function startFileCreator(threads: number, suffix: string): FileCreator {
     const state: ThreadState = { madeDirs: new Set(), prefix: 'm-', count: 0, suffix };
     return {
       batch: (compare) =>
-        builder(compare, async (batch) => {
-          const written = createFiles(batch, state, fs, path);
-          giveBack(batch.bytes as Buffer, usedBy(batch));
-          return written;
-        }),
+        builder(compare, async (batch) => ({
+          created: createFiles(batch, state, fs, path, crypto),
+          bytes: batch.bytes as Buffer,
+        })),
       close: async () => {},
     };
   }
-  const pending = new Map<number, { resolve(written: boolean[]): void; reject(error: Error): void; worker: Worker; used: number }>();
+  const pending = new Map<number, { resolve(ran: Ran): void; reject(error: Error): void; worker: Worker }>();
   const load = new Map<Worker, number>();
   let nextId = 0;
   let failed: Error | undefined;
@@ -204,11 +273,14 @@ export function startFileCreator(threads: number, suffix: string): FileCreator {
     load.set(worker, 0);
     worker.on('message', (reply: Reply) => {
       const job = pending.get(reply.id)!;
-      giveBack(Buffer.from(reply.bytes.buffer, reply.bytes.byteOffset, reply.bytes.length), job.used);
       pending.delete(reply.id);
       load.set(worker, load.get(worker)! - 1);
-      if (reply.error) job.reject(Object.assign(new Error(reply.error.message), { code: reply.error.code }));
-      else job.resolve(reply.written!);
+      if (reply.error) {
+        job.reject(Object.assign(new Error(reply.error.message), { code: reply.error.code }));
+        return;
+      }
+      const bytes = Buffer.from(reply.bytes.buffer, reply.bytes.byteOffset, reply.bytes.length);
+      job.resolve({ created: reply.created, bytes });
     });
     // A thread that dies (out of memory, say) fails the batches it had.
     worker.on('error', (error) => {
@@ -221,19 +293,19 @@ export function startFileCreator(threads: number, suffix: string): FileCreator {
     });
     return worker;
   });
-  const create = (batch: Batch) => {
+  const run: Run = (batch) => {
     if (failed) return Promise.reject(failed);
     // The least busy thread; the buffer moves to it rather than being copied.
     const worker = workers.reduce((a, b) => (load.get(b)! < load.get(a)! ? b : a));
     load.set(worker, load.get(worker)! + 1);
     const id = nextId++;
-    return new Promise<boolean[]>((resolve, reject) => {
-      pending.set(id, { resolve, reject, worker, used: usedBy(batch) });
+    return new Promise<Ran>((resolve, reject) => {
+      pending.set(id, { resolve, reject, worker });
       worker.postMessage({ id, batch }, [batch.bytes.buffer as ArrayBuffer]);
     });
   };
   return {
-    batch: (compare) => builder(compare, create),
+    batch: (compare) => builder(compare, run),
     async close() {
       failed ??= new Error('the file creator was closed');
       await Promise.all(workers.map((w) => w.terminate()));

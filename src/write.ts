@@ -1,7 +1,6 @@
 // Stage 4, write: the only code that touches the output folder. Each file is written atomically
 // (a temporary file, then a rename) and only when its bytes changed; files an earlier build wrote
 // and this one does not are removed. Files the build never wrote are left alone.
-import { createHash } from 'node:crypto';
 import { readdir as readdirCallback } from 'node:fs';
 import { appendFile, mkdir, readdir, readFile, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -128,19 +127,22 @@ export async function writeOutput(outDir: string, files: readonly OutputFile[], 
     if (written.bytes > result.largest.bytes) result.largest = { path: file.path, bytes: written.bytes };
   };
   let done = 0;
-  const creator = startFileCreator(files.length >= THREADS_FROM ? THREADS : 0, TEMP_SUFFIX);
+  // The threads hash each file and decide whether it is written; `start` is their cue before
+  // the first write.
+  const creator = startFileCreator(files.length >= THREADS_FROM ? THREADS : 0, TEMP_SUFFIX, start);
   try {
     await eachConcurrently(groupsOf(files), async (group) => {
       const batch = creator.batch(!previous.complete);
-      const queued: OutputFile[] = [];
+      const queued: { file: OutputFile; written: Written }[] = [];
       for (const file of group) {
-        if (await add(file, batch)) queued.push(file);
+        const written = await add(file, batch);
+        if (written) queued.push({ file, written });
         else onFile?.(++done);
       }
-      if (queued.length > 0) await start();
-      const written = await batch.send();
-      queued.forEach((file, i) => {
-        if (written[i]) {
+      const created = await batch.send();
+      queued.forEach(({ file, written }, i) => {
+        written.hash = created.hashes[i]!;
+        if (created.written[i]) {
           result.written++;
           result.byResource[file.resource]!.written++;
         } else {
@@ -160,31 +162,31 @@ export async function writeOutput(outDir: string, files: readonly OutputFile[], 
     if (staging) await rm(staging.dir, { recursive: true, force: true });
   }
 
-  /** Counts `file`, and adds it to `batch` when it must be created (or compared, after an interrupted build). */
-  async function add(file: OutputFile, batch: BatchBuilder): Promise<boolean> {
-    // Rendered from the same inputs as the file a complete build left: the same bytes.
+  /**
+   * Counts `file`, and adds it to `batch` unless its inputs say it is unchanged; returns what is
+   * recorded for it then, its hash to be filled in when the batch comes back.
+   */
+  async function add(file: OutputFile, batch: BatchBuilder): Promise<Written | undefined> {
     const before = previous.files.get(file.path);
-    if (previous.complete && file.inputs !== undefined && before?.inputs === file.inputs && before.hash && existing.has(file.path)) {
-      count(file, before);
+    // The listing says whether nobody removed the file since the last build: one readdir per
+    // folder, not a stat per file.
+    const trusted = previous.complete && before?.hash && existing.has(file.path) ? before : undefined;
+    // Rendered from the same inputs as the file a complete build left: the same bytes.
+    if (trusted && file.inputs !== undefined && trusted.inputs === file.inputs) {
+      count(file, trusted);
       result.unchanged++;
-      return false;
+      return undefined;
     }
     const body = file.copyFrom !== undefined ? await readFile(file.copyFrom) : typeof file.body === 'function' ? file.body() : (file.body ?? '');
     const target = inside(root, file.path);
     const staged = staging !== undefined && staging.tops.has(topFolderOf(file.path));
-    const bytes = batch.add(staged ? path.join(staging.dir, file.path) : target, body, staged);
-    const hash = createHash('sha1').update(bytes).digest('base64url');
-    count(file, { hash, bytes: bytes.length, ...(file.inputs !== undefined && { inputs: file.inputs }) });
-    // After a complete build, the hash says the bytes are the same and the listing that nobody
-    // removed the file since (writes are atomic: a file that is there is whole); one readdir per
-    // folder, not a stat per file. After an interrupted one, any file may hold the bytes of the
-    // build that was cut off, whatever the hash says: the thread compares them.
-    if (previous.complete && before?.hash === hash && existing.has(file.path)) {
-      batch.dropLast();
-      result.unchanged++;
-      return false;
-    }
-    return true;
+    // After a complete build, a file whose bytes hash to what it recorded is left alone. After an
+    // interrupted one, any file may hold the bytes of the build that was cut off, whatever the
+    // hash says: the thread compares the bytes.
+    const bytes = batch.add(staged ? path.join(staging.dir, file.path) : target, body, staged, trusted?.hash);
+    const written: Written = { hash: '', bytes, ...(file.inputs !== undefined && { inputs: file.inputs }) };
+    count(file, written);
+    return written;
   }
 
   for (const file of previous.files.keys()) {
