@@ -291,12 +291,15 @@ function typesOf(content: Content, items: readonly Item[]): string[] {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Items, videos, streams: explicit key order makes output independent of the YAML's order.
+// Items, videos, streams: explicit key order makes output independent of the YAML's order. These
+// objects exist only to be serialized: their undefined fields are left for JSON.stringify to drop
+// (the client rejects null; absent is the protocol's "not set"). Deleting them first, as
+// `compact` does, took 0.3 s of a large build, and objects with deleted keys serialize slower.
 
 type Link = NonNullable<MetaItemPreview['links']>[number];
 
 function metaPreview(item: Item, genreLinks: Link[] | undefined): MetaItemPreview {
-  return compact({
+  return {
     id: item.id,
     type: item.type,
     name: item.name,
@@ -310,20 +313,20 @@ function metaPreview(item: Item, genreLinks: Link[] | undefined): MetaItemPrevie
     released: item.released,
     genres: item.genres,
     links: item.links || genreLinks ? [...(item.links ?? []), ...(genreLinks ?? [])] : undefined,
-    behaviorHints: item.behaviorHints && compact({ ...item.behaviorHints }),
-  }) as MetaItemPreview;
+    behaviorHints: item.behaviorHints,
+  } as MetaItemPreview;
 }
 
 function metaItem(item: Item, genreLinks: Link[] | undefined): MetaItem {
-  return compact({
+  return {
     ...metaPreview(item, genreLinks),
     trailerStreams: item.trailerStreams?.map((s) => wireStream(s, [])),
     videos: item.videos?.map(wireVideo),
-  }) as MetaItem;
+  } as MetaItem;
 }
 
 function wireVideo(video: Video): WireVideo {
-  return compact({
+  return {
     id: video.id,
     title: video.title,
     released: video.released,
@@ -332,7 +335,7 @@ function wireVideo(video: Video): WireVideo {
     season: video.season,
     episode: video.episode,
     trailerStreams: video.trailerStreams?.map((s) => wireStream(s, [])),
-  }) as WireVideo;
+  } as WireVideo;
 }
 
 /** A stream with its owner's subtitles embedded: on a static host that is how they reach the player. */
@@ -340,7 +343,7 @@ function wireStream(stream: Stream, ownerSubtitles: readonly Subtitle[]): WireSt
   const own = stream.subtitles ?? [];
   const subtitles = [...own, ...ownerSubtitles.filter((s) => !own.some((o) => o.id === s.id))];
   const hints = stream.behaviorHints;
-  return compact({
+  return {
     name: stream.name,
     description: stream.description,
     url: stream.url,
@@ -362,17 +365,15 @@ function wireStream(stream: Stream, ownerSubtitles: readonly Subtitle[]): WireSt
     thumbnail: stream.thumbnail,
     subtitles: subtitles.length > 0 ? subtitles.map(wireSubtitle) : undefined,
     behaviorHints: hints && {
-      ...compact({
-        notWebReady: hints.notWebReady,
-        bingeGroup: hints.bingeGroup,
-        countryWhitelist: hints.countryWhitelist,
-        proxyHeaders: hints.proxyHeaders && compact({ request: hints.proxyHeaders.request, response: hints.proxyHeaders.response }),
-        filename: hints.filename,
-        videoHash: hints.videoHash,
-        videoSize: hints.videoSize,
-      }),
+      notWebReady: hints.notWebReady,
+      bingeGroup: hints.bingeGroup,
+      countryWhitelist: hints.countryWhitelist,
+      proxyHeaders: hints.proxyHeaders && { request: hints.proxyHeaders.request, response: hints.proxyHeaders.response },
+      filename: hints.filename,
+      videoHash: hints.videoHash,
+      videoSize: hints.videoSize,
     },
-  }) as WireStream;
+  } as WireStream;
 }
 
 function wireSubtitle(subtitle: Subtitle): WireSubtitle {

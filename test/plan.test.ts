@@ -1,5 +1,6 @@
 // Catalog paging on built files: a client walk from the first page to the empty one, for the sizes
-// around the page boundary, with and without a genre, in both orders of extras.
+// around the page boundary, with and without a genre, in both orders of extras. And optional
+// fields, which are written only where the content sets them.
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { build } from '../src/build.js';
@@ -47,4 +48,47 @@ describe('catalog paging', () => {
       expect(catalogFiles.sort()).toEqual(expected.sort());
     });
   }
+});
+
+describe('optional fields', () => {
+  it('are written only when the content sets them: never null, never an empty value in their place', async () => {
+    const dir = await contentDir({
+      'addon.yaml': addonYaml('catalogs:\n  - { id: all, type: series, name: All }\n'),
+      'shows.yaml': [
+        '- id: "t:1"',
+        '  type: series',
+        '  name: Show',
+        '  behaviorHints: { defaultVideoId: "t:1:1:1" }',
+        '  videos:',
+        '    - season: 1',
+        '      episode: 1',
+        '      streams:',
+        '        - url: https://example.org/a.mp4',
+        '          behaviorHints: { notWebReady: true, proxyHeaders: { request: { User-Agent: addon-gen } } }',
+        '        - infoHash: 0123456789abcdef0123456789abcdef01234567',
+        '',
+      ].join('\n'),
+    });
+    const out = await tempDir();
+    const result = await build({ contentDir: dir, outDir: out });
+    expect(result.ok, JSON.stringify(result.diagnostics)).toBe(true);
+    const tree = await readTree(out);
+    const json = (file: string) => tree.get(file)!.toString('utf8');
+    for (const file of ['meta/series/t:1.json', 'stream/series/t:1:1:1.json', 'catalog/series/all.json']) {
+      expect(json(file), file).not.toMatch(/null|\{\}|\[\]/);
+    }
+    const { meta } = JSON.parse(json('meta/series/t:1.json'));
+    expect(meta).toEqual({
+      id: 't:1',
+      type: 'series',
+      name: 'Show',
+      behaviorHints: { defaultVideoId: 't:1:1:1' },
+      videos: [{ id: 't:1:1:1', title: 'Episode 1', season: 1, episode: 1 }],
+    });
+    const { streams } = JSON.parse(json('stream/series/t:1:1:1.json'));
+    expect(streams).toEqual([
+      { url: 'https://example.org/a.mp4', behaviorHints: { notWebReady: true, proxyHeaders: { request: { 'User-Agent': 'addon-gen' } } } },
+      { infoHash: '0123456789abcdef0123456789abcdef01234567' },
+    ]);
+  });
 });
