@@ -134,6 +134,8 @@ describe('the corpus', () => {
     expect(threaded.values.map(comparable)).toEqual(inline.values.map(comparable));
     expect(threaded.diagnostics).toEqual(inline.diagnostics);
     expect(threaded.diagnostics.find((d) => d.file?.endsWith('large-broken.yaml'))).toMatchObject({ code: 'yaml-syntax', line: 12_002 });
+    const proto = threaded.values.find((v) => v.source.relative === 'key-proto.yaml')!.value as object;
+    expect([Object.getPrototypeOf(proto) === Object.prototype, Object.hasOwn(proto, '__proto__')]).toEqual([true, true]);
     const shared = threaded.values.filter((v) => v.source.relative === 'shared.yaml').map((v) => (v.value as { genres: unknown }).genres);
     expect(shared[0]).toBe(shared[1]);
   });
