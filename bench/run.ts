@@ -1,7 +1,8 @@
 // `npm run bench [-- --size small|large]`: generates synthetic content, then measures in one run
-// a full build, the disk floor (plain writes of the same files), a no-change rebuild, a one-item
-// change and validate, each as its own child process. Prints a table and ratios and writes them to
-// bench/results/latest.json. Figures are for comparison within one run: machines here are noisy.
+// two full builds, the disk floor (plain writes of the same files) before and after them, a
+// no-change rebuild, a one-item change and validate, each as its own child process. Prints a table
+// and ratios and writes them to bench/results/latest.json. Figures are for comparison within one
+// run: machines here are noisy.
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdir, readdir, readFile, rm, stat, statfs, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -24,10 +25,38 @@ interface Step {
   removed?: number;
 }
 
+/**
+ * Waits until the disk that holds `dir` has nothing in flight and has done no writes or discards
+ * for a second (at most two minutes), where Linux tells (/sys/dev/block). This disk is mounted with
+ * `discard`: files deleted before a step were still being discarded during it, and made it
+ * several times slower (a floor of 6 s took 23 s after the previous run's files were deleted).
+ */
+async function quietDisk(dir: string): Promise<void> {
+  const { dev } = await stat(dir);
+  const file = `/sys/dev/block/${(dev >> 8) & 0xfff}:${(dev & 0xff) | ((dev >> 12) & 0xfff00)}/stat`;
+  // Fields: 5 writes completed, 9 in flight, 12 discards completed (Documentation/block/stat.rst).
+  const counters = async () => {
+    const fields = (await readFile(file, 'utf8').catch(() => '')).trim().split(/\s+/);
+    return fields.length >= 12 ? { inFlight: fields[8], done: `${fields[4]} ${fields[11]}` } : undefined;
+  };
+  let last = await counters();
+  if (!last) return;
+  let quietSince = performance.now();
+  for (const deadline = performance.now() + 120_000; performance.now() < deadline; ) {
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    const now = (await counters())!;
+    if (now.inFlight !== '0' || now.done !== last.done) quietSince = performance.now();
+    else if (performance.now() - quietSince >= 1000) return;
+    last = now;
+  }
+}
+
 /** Runs `node args` in its own process; returns wall seconds, peak RSS (getrusage) and stdout. */
 async function timed(args: string[]): Promise<{ seconds: number; maxRssMiB: number; stdout: string }> {
-  // Start each step with no dirty pages from the previous one being flushed under it.
+  // Start each step with no dirty pages from the previous one being flushed under it, and no
+  // discards of deleted files still going on.
   execFileSync('sync');
+  await quietDisk(WORK);
   const rssFile = path.join(WORK, 'rss.txt');
   const started = performance.now();
   const child = spawn(process.execPath, ['--import', RSS_HOOK, ...args], {
@@ -90,28 +119,31 @@ async function main() {
   const generated = await generateContent(content, SIZES[size]);
   console.log(`${size}: ${generated.items} items in ${generated.files} files`);
 
-  // The build first, for the list of files the floor writes; the floor is measured twice, with
-  // the build in between, because this kind of disk drifts (writeback) within a run.
+  // The build first, for the list of files the floor writes. Then floor, build, build, floor:
+  // this kind of disk drifts within a run (writeback, and steps of several times), and in this
+  // order a steady drift weighs the same on the builds as on the floors. Each writes into a new
+  // folder and nothing is deleted until the end: the disk is mounted with `discard` here, and the
+  // deletion of a quarter of a million files slowed the next steps several times (measured).
   const steps: Step[] = [];
-  await build(content, out, 'listing build');
+  const listed = path.join(WORK, 'listed');
+  await build(content, listed, 'listing build');
   const listFile = path.join(WORK, 'list.json');
   const list: [string, number][] = [];
-  for (const entry of await readdir(out, { recursive: true, withFileTypes: true })) {
+  for (const entry of await readdir(listed, { recursive: true, withFileTypes: true })) {
     if (!entry.isFile()) continue;
     const file = path.join(entry.parentPath, entry.name);
-    list.push([path.relative(out, file), (await stat(file)).size]);
+    list.push([path.relative(listed, file), (await stat(file)).size]);
   }
   await writeFile(listFile, JSON.stringify(list));
-  const floor = async (step: string, where = WORK): Promise<Step> => {
-    const run = await timed([FLOOR, listFile, path.join(where, 'floor')]);
-    await rm(path.join(where, 'floor'), { recursive: true, force: true });
+  const floor = async (step: string, dest: string): Promise<Step> => {
+    const run = await timed([FLOOR, listFile, dest]);
     return { step, seconds: run.seconds, maxRssMiB: run.maxRssMiB, ...(JSON.parse(run.stdout) as { files: number; bytes: number }) };
   };
-  const floorBefore = await floor('disk floor');
-  await rm(out, { recursive: true, force: true });
-  const rebuilt = await build(content, out, 'full build');
-  const floorAfter = await floor('disk floor again');
-  steps.push(floorBefore, rebuilt, floorAfter);
+  const floorBefore = await floor('disk floor', path.join(WORK, 'floor-1'));
+  const firstBuild = await build(content, path.join(WORK, 'out-1'), 'full build');
+  const rebuilt = await build(content, out, 'full build again');
+  const floorAfter = await floor('disk floor again', path.join(WORK, 'floor-2'));
+  steps.push(floorBefore, firstBuild, rebuilt, floorAfter);
 
   const before = await mtimes(out);
   const noChange = await build(content, out, 'no-change rebuild');
@@ -135,7 +167,7 @@ async function main() {
     const ramOut = path.join(ram, 'out');
     const ramBuild = await build(content, ramOut, 'full build, RAM disk');
     await rm(ramOut, { recursive: true, force: true });
-    const ramFloor = await floor('disk floor, RAM disk', ram);
+    const ramFloor = await floor('disk floor, RAM disk', path.join(ram, 'floor'));
     await rm(ram, { recursive: true, force: true });
     steps.push(ramBuild, ramFloor);
     ramRatio = ramBuild.seconds / ramFloor.seconds;
@@ -149,11 +181,12 @@ async function main() {
   }
   const ratio = (a: number, b: number) => Number((a / b).toFixed(2));
   const floorMean = (floorBefore.seconds + floorAfter.seconds) / 2;
+  const buildMean = (firstBuild.seconds + rebuilt.seconds) / 2;
   const ratios = {
-    'build / floor (mean of the two)': ratio(rebuilt.seconds, floorMean),
-    'no-change rebuild / full build': ratio(noChange.seconds, rebuilt.seconds),
-    'one-item change / full build': ratio(oneChange.seconds, rebuilt.seconds),
-    'validate / full build': ratio(validateOnly.seconds, rebuilt.seconds),
+    'build / floor (means of two)': ratio(buildMean, floorMean),
+    'no-change rebuild / full build': ratio(noChange.seconds, buildMean),
+    'one-item change / full build': ratio(oneChange.seconds, buildMean),
+    'validate / full build': ratio(validateOnly.seconds, buildMean),
     ...(ramRatio !== undefined && { 'build / floor on a RAM disk': Number(ramRatio.toFixed(2)) }),
   };
   console.log('\nratios (same run):');
