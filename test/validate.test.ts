@@ -3,6 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { build } from '../src/build.js';
 import type { Diagnostic } from '../src/diagnostics.js';
+import { toRfc3339 } from '../src/schema.js';
 import { addonYaml, contentDir } from './support/content.js';
 
 const CATALOG = 'catalogs:\n  - { id: films, type: movie, name: Films }\n';
@@ -107,6 +108,22 @@ describe('fields', () => {
       'invalid-value',
     );
     expect(d).toMatchObject({ line: 4, column: 11, path: 'released', message: '"2023-02-30" is not a date that exists' });
+  });
+
+  it('turns each day into its UTC midnight, as Date counts days, and no other', () => {
+    const pad = (n: number, width: number) => String(n).padStart(width, '0');
+    for (const year of [0, 99, 1900, 1968, 2000, 2023, 2024, 2100, 9999]) {
+      for (let month = 1; month <= 12; month++) {
+        for (let day = 0; day <= 32; day++) {
+          const date = new Date(0);
+          date.setUTCFullYear(year, month - 1, day);
+          // Date rolls a day past the month's end into the next month: such a day does not exist.
+          const exists = day >= 1 && date.getUTCDate() === day;
+          const text = `${pad(year, 4)}-${pad(month, 2)}-${pad(day, 2)}`;
+          expect(toRfc3339(text), text).toBe(exists ? date.toISOString() : undefined);
+        }
+      }
+    }
   });
 
   it('refuses negative and fractional episode numbers', async () => {
