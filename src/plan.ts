@@ -84,7 +84,8 @@ export function plan(content: Content, options: PlanOptions = {}): Plan {
   const cache = (resource: ResourceName) => cacheHints(content, resource);
 
   const manifest = buildManifest(content);
-  const manifestBody = envelope('manifest', manifest, cache('manifest'));
+  // The manifest is the object itself, without an envelope or cache hints.
+  const manifestBody = JSON.stringify(manifest);
   files.push({ path: MANIFEST_FILE, resource: 'manifest', body: manifestBody });
 
   const fingerprints = options.generator === undefined ? undefined : inputFingerprints(content, links, options.generator);
@@ -102,21 +103,21 @@ export function plan(content: Content, options: PlanOptions = {}): Plan {
   const rendered = () => {
     if (--pagesToRender === 0) previews.clear();
   };
+  const page = envelope('metas', cache('catalog'));
   for (const catalog of content.catalogs) {
     const filters: (Extra | undefined)[] = [undefined, ...catalog.genres.map((g): Extra => ['genre', g])];
     const byGenre = membersByGenre(catalog);
     for (const genre of filters) {
       const members = genre ? (byGenre.get(genre[1]) ?? []) : catalog.items;
-      for (const page of catalogPages(members.length, genre)) {
-        const tail = cacheTail(cache('catalog'));
-        const listed = members.slice(page.skip, page.skip + PAGE_SIZE);
+      for (const { skip, extras: orders } of catalogPages(members.length, genre)) {
+        const listed = members.slice(skip, skip + PAGE_SIZE);
         const body = () => {
-          const text = `{"metas":[${listed.map(previewOf).join(',')}]${tail}}`;
+          const text = `${page.open}[${listed.map(previewOf).join(',')}]${page.close}`;
           rendered();
           return text;
         };
         const inputs = fingerprints?.page(listed);
-        for (const extras of page.extras) {
+        for (const extras of orders) {
           files.push({ path: resourcePath('catalog', catalog.type, catalog.id, extras), resource: 'catalog', body, inputs });
           pagesToRender++;
         }
@@ -124,7 +125,10 @@ export function plan(content: Content, options: PlanOptions = {}): Plan {
     }
   }
 
-  const rendering: ItemRendering = { links, hints: { meta: cache('meta'), stream: cache('stream'), subtitles: cache('subtitles') } };
+  const rendering: ItemRendering = {
+    links,
+    envelopes: { meta: envelope('meta', cache('meta')), stream: envelope('streams', cache('stream')), subtitles: envelope('subtitles', cache('subtitles')) },
+  };
   for (const item of content.items) {
     const inputs = fingerprints?.item(item);
     const file = (resource: ItemFile['resource'], owner: StreamOwner) => {
@@ -174,7 +178,7 @@ export function plan(content: Content, options: PlanOptions = {}): Plan {
 /** What item files are rendered with, besides their item: one for the whole plan. */
 interface ItemRendering {
   links: Map<Item, Link[]>;
-  hints: Record<ItemFile['resource'], CacheHints>;
+  envelopes: Record<ItemFile['resource'], Envelope>;
 }
 
 /**
@@ -196,14 +200,14 @@ class ItemFile implements OutputFile {
 
   body(): string {
     const { origin: item, owner, rendering } = this;
-    const hints = rendering.hints[this.resource];
+    const { open, close } = rendering.envelopes[this.resource];
     switch (this.resource) {
       case 'meta':
-        return envelope('meta', metaItem(item, rendering.links.get(item)), hints);
+        return open + JSON.stringify(metaItem(item, rendering.links.get(item))) + close;
       case 'stream':
-        return envelope('streams', owner.streams.map((s) => wireStream(s, owner.subtitles)), hints);
+        return open + JSON.stringify(owner.streams.map((s) => wireStream(s, owner.subtitles))) + close;
       case 'subtitles':
-        return envelope('subtitles', owner.subtitles.map(wireSubtitle), hints);
+        return open + JSON.stringify(owner.subtitles.map(wireSubtitle)) + close;
     }
   }
 }
@@ -450,15 +454,16 @@ function inputFingerprints(content: Content, links: Map<Item, Link[]>, generator
 // ---------------------------------------------------------------------------------------------
 // Bodies
 
-/** `{"<field>": value, cache hints}`; the manifest is the object itself. */
-function envelope(field: string, value: unknown, cache: CacheHints): string {
-  if (field === 'manifest') return JSON.stringify(value);
-  return `{${JSON.stringify(field)}:${JSON.stringify(value)}${cacheTail(cache)}}`;
+/** What a resource's value is wrapped in: `{"<field>":` before it, the cache hints and `}` after. */
+interface Envelope {
+  open: string;
+  close: string;
 }
 
-function cacheTail(cache: CacheHints): string {
-  const json = JSON.stringify(cache);
-  return json === '{}' ? '' : `,${json.slice(1, -1)}`;
+/** Made once per resource: a quarter of a million files share five. */
+function envelope(field: string, cache: CacheHints): Envelope {
+  const hints = JSON.stringify(cache).slice(1, -1);
+  return { open: `{${JSON.stringify(field)}:`, close: hints === '' ? '}' : `,${hints}}` };
 }
 
 /**
