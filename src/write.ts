@@ -135,7 +135,9 @@ export async function writeOutput(outDir: string, files: readonly OutputFile[], 
       const batch = creator.batch(!previous.complete);
       const queued: { file: OutputFile; written: Written }[] = [];
       for (const file of group) {
-        const written = await add(file, batch);
+        // Assets are copied from the content folder; every other body is rendered as it is added.
+        const copy = file.copyFrom === undefined ? undefined : await readFile(file.copyFrom);
+        const written = add(file, batch, copy);
         if (written) queued.push({ file, written });
         else onFile?.(++done);
       }
@@ -164,9 +166,10 @@ export async function writeOutput(outDir: string, files: readonly OutputFile[], 
 
   /**
    * Counts `file`, and adds it to `batch` unless its inputs say it is unchanged; returns what is
-   * recorded for it then, its hash to be filled in when the batch comes back.
+   * recorded for it then, its hash to be filled in when the batch comes back. `copy` is the body
+   * of an asset.
    */
-  async function add(file: OutputFile, batch: BatchBuilder): Promise<Written | undefined> {
+  function add(file: OutputFile, batch: BatchBuilder, copy: Buffer | undefined): Written | undefined {
     const before = previous.files.get(file.path);
     // The listing says whether nobody removed the file since the last build: one readdir per
     // folder, not a stat per file.
@@ -177,14 +180,13 @@ export async function writeOutput(outDir: string, files: readonly OutputFile[], 
       result.unchanged++;
       return undefined;
     }
-    const body = file.copyFrom !== undefined ? await readFile(file.copyFrom) : typeof file.body === 'function' ? file.body() : (file.body ?? '');
-    const target = inside(root, file.path);
+    const body = copy ?? (typeof file.body === 'function' ? file.body() : (file.body ?? ''));
     const staged = staging !== undefined && staging.tops.has(topFolderOf(file.path));
     // After a complete build, a file whose bytes hash to what it recorded is left alone. After an
     // interrupted one, any file may hold the bytes of the build that was cut off, whatever the
     // hash says: the thread compares the bytes.
-    const bytes = batch.add(staged ? path.join(staging.dir, file.path) : target, body, staged, trusted?.hash);
-    const written: Written = { hash: '', bytes, ...(file.inputs !== undefined && { inputs: file.inputs }) };
+    const bytes = batch.add(inside(staged ? staging.dir : root, file.path), body, staged, trusted?.hash);
+    const written: Written = { hash: '', bytes, inputs: file.inputs };
     count(file, written);
     return written;
   }
@@ -322,17 +324,22 @@ function groupsOf<T>(values: readonly T[]): T[][] {
   return batches;
 }
 
+/** An empty, `.` or `..` segment, a backslash, or a drive or root at the start. */
+const NOT_PLAIN = /(?:^|\/)\.{0,2}(?:\/|$)|\\|^[a-z]:/i;
 
 /** `a/b.json`: relative, forward slashes, no `.` or `..` segments, nothing empty. */
 function isPlainRelativePath(file: string): boolean {
-  return file.split('/').every((segment) => segment !== '' && segment !== '.' && segment !== '..' && !segment.includes('\\'));
+  return !NOT_PLAIN.test(file);
 }
 
-/** Resolves an output path and makes sure it stays inside the output folder. */
+/**
+ * The absolute path of an output path below `root` (an absolute folder), refusing any that would
+ * lead out of it. A test and a concatenation: path.resolve, once per file, took a tenth of a
+ * second of a large build (measured).
+ */
 function inside(root: string, relative: string): string {
-  const target = path.resolve(root, relative);
-  if (!target.startsWith(root + path.sep)) throw new Error(`refusing to write outside the output folder: ${relative}`);
-  return target;
+  if (!isPlainRelativePath(relative)) throw new Error(`refusing to write outside the output folder: ${relative}`);
+  return root + path.sep + (path.sep === '/' ? relative : relative.replaceAll('/', path.sep));
 }
 
 /**
