@@ -27,9 +27,8 @@ interface Step {
 
 /**
  * Waits until the disk that holds `dir` has nothing in flight and has done no writes or discards
- * for a second (at most two minutes), where Linux tells (/sys/dev/block). This disk is mounted with
- * `discard`: files deleted before a step were still being discarded during it, and made it
- * several times slower (a floor of 6 s took 23 s after the previous run's files were deleted).
+ * for a second (at most two minutes), where Linux tells (/sys/dev/block): a step does not pay for
+ * the writeback of the one before.
  */
 async function quietDisk(dir: string): Promise<void> {
   const { dev } = await stat(dir);
@@ -122,8 +121,10 @@ async function main() {
   // The build first, for the list of files the floor writes. Then floor, build, build, floor:
   // this kind of disk drifts within a run (writeback, and steps of several times), and in this
   // order a steady drift weighs the same on the builds as on the floors. Each writes into a new
-  // folder and nothing is deleted until the end: the disk is mounted with `discard` here, and the
-  // deletion of a quarter of a million files slowed the next steps several times (measured).
+  // folder and nothing is deleted until the end. Here the file system is ext4 without a journal,
+  // whose inode allocator passes over the inodes deleted in the last minutes one by one (the
+  // kernel's `recently_deleted`, seen with perf): after a quarter of a million files were
+  // deleted, creating as many took several times longer (a floor of 6 s took 23 s).
   const steps: Step[] = [];
   const listed = path.join(WORK, 'listed');
   await build(content, listed, 'listing build');
