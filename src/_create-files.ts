@@ -83,7 +83,8 @@ function createFiles(
     const target = batch.targets[i]!;
     const bytes = batch.bytes.subarray(start, batch.ends[i]);
     start = batch.ends[i]!;
-    const hash = cryptoModule.createHash('sha1').update(bytes).digest('base64url');
+    // One call, no Hash object: half the time of createHash for files this small (measured).
+    const hash = cryptoModule.hash('sha1', bytes, 'base64url');
     hashes.push(hash);
     let there: boolean;
     if (batch.compare) {

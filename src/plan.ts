@@ -1,6 +1,6 @@
 // Stage 3, plan: a pure function from checked content to the list of files the addon consists of.
 // Every decision about paths, pages, key order and bodies is made here; nothing touches the disk.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { DiagnosticList, type Diagnostic } from './diagnostics.js';
 import {
   cacheHints,
@@ -433,7 +433,7 @@ function genreLinks(content: Content): Map<Item, Link[]> {
  * and from the settings (its cache hints).
  */
 function inputFingerprints(content: Content, links: Map<Item, Link[]>, generator: string) {
-  const sha1 = (text: string) => createHash('sha1').update(text).digest('base64url');
+  const sha1 = (text: string) => hash('sha1', text, 'base64url');
   const context = sha1(JSON.stringify([generator, content.baseUrl ?? null, content.addon, content.variables]));
   const sources = new Map<Item['source'], string>();
   const items = new Map<Item, string>();
