@@ -103,7 +103,7 @@ export function plan(content: Content, options: PlanOptions = {}): Plan {
   const rendered = () => {
     if (--pagesToRender === 0) previews.clear();
   };
-  const page = envelope('metas', cache('catalog'));
+  const catalogEnvelope = envelope('metas', cache('catalog'));
   for (const catalog of content.catalogs) {
     const filters: (Extra | undefined)[] = [undefined, ...catalog.genres.map((g): Extra => ['genre', g])];
     const byGenre = membersByGenre(catalog);
@@ -112,7 +112,7 @@ export function plan(content: Content, options: PlanOptions = {}): Plan {
       for (const { skip, extras: orders } of catalogPages(members.length, genre)) {
         const listed = members.slice(skip, skip + PAGE_SIZE);
         const body = () => {
-          const text = `${page.open}[${listed.map(previewOf).join(',')}]${page.close}`;
+          const text = `${catalogEnvelope.open}[${listed.map(previewOf).join(',')}]${catalogEnvelope.close}`;
           rendered();
           return text;
         };
