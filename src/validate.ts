@@ -417,8 +417,10 @@ function subtitleIds(subtitles: ContentSubtitle[], ownerId: string): Subtitle[] 
 }
 
 function withSubtitleIds(stream: ContentStream, ownerId: string): Stream {
+  // Most streams have no subtitles of their own: they are kept as checked, not copied.
+  if (stream.subtitles === undefined) return stream as Stream;
   const { subtitles, ...rest } = stream;
-  return subtitles ? Object.assign(rest, { subtitles: subtitleIds(subtitles, ownerId) }) : rest;
+  return Object.assign(rest, { subtitles: subtitleIds(subtitles, ownerId) });
 }
 
 function checkUniqueIds(items: Item[], diagnostics: DiagnosticList) {
