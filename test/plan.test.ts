@@ -50,6 +50,20 @@ describe('catalog paging', () => {
   }
 });
 
+describe('genre pages', () => {
+  it('list an item once, however often it names the genre', async () => {
+    const dir = await contentDir({
+      'addon.yaml': addonYaml('catalogs:\n  - { id: all, type: movie, name: All, genres: auto }\n'),
+      'movies.yaml': movies(3, (i) => (i === 1 ? ['Drama', 'Comedy', 'Drama'] : ['Drama'])),
+    });
+    const out = await tempDir();
+    expect((await build({ contentDir: dir, outDir: out })).ok).toBe(true);
+    const tree = await readTree(out);
+    expect(walkCatalog(tree, 'movie', 'all', 'Drama').ids).toEqual([id(0), id(1), id(2)]);
+    expect(walkCatalog(tree, 'movie', 'all', 'Comedy').ids).toEqual([id(1)]);
+  });
+});
+
 describe('optional fields', () => {
   it('are written only when the content sets them: never null, never an empty value in their place', async () => {
     const dir = await contentDir({
