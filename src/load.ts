@@ -94,7 +94,7 @@ export async function loadContent(contentDir: string, options: LoadOptions = {})
         const parses = threads > 0 ? parseInThreads(texts, threads, MAX_DEPTH) : inline(texts, keep);
         let i = 0;
         for await (const fast of parses) {
-          if (threads > 0 && 'values' in fast && !fast.anchored) fast.values = fast.values.map((value) => shareStrings(value, keep));
+          if (threads > 0 && 'values' in fast && !fast.anchored && !fast.shared) fast.values = fast.values.map((value) => shareStrings(value, keep));
           yield* parseValues(itemFiles[i++]!, fast, diagnostics);
         }
       },
@@ -292,9 +292,10 @@ function stringKeeper(): (text: string) => string {
 
 /**
  * The value with its short strings replaced by those `keep` gives. A value cloned from a parse
- * thread has a string of its own for each `movie`, `eng` or genre name: 17 MB more of the large
- * benchmark's heap after validate (measured). Only for values without aliases, which are trees:
- * a walk of one with aliases could take as long as a billion laughs.
+ * thread (one that JSON could not carry) has a string of its own for each `movie`, `eng` or genre
+ * name: cloned, the large benchmark's values took 17 MB more heap after validate (measured). Only
+ * for values without aliases, which are trees: a walk of one with aliases could take as long as a
+ * billion laughs.
  */
 function shareStrings(value: unknown, keep: (text: string) => string): unknown {
   if (typeof value === 'string') return value.length < SLICE_MIN_LENGTH ? keep(value) : value;

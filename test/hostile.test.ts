@@ -120,6 +120,9 @@ describe('the corpus', () => {
     // Over 256 KiB: its syntax error is js-yaml's own, with js-yaml's position (3,000 items of 4 lines, then the tab).
     files['large-broken.yaml'] = Buffer.from(`${movies(3000)}- id: tt9\n\ttype: movie\n`);
     files['shared.yaml'] = Buffer.from('- {id: tt1, type: movie, name: A, genres: &g [Drama, Comedy]}\n- {id: tt2, type: movie, name: B, genres: *g}\n');
+    // Numbers JSON cannot carry: a thread sends these values another way.
+    files['infinite.yaml'] = Buffer.from('- {id: tt3, type: movie, name: C, runtime: .nan, season: -.inf}\n');
+    files['negative-zero.yaml'] = Buffer.from('- {id: tt4, type: movie, name: D, fileIdx: -0.0}\n');
     const dir = await contentDir(files);
     const read = async (parseThreads: number) => {
       const loaded = await loadContent(dir, { parseThreads });
@@ -138,6 +141,8 @@ describe('the corpus', () => {
     expect([Object.getPrototypeOf(proto) === Object.prototype, Object.hasOwn(proto, '__proto__')]).toEqual([true, true]);
     const shared = threaded.values.filter((v) => v.source.relative === 'shared.yaml').map((v) => (v.value as { genres: unknown }).genres);
     expect(shared[0]).toBe(shared[1]);
+    const number = (file: string, key: string) => (threaded.values.find((v) => v.source.relative === file)!.value as Record<string, number>)[key];
+    expect([number('infinite.yaml', 'runtime'), number('infinite.yaml', 'season'), Object.is(number('negative-zero.yaml', 'fileIdx'), -0)]).toEqual([NaN, -Infinity, true]);
   });
 
   for (const name of addonFixtures) {
