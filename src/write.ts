@@ -114,9 +114,13 @@ export async function writeOutput(outDir: string, files: readonly OutputFile[], 
   let started: Promise<void> | undefined;
   const start = () => {
     if (started) return started;
-    const intent: Files = new Map(previous.files);
-    for (const file of next.keys()) if (!intent.has(file)) intent.set(file, UNKNOWN);
-    return (started = writeState(root, { files: intent, complete: false, foreign }));
+    // The files of the last build, then those only this one has: a map of them all was a quarter
+    // of a million entries more to make while the threads wait (0.17 s, measured).
+    const intent = function* (): Generator<[string, Written]> {
+      yield* previous.files;
+      for (const file of next.keys()) if (!previous.files.has(file)) yield [file, UNKNOWN];
+    };
+    return (started = writeState(root, { files: intent(), complete: false, foreign }));
   };
   const count = (file: OutputFile, written: Written) => {
     next.set(file.path, written);
@@ -391,15 +395,24 @@ async function readState(root: string): Promise<State> {
   return { files, complete: state.complete !== false, foreign, ...(state.record !== undefined && { record: state.record }) };
 }
 
-async function writeState(root: string, state: State) {
-  const paths = [...state.files.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+/**
+ * Writes the state file. Its files are in the order given (the plan's, for a complete build): a
+ * reader makes a map of them, and sorting a quarter of a million paths, twice a build, took 0.1 s
+ * (measured).
+ */
+async function writeState(root: string, state: Omit<State, 'files'> & { files: Iterable<[string, Written]> }) {
+  const paths: string[] = [];
+  const entries: Written[] = [];
+  for (const [file, written] of state.files) {
+    paths.push(file);
+    entries.push(written);
+  }
   const fingerprints = new Map<string, number>();
   const indexOf = (inputs: string | undefined) => {
     if (inputs === undefined) return -1;
     if (!fingerprints.has(inputs)) fingerprints.set(inputs, fingerprints.size);
     return fingerprints.get(inputs)!;
   };
-  const entries = paths.map((p) => state.files.get(p)!);
   // Written field by field, in StateFile's order, each column made as it is written: the whole
   // file at once was there twice, as a string and as bytes (19.5 MB each for the large benchmark),
   // at the end of the build, when its memory peaks. The bytes are those of JSON.stringify(whole).
