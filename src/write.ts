@@ -2,7 +2,7 @@
 // (a temporary file, then a rename) and only when its bytes changed; files an earlier build wrote
 // and this one does not are removed. Files the build never wrote are left alone.
 import { readdir as readdirCallback } from 'node:fs';
-import { appendFile, mkdir, readdir, readFile, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
+import { appendFile, lstat, mkdir, readdir, readFile, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { type BatchBuilder, startFileCreator } from './_create-files.js';
@@ -11,8 +11,11 @@ import type { OutputFile } from './plan.js';
 /**
  * The build's own bookkeeping: each file it wrote, with the hash and size of its bytes and the
  * fingerprint of what they were rendered from. It lets a rebuild skip unchanged files without
- * reading them (or even rendering them), and find the files that no longer belong. Host rules
- * keep it unpublished; a missing or corrupt one only makes the next build slower.
+ * reading them (or even rendering them), and find the files that no longer belong. A missing or
+ * corrupt one only makes the next build slower. It is kept beside the output folder (see
+ * stateFileOf), where no host uploads it: Cloudflare Pages' direct upload, for one, publishes
+ * every file of the folder it is given, dot-files too. It is inside the output folder, under
+ * this name, only while the folder above cannot be written (and where earlier versions kept it).
  */
 export const STATE_FILE = '.addon-gen.json';
 /** The end of temporary file names, so that leftovers of an interrupted build can be found. */
@@ -67,6 +70,8 @@ interface State {
   foreign: string[];
   /** What the build that wrote these files recorded about itself (see WriteOptions.record). */
   record?: unknown;
+  /** Read from inside the output folder (see STATE_FILE): written again, beside it if it can be. */
+  inside?: boolean;
 }
 
 export interface WriteOptions {
@@ -209,6 +214,7 @@ export async function writeOutput(outDir: string, files: readonly OutputFile[], 
   const changed =
     started ||
     !previous.complete ||
+    previous.inside ||
     result.foreign.length > 0 ||
     !sameFiles(previous.files, nextFiles) ||
     JSON.stringify(record) !== JSON.stringify(previous.record);
@@ -275,6 +281,12 @@ async function listTree(
     return names.get(slash < 0 ? '' : file.slice(0, slash))?.has(file.slice(slash + 1)) ?? false;
   };
   return { has, foreign: foreign.sort(), top };
+}
+
+/** Beside the output folder, where its bookkeeping is kept: `.dist.addon-gen.json` for `dist`. */
+export function stateFileOf(outDir: string): string {
+  const root = path.resolve(outDir);
+  return path.join(path.dirname(root), `.${path.basename(root)}${STATE_FILE}`);
 }
 
 /** Beside the output folder, where new folders are made before they move in. */
@@ -370,9 +382,10 @@ interface StateFile {
 /** A missing, unreadable or unknown state file means "nothing known": the build still ends up correct. */
 async function readState(root: string): Promise<State> {
   const nothing: State = { files: new Map(), complete: true, foreign: [] };
+  const file = await stateFileIn(root);
   let state: Partial<StateFile>;
   try {
-    state = JSON.parse(await readFile(path.join(root, STATE_FILE), 'utf8')) as Partial<StateFile>;
+    state = JSON.parse(await readFile(file, 'utf8')) as Partial<StateFile>;
   } catch {
     return nothing;
   }
@@ -392,7 +405,13 @@ async function readState(root: string): Promise<State> {
     files.set(file, { hash, bytes, ...(typeof fingerprint === 'string' && { inputs: fingerprint }) });
   }
   const foreign = Array.isArray(state.foreign) ? state.foreign.filter((f): f is string => typeof f === 'string') : [];
-  return { files, complete: state.complete !== false, foreign, ...(state.record !== undefined && { record: state.record }) };
+  return {
+    files,
+    complete: state.complete !== false,
+    foreign,
+    ...(state.record !== undefined && { record: state.record }),
+    ...(file !== stateFileOf(root) && { inside: true }),
+  };
 }
 
 /**
@@ -428,9 +447,18 @@ async function writeState(root: string, state: Omit<State, 'files'> & { files: I
     foreign: () => state.foreign,
     record: () => state.record,
   };
-  const target = path.join(root, STATE_FILE);
-  const scratch = `${target}${TEMP_SUFFIX}`;
-  await writeFile(scratch, '');
+  const inside = path.join(root, STATE_FILE);
+  let target = stateFileOf(root);
+  let scratch = `${target}${TEMP_SUFFIX}`;
+  try {
+    await writeFile(scratch, '');
+  } catch (error) {
+    if (!CANNOT_WRITE.has((error as NodeJS.ErrnoException).code ?? '')) throw error;
+    // The folder above cannot be written: inside, where stateFileIn looks first.
+    target = inside;
+    scratch = `${target}${TEMP_SUFFIX}`;
+    await writeFile(scratch, '');
+  }
   let separator = '{';
   for (const [name, value] of Object.entries(fields)) {
     const json = JSON.stringify(value());
@@ -440,6 +468,21 @@ async function writeState(root: string, state: Omit<State, 'files'> & { files: I
   }
   await appendFile(scratch, '}');
   await rename(scratch, target);
+  // Out of what hosts upload, now that it can be.
+  if (target !== inside) await rm(inside, { force: true });
+}
+
+/** Why a folder cannot be written in: permissions, or a read-only file system. */
+const CANNOT_WRITE = new Set(['EACCES', 'EPERM', 'EROFS']);
+
+/**
+ * Where the state file of `root` is. One inside the output folder is newer than any beside it:
+ * it is only written while the folder above cannot be, and the next state written beside
+ * removes it. Reading moves nothing: a build that fails changes nothing on disk.
+ */
+async function stateFileIn(root: string): Promise<string> {
+  const inside = path.join(root, STATE_FILE);
+  return (await lstat(inside).catch(() => undefined))?.isFile() ? inside : stateFileOf(root);
 }
 
 function sameFiles(a: Files, b: Files): boolean {

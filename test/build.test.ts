@@ -1,10 +1,14 @@
 // The whole pipeline on real folders: the example addon's tree, encoding, determinism, and what a
 // failed or repeated build does to an existing output folder.
+import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { build } from '../src/build.js';
+import type { Host } from '../src/hosts.js';
+import { stateFileOf } from '../src/write.js';
 import { addonYaml, contentDir, readTree, tempDir } from './support/content.js';
 import { clientRequest, envelopeProblems, hostFileFor } from './support/envelope.js';
 import { EXAMPLE_DIR as EXAMPLE, expectedFiles, readExample } from './support/example.js';
@@ -26,9 +30,11 @@ describe('the example content', () => {
 
     const expected = expectedFiles(await readExample());
     expect([...tree.keys()].sort()).toEqual([...expected].sort());
+    // The bookkeeping is beside the output folder, where no host uploads it.
+    expect(existsSync(stateFileOf(out))).toBe(true);
 
     for (const [file, bytes] of tree) {
-      if (!file.endsWith('.json') || file === '.addon-gen.json' || file === 'vercel.json') continue;
+      if (!file.endsWith('.json') || file === 'vercel.json') continue;
       expect(envelopeProblems(file, bytes.toString('utf8')), file).toEqual([]);
     }
     // Copied local files are byte-identical to their sources.
@@ -78,7 +84,7 @@ describe('encoding', () => {
     expect(requests).toContain('/meta/movie/tt1%3A1%3A2.json');
     for (const request of requests) expect(tree.has(hostFileFor(request)), request).toBe(true);
     // And every JSON file is the answer to one of those requests (plus the manifest).
-    const reached = new Set([...requests.map(hostFileFor), 'manifest.json', '.addon-gen.json']);
+    const reached = new Set([...requests.map(hostFileFor), 'manifest.json']);
     const jsonFiles = [...tree.keys()].filter((f) => f.endsWith('.json') && f !== 'vercel.json');
     const unreached = jsonFiles.filter((f) => !reached.has(f));
     expect(unreached.every((f) => /^catalog\/movie\/my list\/(genre=[^&]+&skip=|skip=\d+&genre=)/.test(f) || f.includes('genre=')), unreached.join()).toBe(true);
@@ -101,8 +107,6 @@ describe('determinism', () => {
     await build({ contentDir: b, outDir: outB });
     const [treeA, treeA2, treeB] = [await readTree(outA), await readTree(outA2), await readTree(outB)];
     expect(treeA2).toEqual(treeA);
-    // The unpublished bookkeeping records fingerprints of the YAML text, which differs.
-    for (const tree of [treeA, treeB]) expect(tree.delete('.addon-gen.json')).toBe(true);
     expect(treeB).toEqual(treeA);
     expect(treeA.get('meta/movie/x.json')!.toString()).toBe(
       '{"meta":{"id":"x","type":"movie","name":"X","released":"1999-01-01T00:00:00.000Z"}}',
@@ -148,6 +152,65 @@ describe('an existing output folder', () => {
     expect(existsSync(staging)).toBe(false);
   });
 
+  it('keeps its bookkeeping beside the output folder, where no host uploads it, and moves out one left inside', async () => {
+    const dir = await contentDir({
+      'addon.yaml': addonYaml('catalogs:\n  - { id: c, type: movie, name: C }\n'),
+      'x.yaml': 'id: x\ntype: movie\nname: X\n',
+    });
+    const out = await tempDir();
+    expect((await build({ contentDir: dir, outDir: out })).ok).toBe(true);
+    const beside = stateFileOf(out);
+    expect(path.dirname(beside)).toBe(path.dirname(out));
+    expect(JSON.parse(await readFile(beside, 'utf8')).paths).toContain('meta/movie/x.json');
+    const tree = await readTree(out);
+    expect([...tree.keys()].filter((f) => f.startsWith('.addon-gen'))).toEqual([]);
+    // Where earlier versions kept it: trusted there, and taken out by the next build that writes.
+    const inside = path.join(out, '.addon-gen.json');
+    await rename(beside, inside);
+    expect((await build({ contentDir: dir, outDir: out })).reused).toBe(true);
+    await writeFile(path.join(dir, 'y.yaml'), 'id: y\ntype: movie\nname: Y\n');
+    const rebuilt = await build({ contentDir: dir, outDir: out });
+    expect(rebuilt.write!.written).toBeGreaterThan(0);
+    expect(rebuilt.write!.written).toBeLessThan(rebuilt.write!.files);
+    expect(existsSync(inside)).toBe(false);
+    expect(existsSync(beside)).toBe(true);
+    // Even when it finds nothing to write.
+    await rename(beside, inside);
+    expect((await build({ contentDir: dir, outDir: out, reuse: false })).write!.written).toBe(0);
+    expect(existsSync(inside)).toBe(false);
+    expect(existsSync(beside)).toBe(true);
+  });
+
+  it('keeps its bookkeeping inside the output folder while the folder above cannot be written', async (ctx) => {
+    const dir = await contentDir({
+      'addon.yaml': addonYaml('catalogs:\n  - { id: c, type: movie, name: C }\n'),
+      'x.yaml': 'id: x\ntype: movie\nname: X\n',
+    });
+    const parent = await tempDir();
+    const out = path.join(parent, 'dist');
+    await mkdir(out);
+    const inside = path.join(out, '.addon-gen.json');
+    // Not S3: its folder goes beside the output folder too.
+    const hosts: Host[] = ['netlify'];
+    const unlock = await lockFolder(parent);
+    if (!unlock) return ctx.skip();
+    try {
+      expect((await build({ contentDir: dir, outDir: out, hosts })).ok).toBe(true);
+      expect(existsSync(inside)).toBe(true);
+      // And it is trusted there: nothing is written again.
+      await writeFile(path.join(dir, 'y.yaml'), 'id: y\ntype: movie\nname: Y\n');
+      const rebuilt = await build({ contentDir: dir, outDir: out, hosts });
+      expect(rebuilt.write!.written).toBeGreaterThan(0);
+      expect(rebuilt.write!.written).toBeLessThan(rebuilt.write!.files);
+    } finally {
+      await unlock();
+    }
+    // Once it can, it moves out.
+    expect((await build({ contentDir: dir, outDir: out, hosts, reuse: false })).write!.written).toBe(0);
+    expect(existsSync(inside)).toBe(false);
+    expect(existsSync(stateFileOf(out))).toBe(true);
+  });
+
   it('repairs what an interrupted build left, even where the content went back to before', async () => {
     const dir = await contentDir({
       'addon.yaml': addonYaml('catalogs:\n  - { id: c, type: movie, name: C }\n'),
@@ -158,10 +221,10 @@ describe('an existing output folder', () => {
     const clean = await readTree(out);
     // What a build of other content leaves when it is killed after renaming one file into place:
     // new bytes, a temporary file, and bookkeeping marked incomplete with the old hashes.
-    const state = JSON.parse(clean.get('.addon-gen.json')!.toString());
+    const state = JSON.parse(await readFile(stateFileOf(out), 'utf8'));
     await writeFile(path.join(out, 'meta/movie/x.json'), '{"meta":{"id":"x","type":"movie","name":"Other"}}');
     await writeFile(path.join(out, 'meta/movie/x.json.7.addon-gen-tmp'), '{"meta":');
-    await writeFile(path.join(out, '.addon-gen.json'), JSON.stringify({ ...state, complete: false }));
+    await writeFile(stateFileOf(out), JSON.stringify({ ...state, complete: false }));
 
     const repaired = await build({ contentDir: dir, outDir: out });
     expect(repaired.write!.written).toBe(1);
@@ -176,12 +239,12 @@ describe('an existing output folder', () => {
     const out = await tempDir();
     await build({ contentDir: dir, outDir: out });
     const clean = await readTree(out);
-    const state = path.join(out, '.addon-gen.json');
+    const state = stateFileOf(out);
     const damaged = [
       undefined,
       '{"generator":"addon-gen","complete":tr',
       JSON.stringify({ generator: 'addon-gen', complete: true, files: { 'meta/movie/x.json': 'abc' } }),
-      JSON.stringify({ ...JSON.parse(clean.get('.addon-gen.json')!.toString()), hashes: [] }),
+      JSON.stringify({ ...JSON.parse(await readFile(state, 'utf8')), hashes: [] }),
     ];
     for (const text of damaged) {
       // Content the bookkeeping does not know about: the file on disk must not be trusted.
@@ -221,7 +284,7 @@ describe('an existing output folder', () => {
     const [tree, cleanTree] = [await readTree(out), await readTree(clean)];
     expect(JSON.parse(tree.get('catalog/movie/c/skip=100.json')!.toString()).metas[0].id).toBe('m100');
     expect([...tree.keys()].sort()).toEqual([...cleanTree.keys()].sort());
-    for (const [file, bytes] of cleanTree) if (file !== '.addon-gen.json') expect(tree.get(file)!.equals(bytes), file).toBe(true);
+    for (const [file, bytes] of cleanTree) expect(tree.get(file)!.equals(bytes), file).toBe(true);
   });
 
   it('rewrites nothing when nothing changed, and removes files that no longer belong', async () => {
@@ -260,9 +323,6 @@ describe('an existing output folder', () => {
     const cleanTree = await readTree(clean);
     tree.delete('CNAME');
     tree.delete('.git/objects/ab');
-    // The bookkeeping also remembers that those two were reported.
-    tree.delete('.addon-gen.json');
-    cleanTree.delete('.addon-gen.json');
     expect(tree).toEqual(cleanTree);
   });
 });
@@ -315,7 +375,7 @@ describe('a build with the inputs of the last one', () => {
       { name: 'other hosts', change: async () => {}, options: { env, hosts: ['netlify'] } },
       { name: 'a deleted output file', change: (_, out) => rm(path.join(out, 'meta/movie/x.json')) },
       { name: 'a deleted S3 file', change: (_, out) => rm(`${out}-s3/upload.sh`) },
-      { name: 'lost bookkeeping', change: (_, out) => rm(path.join(out, '.addon-gen.json')) },
+      { name: 'lost bookkeeping', change: (_, out) => rm(stateFileOf(out)) },
     ];
     for (const { name, change, options = { env } as Options } of cases) {
       const dir = await contentDir(files);
@@ -328,7 +388,6 @@ describe('a build with the inputs of the last one', () => {
       const clean = await tempDir();
       await build({ contentDir: dir, outDir: clean, ...options });
       const [tree, cleanTree] = [await readTree(out), await readTree(clean)];
-      for (const t of [tree, cleanTree]) t.delete('.addon-gen.json');
       expect(tree, name).toEqual(cleanTree);
       // upload.sh names the output folder, which differs: the S3 folder has the same files.
       const hasS3 = options.hosts === undefined;
@@ -369,3 +428,31 @@ describe('a build with the inputs of the last one', () => {
     expect(found.diagnostics.map((d) => d.code)).toContain('secret-in-output');
   });
 });
+
+/**
+ * Makes `dir` refuse new entries: read-only for a user, immutable for root (whom permissions do
+ * not stop). Resolves to the undo, or to undefined when the folder can still be written.
+ */
+async function lockFolder(dir: string): Promise<(() => Promise<void>) | undefined> {
+  const root = process.getuid?.() === 0;
+  const chattr = (flag: string) => promisify(execFile)('chattr', [flag, dir]);
+  const unlock = async () => {
+    if (root) await chattr('-i');
+    else await chmod(dir, 0o755);
+  };
+  try {
+    if (root) await chattr('+i');
+    else await chmod(dir, 0o555);
+  } catch {
+    return undefined;
+  }
+  const probe = path.join(dir, 'probe');
+  const writable = await writeFile(probe, '').then(
+    () => true,
+    () => false,
+  );
+  if (!writable) return unlock;
+  await unlock();
+  await rm(probe, { force: true });
+  return undefined;
+}

@@ -3,13 +3,13 @@
 // checked over HTTP the way the client asks. Then each renderer's output on its own: rule counts,
 // overlapping rules, vercel.json, the S3 script and CORS file, and which files `--host` writes.
 import { execFileSync } from 'node:child_process';
-import { chmod, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { build, type BuildResult } from '../src/build.js';
 import { headerRules, headersFor } from '../src/hosts.js';
-import { addonYaml, contentDir, movies, readTree, tempDir } from './support/content.js';
+import { addonYaml, contentDir, movies, readTree, removeOutput, tempDir } from './support/content.js';
 import { clientRequest, envelopeProblems } from './support/envelope.js';
 import { EXAMPLE_DIR, readExample, type Example } from './support/example.js';
 import { freePorts, startPagesDev, type PagesDev } from './support/wrangler.js';
@@ -66,8 +66,7 @@ describe('the example addon on the Cloudflare Pages runtime (wrangler pages dev)
 
   afterAll(async () => {
     await Promise.all([server?.close(), genresServer?.close()]);
-    const dirs = [out, genresOut].filter(Boolean).flatMap((dir) => [dir, `${dir}-s3`]);
-    await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
+    await Promise.all([out, genresOut].filter(Boolean).map(removeOutput));
   }, 30_000);
 
   it('parses every rule of _headers and _redirects, refusing none', () => {
@@ -133,7 +132,7 @@ describe('the example addon on the Cloudflare Pages runtime (wrangler pages dev)
     expect(body.metas.map((m) => m.id).sort()).toEqual([...films.members].sort());
   });
 
-  it('answers unknown JSON paths with 404, not with the home page', async () => {
+  it('answers unknown JSON paths with 404, not with the home page, and does not publish the bookkeeping', async () => {
     const home = await readFile(path.join(out, 'index.html'), 'utf8');
     for (const request of [
       clientRequest('meta', 'movie', 'pd:no-such-film'),
@@ -141,6 +140,7 @@ describe('the example addon on the Cloudflare Pages runtime (wrangler pages dev)
       clientRequest('catalog', 'movie', 'nope'),
       clientRequest('subtitles', 'movie', 'pd:nosferatu-1922', [['filename', 'x.mp4']]).replace('nosferatu', 'no-such'),
       '/nope.json',
+      '/.addon-gen.json',
     ]) {
       const response = await get(server, request);
       expect(response.status, request).toBe(404);

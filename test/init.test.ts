@@ -77,10 +77,17 @@ describe('addon-gen init', () => {
     expect((await listing(dir)).filter((p) => !['.github', '.github/workflows', 'content', 'content/movies', 'content/series', 'schema'].includes(p))).toEqual(SCAFFOLD);
 
     // The next steps as printed: `addon-gen build` in the project folder, with its defaults.
+    const before = await readdir(dir);
     const built = await bin(['build'], { cwd: dir });
     expect(built.status).toBe(0);
     expect(built.stdout).toContain(`Built ${name} 1.0.0 into dist/`);
     expect(built.stdout).toContain('2 items, 3 videos, 5 streams, 0 subtitles');
+    // What the build made in the project is left out of commits: the output, the S3 files, and
+    // the bookkeeping of both, beside them.
+    const made = (await readdir(dir)).filter((entry) => !before.includes(entry)).sort();
+    expect(made).toEqual(['.dist-s3.addon-gen.json', '.dist.addon-gen.json', 'dist', 'dist-s3']);
+    const ignored = (await readFile(path.join(dir, '.gitignore'), 'utf8')).split('\n').map((line) => line.replace(/\/$/, ''));
+    for (const entry of made) expect(ignored, entry).toContain(entry);
 
     const dist = path.join(dir, 'dist');
     const manifest = await readJson(path.join(dist, 'manifest.json'));

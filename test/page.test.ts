@@ -3,7 +3,7 @@
 // links must come from the page's own URL and no request may leave 127.0.0.1.
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { build } from '../src/build.js';
 import { jsonForScript, renderPage, withPartials } from '../src/page.js';
 import type { Manifest } from '../src/schema.js';
-import { addonYaml, contentDir, readTree, tempDir } from './support/content.js';
+import { addonYaml, contentDir, readTree, removeOutput, tempDir } from './support/content.js';
 import { EXAMPLE_DIR } from './support/example.js';
 import { startStaticServer, type StaticServer } from './support/static-server.js';
 
@@ -199,8 +199,7 @@ describe('the install page in headless Chromium', () => {
   afterAll(async () => {
     await browser?.close();
     await Promise.all([example, elsewhere, hostile].map((s) => s?.close()));
-    // `<out>-s3` is where a build puts its S3 files by default.
-    await Promise.all(folders.flatMap((f) => [f, `${f}-s3`]).map((f) => rm(f, { recursive: true, force: true })));
+    await Promise.all(folders.map(removeOutput));
   });
 
   /**

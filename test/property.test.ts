@@ -15,7 +15,7 @@ import { diagnosticJson, formatDiagnostics, type DiagnosticCode } from '../src/d
 import { loadContent, locate, sourceLineOf, type SourceFile } from '../src/load.js';
 import { derivePrefixes } from '../src/validate.js';
 import { checkTree } from './support/walk.js';
-import { readTree } from './support/content.js';
+import { readTree, removeOutput } from './support/content.js';
 
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 200);
 const SEED = Number(process.env.PROPERTY_SEED ?? 20261121);
@@ -408,11 +408,10 @@ describe('random content', () => {
             checkResult(result, files, dir);
             if (!result.ok) return;
             const written = await readTree(out);
-            written.delete('.addon-gen.json');
             expect([...written.keys()].sort()).toEqual(result.files!.map((f) => f.path).sort());
             checkTree(written);
           } finally {
-            await rm(out, { recursive: true, force: true });
+            await removeOutput(out);
           }
         });
       }),

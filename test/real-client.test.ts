@@ -3,10 +3,10 @@
 // page and genre, every meta, the streams of every movie and episode, and subtitles in the player.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { build } from '../src/build.js';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { addonYaml, contentDir, movies } from './support/content.js';
+import { addonYaml, contentDir, movies, removeOutput } from './support/content.js';
 import { readExample, EXAMPLE_DIR, type Example } from './support/example.js';
 import { startStaticServer, type StaticServer } from './support/static-server.js';
 import { startCore, type Core, type Json } from './support/stremio-core.js';
@@ -32,8 +32,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await core?.stop();
   await server?.close();
-  // The build writes its S3 files beside the output folder.
-  await Promise.all([out, `${out}-s3`].map((dir) => rm(dir, { recursive: true, force: true })));
+  await removeOutput(out);
 });
 
 describe('the real client core', () => {
@@ -141,7 +140,7 @@ describe('the real client core on a catalog of 250 items', () => {
       expect(big.requests).toContain('/catalog/movie/all/skip=200&genre=Drama.json');
     } finally {
       await big.close();
-      await Promise.all([served, `${served}-s3`].map((d) => rm(d, { recursive: true, force: true })));
+      await removeOutput(served);
     }
   });
 });

@@ -5,7 +5,7 @@
 import { fork } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, symlink, writeFile } from 'node:fs/promises';
 import { Agent } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import os from 'node:os';
@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { build } from '../src/build.js';
 import type { Manifest } from '../src/schema.js';
 import { byteRange, route, startServer, type AddonServer } from '../src/serve.js';
-import { readTree } from './support/content.js';
+import { readTree, removeOutput } from './support/content.js';
 import { EXAMPLE_DIR } from './support/example.js';
 import { exchange, parseReplies, request, type Reply } from './support/raw-http.js';
 
@@ -29,7 +29,7 @@ const ALLOW = 'GET, HEAD, OPTIONS';
 
 const folders: string[] = [];
 afterAll(async () => {
-  await Promise.all(folders.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
+  await Promise.all(folders.splice(0).map(removeOutput));
 });
 
 /** A temporary folder that lives as long as this file's tests (content.ts's go after each test). */

@@ -3,14 +3,22 @@ import { mkdtemp, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promis
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach } from 'vitest';
+import { stateFileOf } from '../../src/write.js';
 
 const made: string[] = [];
 
 afterEach(async () => {
-  // `<out>-s3` is where a build puts its S3 files by default.
-  const dirs = made.splice(0).flatMap((dir) => [dir, `${dir}-s3`]);
-  await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
+  await Promise.all(made.splice(0).map(removeOutput));
 });
+
+/**
+ * Removes a folder, and what a build whose output folder it was keeps beside it: `<out>-s3`,
+ * where its S3 files go by default, and the bookkeeping of both.
+ */
+export async function removeOutput(dir: string): Promise<void> {
+  const folders = [dir, `${dir}-s3`];
+  await Promise.all([...folders, ...folders.map(stateFileOf)].map((f) => rm(f, { recursive: true, force: true })));
+}
 
 /** A fresh temporary folder, removed after the current test. */
 export async function tempDir(prefix = 'addon-gen-test-'): Promise<string> {

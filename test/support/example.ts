@@ -110,7 +110,7 @@ export async function readExample(dir = EXAMPLE_DIR): Promise<Example> {
  * a meta per item, streams per movie and per episode, subtitles where there are some, local files.
  */
 export function expectedFiles(example: Example): Set<string> {
-  const files = new Set(['manifest.json', '.addon-gen.json', ...example.localFiles]);
+  const files = new Set(['manifest.json', ...example.localFiles]);
   // The install and 404 pages, and the rule files of every host (the default, --host all).
   for (const file of ['index.html', '404.html', '_headers', '_redirects', 'vercel.json', '.nojekyll']) files.add(file);
   const pages = (type: string, id: string, total: number, genre?: string) => {
