@@ -197,7 +197,7 @@ describe('an existing output folder', () => {
     try {
       expect((await build({ contentDir: dir, outDir: out, hosts })).ok).toBe(true);
       expect(existsSync(inside)).toBe(true);
-      // And it is trusted there: nothing is written again.
+      // And it is trusted there: a rebuild writes only what changed.
       await writeFile(path.join(dir, 'y.yaml'), 'id: y\ntype: movie\nname: Y\n');
       const rebuilt = await build({ contentDir: dir, outDir: out, hosts });
       expect(rebuilt.write!.written).toBeGreaterThan(0);
