@@ -115,11 +115,15 @@ describe('determinism', () => {
 });
 
 describe('an existing output folder', () => {
-  it('stays exactly as it was when the build fails', async () => {
-    const dir = await contentDir({
+  /** A content folder with one catalog and one movie in it, `x`. */
+  const oneMovie = () =>
+    contentDir({
       'addon.yaml': addonYaml('catalogs:\n  - { id: c, type: movie, name: C }\n'),
       'x.yaml': 'id: x\ntype: movie\nname: X\n',
     });
+
+  it('stays exactly as it was when the build fails', async () => {
+    const dir = await oneMovie();
     const out = await tempDir();
     expect((await build({ contentDir: dir, outDir: out })).ok).toBe(true);
     const before = await snapshot(out);
@@ -131,10 +135,7 @@ describe('an existing output folder', () => {
   });
 
   it('makes new folders beside the output folder and moves each in whole, and sweeps up what a killed build left there', async () => {
-    const dir = await contentDir({
-      'addon.yaml': addonYaml('catalogs:\n  - { id: c, type: movie, name: C }\n'),
-      'x.yaml': 'id: x\ntype: movie\nname: X\n',
-    });
+    const dir = await oneMovie();
     const out = await tempDir();
     const staging = path.join(path.dirname(out), `.${path.basename(out)}.addon-gen-staging`);
     // What a build killed before moving its folders in leaves: a half-written file there.
@@ -153,10 +154,7 @@ describe('an existing output folder', () => {
   });
 
   it('keeps its bookkeeping beside the output folder, where no host uploads it, and moves out one left inside', async () => {
-    const dir = await contentDir({
-      'addon.yaml': addonYaml('catalogs:\n  - { id: c, type: movie, name: C }\n'),
-      'x.yaml': 'id: x\ntype: movie\nname: X\n',
-    });
+    const dir = await oneMovie();
     const out = await tempDir();
     expect((await build({ contentDir: dir, outDir: out })).ok).toBe(true);
     const beside = stateFileOf(out);
@@ -182,10 +180,7 @@ describe('an existing output folder', () => {
   });
 
   it('keeps its bookkeeping inside the output folder while the folder above cannot be written', async (ctx) => {
-    const dir = await contentDir({
-      'addon.yaml': addonYaml('catalogs:\n  - { id: c, type: movie, name: C }\n'),
-      'x.yaml': 'id: x\ntype: movie\nname: X\n',
-    });
+    const dir = await oneMovie();
     const parent = await tempDir();
     const out = path.join(parent, 'dist');
     await mkdir(out);
@@ -212,10 +207,7 @@ describe('an existing output folder', () => {
   });
 
   it('repairs what an interrupted build left, even where the content went back to before', async () => {
-    const dir = await contentDir({
-      'addon.yaml': addonYaml('catalogs:\n  - { id: c, type: movie, name: C }\n'),
-      'x.yaml': 'id: x\ntype: movie\nname: X\n',
-    });
+    const dir = await oneMovie();
     const out = await tempDir();
     await build({ contentDir: dir, outDir: out });
     const clean = await readTree(out);
@@ -232,10 +224,7 @@ describe('an existing output folder', () => {
   });
 
   it('ends up correct when its bookkeeping is missing, corrupt or of another format', async () => {
-    const dir = await contentDir({
-      'addon.yaml': addonYaml('catalogs:\n  - { id: c, type: movie, name: C }\n'),
-      'x.yaml': 'id: x\ntype: movie\nname: X\n',
-    });
+    const dir = await oneMovie();
     const out = await tempDir();
     await build({ contentDir: dir, outDir: out });
     const clean = await readTree(out);
