@@ -1,8 +1,8 @@
 // `npm run bench [-- --size small|large]`: generates synthetic content, then measures in one run
-// two full builds, the disk floor (plain writes of the same files) before and after them, a
-// no-change rebuild, a one-item change and validate, each as its own child process. Prints a table
-// and ratios and writes them to bench/results/latest.json. Figures are for comparison within one
-// run: machines here are noisy.
+// four full builds and four disk floors (plain writes of the same files) in turn, a no-change
+// rebuild, a one-item change and validate, each as its own child process. Prints a table and
+// ratios and writes them to bench/results/latest.json. Figures are for comparison within one run:
+// machines here are noisy.
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdir, readdir, readFile, rm, stat, statfs, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -107,6 +107,16 @@ async function ramDisk(bytes: number): Promise<string | undefined> {
   return dir;
 }
 
+/** Floors and builds in turn, each kind at the same mean position (0+3+5+6 = 1+2+4+7). */
+const FLOOR_BUILD_ORDER = ['floor', 'build', 'build', 'floor', 'build', 'floor', 'floor', 'build'] as const;
+
+/** The middle value, or the mean of the middle two. */
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
 async function main() {
   const sizeArg = process.argv.indexOf('--size');
   const size = (sizeArg > 0 ? process.argv[sizeArg + 1] : 'small') as keyof typeof SIZES;
@@ -118,10 +128,13 @@ async function main() {
   const generated = await generateContent(content, SIZES[size]);
   console.log(`${size}: ${generated.items} items in ${generated.files} files`);
 
-  // The build first, for the list of files the floor writes. Then floor, build, build, floor:
-  // this kind of disk drifts within a run (writeback, and steps of several times), and in this
-  // order a steady drift weighs the same on the builds as on the floors. Each writes into a new
-  // folder and nothing is deleted until the end. Here the file system is ext4 without a journal,
+  // The build first, for the list of files the floor writes. Then floors and builds in the order
+  // of FLOOR_BUILD_ORDER: this kind of disk drifts within a run (writeback, and steps of several
+  // times), and in this order a steady drift weighs the same on the builds as on the floors (both
+  // have the same mean position). The ratio is of medians: on this shared machine one step in a
+  // few takes a second or more longer for reasons of its own (neighbours, writeback), and with
+  // one or two of each, that one step decided the ratio. Each writes into a new folder and
+  // nothing is deleted until the end. Here the file system is ext4 without a journal,
   // whose inode allocator passes over the inodes deleted in the last minutes one by one (the
   // kernel's `recently_deleted`, seen with perf): after a quarter of a million files were
   // deleted, creating as many took several times longer (a floor of 6 s took 23 s).
@@ -140,11 +153,20 @@ async function main() {
     const run = await timed([FLOOR, listFile, dest]);
     return { step, seconds: run.seconds, maxRssMiB: run.maxRssMiB, ...(JSON.parse(run.stdout) as { files: number; bytes: number }) };
   };
-  const floorBefore = await floor('disk floor', path.join(WORK, 'floor-1'));
-  const firstBuild = await build(content, path.join(WORK, 'out-1'), 'full build');
-  const rebuilt = await build(content, out, 'full build again');
-  const floorAfter = await floor('disk floor again', path.join(WORK, 'floor-2'));
-  steps.push(floorBefore, firstBuild, rebuilt, floorAfter);
+  const floors: Step[] = [];
+  const builds: Step[] = [];
+  for (const kind of FLOOR_BUILD_ORDER) {
+    if (kind === 'floor') {
+      floors.push(await floor(`disk floor ${floors.length + 1}`, path.join(WORK, `floor-${floors.length + 1}`)));
+      steps.push(floors[floors.length - 1]!);
+    } else {
+      // The last build's output is the one the rebuilds below start from.
+      const last = builds.length === FLOOR_BUILD_ORDER.filter((k) => k === 'build').length - 1;
+      builds.push(await build(content, last ? out : path.join(WORK, `out-${builds.length + 1}`), `full build ${builds.length + 1}`));
+      steps.push(builds[builds.length - 1]!);
+    }
+  }
+  const rebuilt = builds[builds.length - 1]!;
 
   const before = await mtimes(out);
   const noChange = await build(content, out, 'no-change rebuild');
@@ -181,13 +203,14 @@ async function main() {
     );
   }
   const ratio = (a: number, b: number) => Number((a / b).toFixed(2));
-  const floorMean = (floorBefore.seconds + floorAfter.seconds) / 2;
-  const buildMean = (firstBuild.seconds + rebuilt.seconds) / 2;
+  const floorMedian = median(floors.map((f) => f.seconds));
+  const buildMedian = median(builds.map((b) => b.seconds));
   const ratios = {
-    'build / floor (means of two)': ratio(buildMean, floorMean),
-    'no-change rebuild / full build': ratio(noChange.seconds, buildMean),
-    'one-item change / full build': ratio(oneChange.seconds, buildMean),
-    'validate / full build': ratio(validateOnly.seconds, buildMean),
+    'build / floor (medians of four)': ratio(buildMedian, floorMedian),
+    'build / floor, each pair': builds.map((b, i) => ratio(b.seconds, floors[i]!.seconds)).join(' '),
+    'no-change rebuild / full build': ratio(noChange.seconds, buildMedian),
+    'one-item change / full build': ratio(oneChange.seconds, buildMedian),
+    'validate / full build': ratio(validateOnly.seconds, buildMedian),
     ...(ramRatio !== undefined && { 'build / floor on a RAM disk': Number(ramRatio.toFixed(2)) }),
   };
   console.log('\nratios (same run):');
