@@ -207,14 +207,15 @@ async function main() {
   const buildMedian = median(builds.map((b) => b.seconds));
   const ratios = {
     'build / floor (medians of four)': ratio(buildMedian, floorMedian),
-    'build / floor, each pair': builds.map((b, i) => ratio(b.seconds, floors[i]!.seconds)).join(' '),
+    // Numbers in the JSON as everywhere else; printed on one line.
+    'build / floor, each pair': builds.map((b, i) => ratio(b.seconds, floors[i]!.seconds)),
     'no-change rebuild / full build': ratio(noChange.seconds, buildMedian),
     'one-item change / full build': ratio(oneChange.seconds, buildMedian),
     'validate / full build': ratio(validateOnly.seconds, buildMedian),
     ...(ramRatio !== undefined && { 'build / floor on a RAM disk': Number(ramRatio.toFixed(2)) }),
   };
   console.log('\nratios (same run):');
-  for (const [name, value] of Object.entries(ratios)) console.log(`  ${name.padEnd(32)} ${value}`);
+  for (const [name, value] of Object.entries(ratios)) console.log(`  ${name.padEnd(32)} ${Array.isArray(value) ? value.join(' ') : value}`);
   console.log(`  files whose mtime a no-change rebuild changed: ${touched}`);
 
   const results = path.join(ROOT, 'bench', 'results');
