@@ -155,13 +155,14 @@ async function main() {
   };
   const floors: Step[] = [];
   const builds: Step[] = [];
+  const buildCount = FLOOR_BUILD_ORDER.filter((k) => k === 'build').length;
   for (const kind of FLOOR_BUILD_ORDER) {
     if (kind === 'floor') {
       floors.push(await floor(`disk floor ${floors.length + 1}`, path.join(WORK, `floor-${floors.length + 1}`)));
       steps.push(floors[floors.length - 1]!);
     } else {
       // The last build's output is the one the rebuilds below start from.
-      const last = builds.length === FLOOR_BUILD_ORDER.filter((k) => k === 'build').length - 1;
+      const last = builds.length === buildCount - 1;
       builds.push(await build(content, last ? out : path.join(WORK, `out-${builds.length + 1}`), `full build ${builds.length + 1}`));
       steps.push(builds[builds.length - 1]!);
     }
