@@ -7,7 +7,6 @@ import { execFileSync, spawn } from 'node:child_process';
 import { mkdir, readdir, readFile, rm, stat, statfs, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build as buildAddon } from '../lib/index.js';
 import { generateContent, SIZES } from './generate.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -15,6 +14,7 @@ const WORK = path.join(ROOT, 'bench', '.work');
 const BIN = path.join(ROOT, 'bin', 'addon-gen.js');
 const RSS_HOOK = path.join(ROOT, 'bench', 'max-rss.mjs');
 const FLOOR = path.join(ROOT, 'bench', 'floor.mjs');
+const PLAN_ORDER = path.join(ROOT, 'bench', 'plan-order.mjs');
 
 interface Step {
   step: string;
@@ -143,20 +143,11 @@ async function main() {
   const listed = path.join(WORK, 'listed');
   await build(content, listed, 'listing build');
   const listFile = path.join(WORK, 'list.json');
-  const sizes = new Map<string, number>();
-  for (const entry of await readdir(listed, { recursive: true, withFileTypes: true })) {
-    if (!entry.isFile()) continue;
-    const file = path.join(entry.parentPath, entry.name);
-    sizes.set(path.relative(listed, file).split(path.sep).join('/'), (await stat(file)).size);
-  }
   // In the order the build writes them, the plan's: each item's meta, streams and subtitles in
   // turn. Written folder by folder instead, the floor took longer, with more system time (medians
   // of five alternating runs on this disk: 6.73 against 6.48 s): its two threads then create
   // files in one folder at the same time more often.
-  const planned = (await buildAddon({ contentDir: content })).files ?? [];
-  const list: [string, number][] = planned.filter((f) => sizes.has(f.path)).map((f) => [f.path, sizes.get(f.path)!]);
-  if (list.length !== sizes.size) throw new Error(`the plan has ${list.length} of the ${sizes.size} files the build wrote`);
-  await writeFile(listFile, JSON.stringify(list));
+  execFileSync(process.execPath, [PLAN_ORDER, content, listed, listFile], { stdio: 'inherit' });
   const floor = async (step: string, dest: string): Promise<Step> => {
     const run = await timed([FLOOR, listFile, dest]);
     return { step, seconds: run.seconds, maxRssMiB: run.maxRssMiB, ...(JSON.parse(run.stdout) as { files: number; bytes: number }) };
