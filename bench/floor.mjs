@@ -1,8 +1,8 @@
 // The disk floor: writes the files listed in LIST (relative path and size) below DEST, in the
 // order listed (the build's), with no parsing, rendering or renaming: the fastest plain way we
-// know to make that many files. Like
-// the build, two worker threads make them with synchronous calls (measured faster than
-// fs.writeFile through libuv's pool, which made an earlier floor slower than the build itself).
+// know to make that many files. Like the build, two worker threads make them with synchronous
+// calls (measured faster than fs.writeFile through libuv's pool, which made an earlier floor
+// slower than the build itself).
 //   node floor.mjs LIST DEST   ->   prints {"files": N, "bytes": N}
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
