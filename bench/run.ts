@@ -156,15 +156,17 @@ async function main() {
   const builds: Step[] = [];
   const buildCount = FLOOR_BUILD_ORDER.filter((k) => k === 'build').length;
   for (const kind of FLOOR_BUILD_ORDER) {
+    let step: Step;
     if (kind === 'floor') {
-      floors.push(await floor(`disk floor ${floors.length + 1}`, path.join(WORK, `floor-${floors.length + 1}`)));
-      steps.push(floors[floors.length - 1]!);
+      step = await floor(`disk floor ${floors.length + 1}`, path.join(WORK, `floor-${floors.length + 1}`));
+      floors.push(step);
     } else {
       // The last build's output is the one the rebuilds below start from.
       const last = builds.length === buildCount - 1;
-      builds.push(await build(content, last ? out : path.join(WORK, `out-${builds.length + 1}`), `full build ${builds.length + 1}`));
-      steps.push(builds[builds.length - 1]!);
+      step = await build(content, last ? out : path.join(WORK, `out-${builds.length + 1}`), `full build ${builds.length + 1}`);
+      builds.push(step);
     }
+    steps.push(step);
   }
   const rebuilt = builds[builds.length - 1]!;
 
