@@ -33,10 +33,11 @@ export interface Batch {
    */
   compare: boolean;
   /**
-   * Whether files may be written yet. A build records what it may touch before its first write
-   * (startFileCreator's `beforeWrite`), and a build that changes nothing records nothing: a
-   * batch sent before that record is made only hashes, and if it finds a file to write it writes
-   * none and says so, to be sent again once the record is made.
+   * Whether files may be written in the output folder yet. A build records what it may touch
+   * there before its first write (startFileCreator's `beforeWrite`), and a build that changes
+   * nothing records nothing: a batch sent before that record is made only hashes, and if it
+   * finds such a file to write it writes none and says so, to be sent again once the record is
+   * made. Files written in place (in a staging folder) never wait: the output is not touched.
    */
   mayWrite: boolean;
 }
@@ -65,9 +66,9 @@ interface ThreadState {
  * Hashes the files of a batch and creates those whose bytes are not there already, each
  * atomically (a temporary file beside it, then a rename, so it is never seen half-written).
  * Returns every file's hash (the bookkeeping records them all, written or not) and which were
- * written; undefined, having written nothing, when a file must be written and the batch may not
- * write yet (Batch.mayWrite). It runs inside worker threads as the text of this function, so it
- * may use only its arguments.
+ * written; undefined when a file must be written in the output folder and the batch may not
+ * write there yet (Batch.mayWrite), having written nothing there. It runs inside worker threads
+ * as the text of this function, so it may use only its arguments.
  */
 function createFiles(
   batch: Batch,
@@ -104,7 +105,7 @@ function createFiles(
     }
     // The files hashed so far are hashed again when the batch comes back: this happens to the
     // first batches with a change only, before the record is made.
-    if (!batch.mayWrite) return undefined;
+    if (!batch.mayWrite && !batch.inPlace[i]) return undefined;
     const dir = pathModule.dirname(target);
     if (!state.madeDirs.has(dir)) {
       fsModule.mkdirSync(dir, { recursive: true });
@@ -185,8 +186,9 @@ type Run = (batch: Batch) => Promise<Ran>;
 /**
  * `threads` worker threads that create files; with 0, files are created on the calling thread
  * by the same code (small builds, where starting threads costs more than it saves).
- * `beforeWrite` is awaited before the first file is written (it is called again by batches that
- * find files to write before it resolves: it must return the same promise each time).
+ * `beforeWrite` is awaited before the first file is written in the output folder, not in place
+ * (it is called again by batches that find files to write before it resolves: it must return
+ * the same promise each time).
  */
 export function startFileCreator(threads: number, suffix: string, beforeWrite: () => Promise<void>): FileCreator {
   // Buffers handed back by the threads, filled again for the next batches: a build holds a few
@@ -239,10 +241,10 @@ export function startFileCreator(threads: number, suffix: string, beforeWrite: (
           giveBack(buffer, 0);
           return { hashes: [], written: [] };
         }
-        // A batch with a file that is written for sure (one with no hash to match, or any
-        // after an interrupted build) waits for the record; the others go at once, and come
-        // back unwritten if they find a change before it is made.
-        if (!writable && (compare || expected.includes(''))) await allowWrites();
+        // A batch with a file that is written in the output folder for sure (one with no hash
+        // to match, or any after an interrupted build) waits for the record; the others go at
+        // once, and come back unwritten if they find a change there before it is made.
+        if (!writable && targets.some((_, i) => !inPlace[i] && (compare || expected[i] === ''))) await allowWrites();
         const batch: Batch = { targets, inPlace, ends, expected, bytes: buffer, compare, mayWrite: writable };
         let { created, bytes } = await run(batch);
         if (!created) {

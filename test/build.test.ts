@@ -153,6 +153,24 @@ describe('an existing output folder', () => {
     expect(existsSync(staging)).toBe(false);
   });
 
+  it('repairs a build cut off after its complete record, before its new folders moved in', async () => {
+    const dir = await oneMovie();
+    const out = await tempDir();
+    const staging = path.join(path.dirname(out), `.${path.basename(out)}.addon-gen-staging`);
+    expect((await build({ contentDir: dir, outDir: out })).ok).toBe(true);
+    const clean = await readTree(out);
+    // What a first build leaves when killed between its record and the renames: the record lists
+    // files of folders still in the staging folder.
+    await mkdir(staging);
+    for (const top of ['meta', 'stream']) await rename(path.join(out, top), path.join(staging, top));
+    const repaired = await build({ contentDir: dir, outDir: out });
+    expect(repaired.ok).toBe(true);
+    expect(repaired.reused).toBeUndefined();
+    expect(await readTree(out)).toEqual(clean);
+    expect(existsSync(staging)).toBe(false);
+    expect((await build({ contentDir: dir, outDir: out })).reused).toBe(true);
+  });
+
   it('keeps its bookkeeping beside the output folder, where no host uploads it, and moves out one left inside', async () => {
     const dir = await oneMovie();
     const out = await tempDir();
