@@ -110,7 +110,10 @@ export async function writeOutput(outDir: string, files: readonly OutputFile[], 
   let paths: Set<string> | undefined;
   const planned = (file: string) => (paths ??= new Set(files.map((f) => f.path))).has(file);
   const ours = (file: string) => planned(file) || previous.files.has(file);
-  const existing = await listTree(root, [...files.map((f) => f.path), ...previous.files.keys()], ours);
+  const existing = await listTree(root, function* () {
+    for (const file of files) yield file.path;
+    yield* previous.files.keys();
+  }, ours);
   const foreign = existing.foreign;
   const staging = await stageNewFolders(root, files, existing.top);
   const reported = new Set(previous.foreign);
@@ -256,7 +259,7 @@ export async function intactOutput(outDir: string): Promise<{ record: unknown; f
   const previous = await readState(root);
   if (!previous.complete || previous.record === undefined || previous.files.size === 0) return undefined;
   const paths = [...previous.files.keys()];
-  const existing = await listTree(root, paths, (file) => previous.files.has(file));
+  const existing = await listTree(root, () => paths, (file) => previous.files.has(file));
   const reported = new Set(previous.foreign);
   if (!paths.every((file) => existing.has(file)) || existing.foreign.some((f) => !reported.has(f))) return undefined;
   let bytes = 0;
@@ -266,17 +269,24 @@ export async function intactOutput(outDir: string): Promise<{ record: unknown; f
 
 /**
  * What is in the output folder: `has(path)` for the files below folders that hold ours, and the
- * other entries, not descending into folders that hold none of ours (a `.git`, say).
+ * other entries, not descending into folders that hold none of ours (a `.git`, say). The folders
+ * of `paths` are worked out only when the output folder has a folder: not for a first build.
  */
 async function listTree(
   root: string,
-  paths: readonly string[],
+  paths: () => Iterable<string>,
   ours: (path: string) => boolean,
 ): Promise<{ has(path: string): boolean; foreign: string[]; top: Set<string> }> {
-  const ourDirs = new Set<string>(['']);
-  for (const file of paths) {
-    for (let dir = path.posix.dirname(file); dir !== '.' && !ourDirs.has(dir); dir = path.posix.dirname(dir)) ourDirs.add(dir);
-  }
+  let dirs: Set<string> | undefined;
+  const isOurDir = (dir: string) => {
+    if (!dirs) {
+      dirs = new Set<string>();
+      for (const file of paths()) {
+        for (let d = path.posix.dirname(file); d !== '.' && !dirs.has(d); d = path.posix.dirname(d)) dirs.add(d);
+      }
+    }
+    return dirs.has(dir);
+  };
   const names = new Map<string, Set<string>>();
   const foreign: string[] = [];
   const top = new Set<string>();
@@ -289,7 +299,7 @@ async function listTree(
         if (dir === '') top.add(entry.name);
         const relative = dir === '' ? entry.name : `${dir}/${entry.name}`;
         if (entry.isDirectory()) {
-          if (ourDirs.has(relative)) return visit(relative);
+          if (isOurDir(relative)) return visit(relative);
           foreign.push(`${relative}/`);
         } else if (relative !== STATE_FILE && !entry.name.endsWith(TEMP_SUFFIX)) {
           here.add(entry.name);
