@@ -148,33 +148,8 @@ export async function writeOutput(outDir: string, files: readonly OutputFile[], 
     if (written.bytes > result.largest.bytes) result.largest = { path: file.path, bytes: written.bytes };
   };
   let done = 0;
-  // The threads hash each file and decide whether it is written; `start` is their cue before
-  // the first write.
-  const creator = startFileCreator(files.length >= THREADS_FROM ? THREADS : 0, TEMP_SUFFIX, start);
   try {
-    await eachConcurrently(groupsOf(files.length), async ([from, to]) => {
-      const batch = creator.batch(!previous.complete);
-      const queued: { file: OutputFile; written: Written }[] = [];
-      for (let index = from; index < to; index++) {
-        const file = files[index]!;
-        // Assets are copied from the content folder; every other body is rendered as it is added.
-        const copy = file.copyFrom === undefined ? undefined : await readFile(file.copyFrom);
-        const written = add(index, batch, copy);
-        if (written) queued.push({ file, written });
-        else onFile?.(++done);
-      }
-      const created = await batch.send();
-      queued.forEach(({ file, written }, i) => {
-        written.hash = created.hashes[i]!;
-        if (created.written[i]) {
-          result.written++;
-          result.byResource[file.resource]!.written++;
-        } else {
-          result.unchanged++;
-        }
-        onFile?.(++done);
-      });
-    });
+    await writeFiles();
     await removeStale();
     await recordComplete();
     // Each new folder moves in whole, complete: one rename. After the complete record, which
@@ -186,8 +161,41 @@ export async function writeOutput(outDir: string, files: readonly OutputFile[], 
       });
     }
   } finally {
-    await creator.close();
     if (staging) await rm(staging.dir, { recursive: true, force: true });
+  }
+
+  /** Renders the files and has threads create them; the threads end before the record is made. */
+  async function writeFiles() {
+    // The threads hash each file and decide whether it is written; `start` is their cue before
+    // the first write in the output folder.
+    const creator = startFileCreator(files.length >= THREADS_FROM ? THREADS : 0, TEMP_SUFFIX, start);
+    try {
+      await eachConcurrently(groupsOf(files.length), async ([from, to]) => {
+        const batch = creator.batch(!previous.complete);
+        const queued: { file: OutputFile; written: Written }[] = [];
+        for (let index = from; index < to; index++) {
+          const file = files[index]!;
+          // Assets are copied from the content folder; every other body is rendered as it is added.
+          const copy = file.copyFrom === undefined ? undefined : await readFile(file.copyFrom);
+          const written = add(index, batch, copy);
+          if (written) queued.push({ file, written });
+          else onFile?.(++done);
+        }
+        const created = await batch.send();
+        queued.forEach(({ file, written }, i) => {
+          written.hash = created.hashes[i]!;
+          if (created.written[i]) {
+            result.written++;
+            result.byResource[file.resource]!.written++;
+          } else {
+            result.unchanged++;
+          }
+          onFile?.(++done);
+        });
+      });
+    } finally {
+      await creator.close();
+    }
   }
 
   /**
