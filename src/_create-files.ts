@@ -19,7 +19,8 @@ export interface Batch {
    * in the output yet and moves in whole once complete.
    */
   inPlace: boolean[];
-  /** Where each file's bytes end in `bytes`. */
+  /** Where each file's bytes start and end in `bytes`; files with the same bytes may share them. */
+  starts: number[];
   ends: number[];
   bytes: Uint8Array;
   /**
@@ -79,13 +80,12 @@ function createFiles(
 ): Created | undefined {
   const hashes: string[] = [];
   const written: boolean[] = [];
-  let start = 0;
   for (let i = 0; i < batch.targets.length; i++) {
     const target = batch.targets[i]!;
-    const bytes = batch.bytes.subarray(start, batch.ends[i]);
-    start = batch.ends[i]!;
+    const bytes = batch.bytes.subarray(batch.starts[i], batch.ends[i]);
     // One call, no Hash object: half the time of createHash for files this small (measured).
-    const hash = cryptoModule.hash('sha1', bytes, 'base64url');
+    const shared = i > 0 && batch.starts[i] === batch.starts[i - 1] && batch.ends[i] === batch.ends[i - 1];
+    const hash = shared ? hashes[i - 1]! : cryptoModule.hash('sha1', bytes, 'base64url');
     hashes.push(hash);
     let there: boolean;
     if (batch.compare) {
@@ -156,7 +156,8 @@ export interface FileCreator {
 export interface BatchBuilder {
   /**
    * Adds a file (see Batch.inPlace, and Batch.expected for `expected`, '' or left out for none);
-   * returns the number of its bytes.
+   * returns the number of its bytes. A body that is the text of the file added last shares its
+   * bytes: encoded and hashed once (a catalog page in both extra orders).
    */
   add(target: string, body: string | Uint8Array, inPlace: boolean, expected?: string): number;
   /**
@@ -214,11 +215,22 @@ export function startFileCreator(threads: number, suffix: string, beforeWrite: (
     let buffer = take(0);
     const targets: string[] = [];
     const inPlace: boolean[] = [];
+    const starts: number[] = [];
     const ends: number[] = [];
     const expected: string[] = [];
     const end = () => ends[ends.length - 1] ?? 0;
+    let lastBody: string | Uint8Array | undefined;
     return {
       add(target, body, placed, hash = '') {
+        targets.push(target);
+        inPlace.push(placed);
+        expected.push(hash);
+        if (typeof body === 'string' && body === lastBody) {
+          starts.push(starts[starts.length - 1]!);
+          ends.push(end());
+          return end() - starts[starts.length - 1]!;
+        }
+        lastBody = body;
         const start = end();
         // UTF-8 takes at most three bytes per UTF-16 unit: grow before writing, never truncate.
         const most = typeof body === 'string' ? body.length * 3 : body.length;
@@ -230,10 +242,8 @@ export function startFileCreator(threads: number, suffix: string, beforeWrite: (
           buffer = larger;
         }
         const length = typeof body === 'string' ? buffer.write(body, start) : (buffer.set(body, start), body.length);
-        targets.push(target);
-        inPlace.push(placed);
+        starts.push(start);
         ends.push(start + length);
-        expected.push(hash);
         return length;
       },
       async send() {
@@ -245,7 +255,7 @@ export function startFileCreator(threads: number, suffix: string, beforeWrite: (
         // to match, or any after an interrupted build) waits for the record; the others go at
         // once, and come back unwritten if they find a change there before it is made.
         if (!writable && targets.some((_, i) => !inPlace[i] && (compare || expected[i] === ''))) await allowWrites();
-        const batch: Batch = { targets, inPlace, ends, expected, bytes: buffer, compare, mayWrite: writable };
+        const batch: Batch = { targets, inPlace, starts, ends, expected, bytes: buffer, compare, mayWrite: writable };
         let { created, bytes } = await run(batch);
         if (!created) {
           await allowWrites();

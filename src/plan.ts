@@ -111,16 +111,25 @@ export function plan(content: Content, options: PlanOptions = {}): Plan {
       const members = genre ? (byGenre.get(genre[1]) ?? []) : catalog.items;
       for (const { skip, extras: orders } of catalogPages(members.length, genre)) {
         const listed = members.slice(skip, skip + PAGE_SIZE);
+        // The page's files in both extra orders hold the same text: rendered for the first of
+        // them, and the same string handed to the other (write then encodes and hashes it once).
+        let text: string | undefined;
+        let toHand = 0;
         const body = () => {
-          const text = `${catalogEnvelope.open}[${listed.map(previewOf).join(',')}]${catalogEnvelope.close}`;
-          rendered();
-          return text;
+          if (toHand === 0) {
+            text = `${catalogEnvelope.open}[${listed.map(previewOf).join(',')}]${catalogEnvelope.close}`;
+            toHand = orders.length;
+            rendered();
+          }
+          const handed = text!;
+          if (--toHand === 0) text = undefined;
+          return handed;
         };
         const inputs = fingerprints?.page(listed);
         for (const extras of orders) {
           files.push({ path: resourcePath('catalog', catalog.type, catalog.id, extras), resource: 'catalog', body, inputs });
-          pagesToRender++;
         }
+        pagesToRender++;
       }
     }
   }
