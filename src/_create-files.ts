@@ -226,9 +226,10 @@ export function startFileCreator(threads: number, suffix: string, beforeWrite: (
         inPlace.push(placed);
         expected.push(hash);
         if (typeof body === 'string' && body === lastBody) {
-          starts.push(starts[starts.length - 1]!);
-          ends.push(end());
-          return end() - starts[starts.length - 1]!;
+          const [start, stop] = [starts[starts.length - 1]!, end()];
+          starts.push(start);
+          ends.push(stop);
+          return stop - start;
         }
         lastBody = body;
         const start = end();
