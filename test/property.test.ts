@@ -8,11 +8,13 @@ import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isDeepStrictEqual } from 'node:util';
+import util, { isDeepStrictEqual } from 'node:util';
 import { parseAllDocuments, stringify } from 'yaml';
+import { z } from 'zod';
 import { build, type BuildResult } from '../src/build.js';
 import { diagnosticJson, formatDiagnostics, type DiagnosticCode } from '../src/diagnostics.js';
 import { loadContent, locate, sourceLineOf, type SourceFile } from '../src/load.js';
+import { contentSchemas } from '../src/schema.js';
 import { derivePrefixes } from '../src/validate.js';
 import { checkTree } from './support/walk.js';
 import { readTree, removeOutput } from './support/content.js';
@@ -432,5 +434,100 @@ describe('derived idPrefixes', () => {
       }),
       { numRuns: RUNS * 5, seed: SEED },
     );
+  });
+});
+
+describe('the compiled item schema', () => {
+  /** Streams of the sources and fields `item` leaves out, some of them wrong. */
+  const link = fc.constantFrom('https://example.org/a', 'images/a.jpg', 'missing.jpg', 'ftp://x', '');
+  const otherStream = fc.oneof(
+    fc.record(
+      {
+        rarUrls: fc.array(fc.oneof(link, fc.tuple(link), fc.tuple(link, fc.constantFrom(0, 10, -1, 1.5)), fc.constant([])), { maxLength: 2 }),
+        fileIdx: fc.constantFrom(0, 3, 65535, 65536),
+        fileMustInclude: fc.array(fc.constantFrom('\\.mkv$', ''), { maxLength: 2 }),
+      },
+      { requiredKeys: ['rarUrls'] },
+    ),
+    fc.record(
+      {
+        infoHash: fc.constantFrom('D73EB438A907D090402C802D7C5700893A34BD83', 'd73eb438a907d090402c802d7c5700893a34bd8', 42),
+        announce: fc.array(fc.constantFrom('tracker:udp://t.example.org:80', ''), { maxLength: 2 }),
+      },
+      { requiredKeys: ['infoHash'] },
+    ),
+    fc.record({ externalUrl: link, androidTvUrl: link, tizenUrl: link, webosUrl: link }, { requiredKeys: [] }),
+    fc.record({ playerFrameUrl: link, thumbnail: link, name: text, fileIdx: fc.constant(1) }, { requiredKeys: ['playerFrameUrl'] }),
+    fc.record(
+      {
+        url: link,
+        subtitles: fc.array(fc.record({ id: fc.constantFrom('s', ''), lang: fc.constantFrom('eng', 'EN'), url: link }, { requiredKeys: ['lang', 'url'] }), { maxLength: 2 }),
+        behaviorHints: fc.record(
+          {
+            notWebReady: fc.constantFrom(true, 'yes'),
+            countryWhitelist: fc.array(fc.constantFrom('usa', 'US'), { maxLength: 2 }),
+            proxyHeaders: fc.record({ request: fc.dictionary(fc.constantFrom('Referer', 'User-Agent'), fc.constantFrom('x', 1)), response: fc.constant({}) }, { requiredKeys: [] }),
+            videoSize: fc.constantFrom(1, -1, 2.5),
+            videoHash: text,
+          },
+          { requiredKeys: [] },
+        ),
+      },
+      { requiredKeys: ['url'] },
+    ),
+  );
+  /** Items with the fields `item` leaves out: links, hints, trailers, video ids, more dates. */
+  const otherItem = fc.record(
+    {
+      id: fc.constantFrom('pd:a', 'CON', 'x.'),
+      type: fc.constantFrom('movie', 'series'),
+      name: fc.constantFrom('A', ''),
+      logo: link,
+      background: link,
+      runtime: fc.constantFrom('94 min', 94, true),
+      released: fc.constantFrom('1968-10-01 20:00', '1968-10-01T20:00:00+02:00', '1968-10-01t20:00:00.123456789z', '2024-02-29', '2023-02-29'),
+      links: fc.array(fc.record({ name: text, category: fc.constantFrom('Cast', ''), url: link }, { requiredKeys: ['name', 'category'] }), { maxLength: 2 }),
+      behaviorHints: fc.record({ defaultVideoId: fc.constantFrom('pd:a:1:1', ''), hasScheduledVideos: fc.boolean() }, { requiredKeys: [] }),
+      trailerStreams: fc.array(fc.record({ ytId: fc.constantFrom('FC6jFoYm3xs', '') }), { maxLength: 1 }),
+      streams: fc.array(otherStream, { maxLength: 3 }),
+      videos: fc.array(
+        fc.record({ id: fc.constantFrom('v1', 'a/b'), title: text, season: fc.constantFrom(0, 1, -1), thumbnail: link, overview: text, streams: fc.array(otherStream, { maxLength: 2 }) }, { requiredKeys: [] }),
+        { maxLength: 2 },
+      ),
+      catalogs: fc.array(fc.constantFrom('films', 'a/b'), { maxLength: 2 }),
+    },
+    { requiredKeys: ['id', 'type', 'name'] },
+  );
+
+  it(`gives what the runtime parser gives, valid or not (${RUNS * 5} runs)`, () => {
+    const schemas = contentSchemas((file) =>
+      file.endsWith('.jpg') && file !== 'missing.jpg' ? { url: `https://example.org/addon/assets/${file}` } : { message: `"${file}" is missing`, params: { code: 'missing-asset' } },
+    );
+    // Strict: an item schema that could not be compiled would compare the runtime with itself.
+    const compiled = z.compile(schemas.item, { strict: true });
+    let valid = 0;
+    let invalid = 0;
+    fc.assert(
+      fc.property(fc.oneof(item, otherItem), sometimes(mutation, 3), (value, m) => {
+        const input = m ? mutate(value, m) : value;
+        const runtime = schemas.item.safeParse(input, { reportInput: true });
+        const fast = compiled.safeParse(input, { reportInput: true });
+        // Node's comparison, not vitest's: vitest compares `constructor` properties, and an item's
+        // own `constructor: .nan` is not equal to itself.
+        const same = (a: unknown, b: unknown) => expect(isDeepStrictEqual(a, b), `${util.inspect(a, { depth: 9 })}\n${util.inspect(b, { depth: 9 })}`).toBe(true);
+        if (runtime.success) {
+          valid++;
+          same(fast.data, runtime.data);
+          // Objects are written as they come out of the parser: their keys' order is output too.
+          expect(JSON.stringify(fast.data)).toBe(JSON.stringify(runtime.data));
+        } else {
+          invalid++;
+          same(fast.error?.issues, runtime.error.issues);
+        }
+      }),
+      { ...settings, numRuns: RUNS * 5 },
+    );
+    expect(valid).toBeGreaterThan(RUNS / 2);
+    expect(invalid).toBeGreaterThan(RUNS / 2);
   });
 });

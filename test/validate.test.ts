@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { build } from '../src/build.js';
 import type { Diagnostic } from '../src/diagnostics.js';
 import { toRfc3339 } from '../src/schema.js';
-import { addonYaml, contentDir } from './support/content.js';
+import { COMPILE_ITEM_SCHEMA_AT } from '../src/validate.js';
+import { addonYaml, contentDir, movies } from './support/content.js';
 
 const CATALOG = 'catalogs:\n  - { id: films, type: movie, name: Films }\n';
 
@@ -404,5 +405,61 @@ describe('at most 100 errors and 100 warnings per file', () => {
     const conflicts = inFile(diagnostics, 'b.yaml');
     expect(conflicts.filter((d) => d.code === 'case-conflict')).toHaveLength(100);
     expect(summary(conflicts).map((d) => d.message)).toEqual(['50 more errors in this file are not shown']);
+  });
+});
+
+describe('many items', () => {
+  // From the COMPILE_ITEM_SCHEMA_AT-th item on, items are checked by the compiled schema: after as
+  // many valid ones, the same items must give the same problems, or the same files.
+  const filler = { 'a/filler.yaml': movies(COMPILE_ITEM_SCHEMA_AT) };
+  const withFiller = (files: Record<string, string | Buffer>, many: boolean) => (many ? { ...filler, ...files } : files);
+
+  it('reports the same problems in the same places once the item schema is compiled', async () => {
+    const problems = [
+      'id: b:1\ntype: movie\nname: A\nreleased: 2023-02-30\n',
+      'id: b:2\ntype: movie\nname: B\nstreams: [{ url: "https://example.org/b.mp4", ytId: FC6jFoYm3xs }]\n',
+      'id: b:3\ntype: movie\nname: C\nrelased: 1922\n',
+      'id: b:4\ntype: movie\nname: D\nposter: missing.jpg\nbackground: ../../x.jpg\n',
+      'id: b:5\ntype: movie\nstreams: [{ infoHash: ABC, fileIdx: 65536 }, { url: relative.mp4, announce: [x] }]\n',
+      'id: b:6\ntype: series\nname: F\nvideos:\n  - { season: 1, episode: 1.5, released: yesterday }\n  - { title: T, streams: [{}] }\n',
+      'id: b:7\ntype: movie\nname: G\ngenres: [a/b]\nlinks: [{ name: L, category: C, url: relative }]\nreleaseInfo: [1]\n',
+      'id: "CON"\ntype: movie\nname: H\nsubtitles: [{ lang: EN, url: "https://example.org/h.srt" }]\n',
+    ].join('---\n');
+    const diagnosticsOf = async (many: boolean) => {
+      const dir = await contentDir(withFiller({ 'addon.yaml': addonYaml(CATALOG), 'z/problems.yaml': problems }, many));
+      const result = await build({ contentDir: dir, baseUrl: 'https://example.org/' });
+      return result.diagnostics
+        .filter((d) => d.file === path.join(dir, 'z', 'problems.yaml'))
+        .map((d) => ({ ...d, file: undefined, message: d.message.replaceAll(dir, '<content>') }));
+    };
+    const few = await diagnosticsOf(false);
+    expect(few.filter((d) => d.severity === 'error').length).toBeGreaterThan(12);
+    expect(await diagnosticsOf(true)).toEqual(few);
+  });
+
+  it('writes the same files once the item schema is compiled', async () => {
+    const items = [
+      'id: c:1\ntype: movie\nname: A\nposter: images/a.jpg\nreleased: 1922-03-04\nreleaseInfo: 1922\nruntime: 94\n' +
+        'links: [{ name: Wiki, category: Links, url: "https://example.org/wiki" }]\n' +
+        'streams:\n  - { infoHash: D73EB438A907D090402C802D7C5700893A34BD83, fileIdx: 2, announce: ["tracker:udp://t.example.org:80"] }\n' +
+        '  - { rarUrls: ["https://example.org/a.rar", ["https://example.org/b.rar", 10]], fileMustInclude: ["\\\\.mkv$"] }\n' +
+        '  - { url: "https://example.org/a.mp4", behaviorHints: { bingeGroup: g, countryWhitelist: [usa], proxyHeaders: { request: { Referer: x } } } }\n' +
+        'subtitles: [{ lang: eng, url: subs/a.srt }]\ntrailerStreams: [{ ytId: FC6jFoYm3xs }]\n',
+      'id: c:2\ntype: series\nname: B\nreleased: 1968-10-01 20:00\ngenres: [Drama, Drama]\nbehaviorHints: { defaultVideoId: special }\nvideos:\n' +
+        '  - { season: 1, episode: 1, released: 1968-10-01T20:00:00+02:00, streams: [{ externalUrl: "https://example.org/w", tizenUrl: "https://example.org/t" }] }\n' +
+        '  - { id: special, title: Extra, season: 0, subtitles: [{ id: s, lang: fra, url: "https://example.org/s.srt" }], streams: [{ playerFrameUrl: "https://example.org/p" }] }\n',
+    ].join('---\n');
+    const filesOf = async (many: boolean) => {
+      const dir = await contentDir(
+        withFiller({ 'addon.yaml': addonYaml(CATALOG), 'z/items.yaml': items, 'z/images/a.jpg': 'x', 'z/subs/a.srt': 'x' }, many),
+      );
+      const result = await build({ contentDir: dir, baseUrl: 'https://example.org/addon/' });
+      expect(result.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+      const ours = result.files!.filter((f) => ['meta', 'stream', 'subtitles'].includes(f.resource) && !/\/t:\d+\.json$/.test(f.path));
+      return new Map(ours.map((f) => [f.path, typeof f.body === 'function' ? f.body() : f.body]));
+    };
+    const few = await filesOf(false);
+    expect([...few.keys()].sort()).toEqual(['meta/movie/c:1.json', 'meta/series/c:2.json', 'stream/movie/c:1.json', 'stream/series/c:2:1:1.json', 'stream/series/special.json', 'subtitles/movie/c:1.json', 'subtitles/series/special.json']);
+    expect(await filesOf(true)).toEqual(few);
   });
 });
