@@ -202,8 +202,11 @@ const LIMITS: Partial<Record<Host, { what: string; limit: number; measure: (file
   'github-pages': [{ what: 'bytes in the site', limit: 1024 * MiB, measure: (_f, bytes) => bytes }],
 };
 
-/** Characters Windows refuses in file names; `:` comes from series video ids (`tt1:1:2`). */
-const WINDOWS_UNSAFE = /[<>:"|?*]|[. ]$/;
+/**
+ * Characters Windows refuses in file and folder names (`:` comes from series video ids,
+ * `tt1:1:2`), and a name that ends in a dot or a space: in a whole path, without splitting it.
+ */
+const WINDOWS_UNSAFE = /[<>:"|?*]|[. ](?:\/|$)/;
 
 /** Measures the written output against each chosen host and warns where a host would refuse it. */
 export function hostReport(
@@ -229,12 +232,17 @@ export function hostReport(
     return { host, files: written.files, bytes: written.bytes, limits };
   });
 
-  const unsafe = files.map((f) => f.path).filter((p) => p.split('/').some((segment) => WINDOWS_UNSAFE.test(segment)));
-  if (unsafe.length > 0 && hosts.includes('github-pages')) {
+  // Counted, not listed: in a large series addon nearly every path has a `:`.
+  let unsafe = 0;
+  const examples: string[] = [];
+  if (hosts.includes('github-pages')) {
+    for (const { path } of files) if (WINDOWS_UNSAFE.test(path) && ++unsafe <= 3) examples.push(path);
+  }
+  if (unsafe > 0) {
     diagnostics.push({
       code: 'host-file-name',
       severity: 'warning',
-      message: `${unsafe.length} file name${unsafe.length === 1 ? ' has' : 's have'} characters that Windows checkouts and GitHub Pages' Jekyll build refuse, e.g. ${unsafe.slice(0, 3).join(', ')}`,
+      message: `${unsafe} file name${unsafe === 1 ? ' has' : 's have'} characters that Windows checkouts and GitHub Pages' Jekyll build refuse, e.g. ${examples.join(', ')}`,
       hint: 'the client needs these names (series video ids contain ":"): publish to GitHub Pages with the Actions workflow (actions/upload-pages-artifact and deploy-pages), not from a branch, and do not commit the output folder',
     });
   }

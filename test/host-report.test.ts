@@ -20,6 +20,14 @@ describe('host report', () => {
     expect(result.hosts!.map((h) => h.host)).toEqual(['github-pages']);
   });
 
+  it('counts the paths with a folder or file name that ends in a dot or a space, and no others', () => {
+    const paths = ['assets/a./x.jpg', 'assets/a /x.jpg', 'assets/x.jpg ', 'assets/x.', 'assets/a.b/x.jpg', 'assets/a b/x.jpg', 'assets/.x/y.jpg'];
+    const { diagnostics } = hostReport(['github-pages'], paths.map((path) => ({ path })), { files: 7, bytes: 7, largest: { path: 'x', bytes: 1 } });
+    expect(diagnostics.map((d) => d.message)).toEqual([
+      "4 file names have characters that Windows checkouts and GitHub Pages' Jekyll build refuse, e.g. assets/a./x.jpg, assets/a /x.jpg, assets/x.jpg ",
+    ]);
+  });
+
   it('says nothing of file names for hosts that accept them', async () => {
     const result = await build({ contentDir: await contentDir(SERIES), outDir: await tempDir(), hosts: ['cloudflare', 's3'] });
     expect(result.diagnostics.filter((d) => d.code === 'host-file-name')).toEqual([]);
