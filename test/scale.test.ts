@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { generateContent, SIZES } from '../bench/generate.js';
 import { build } from '../src/build.js';
+import { stateFileOf } from '../src/write.js';
 import { readTree, tempDir } from './support/content.js';
 import { checkTree } from './support/walk.js';
 
@@ -31,7 +32,15 @@ describe('the small benchmark content', () => {
     const result = await build({ contentDir: content, outDir: out, hosts: [] });
     expect(result.ok).toBe(true);
     expect(result.counts).toMatchObject({ items: 2050, videos: 1000, streams: 6000, subtitles: 3000 });
-    checkTree(await readTree(out));
+    const tree = await readTree(out);
+    checkTree(tree);
+    // The bookkeeping, written a few thousand entries at a time, is what JSON.stringify would
+    // write, and lists every file of the output.
+    const text = await readFile(stateFileOf(out), 'utf8');
+    const state = JSON.parse(text) as { paths: string[] };
+    expect(JSON.stringify(state)).toBe(text);
+    expect(state.paths.length).toBeGreaterThan(3 * 2048);
+    expect([...state.paths].sort()).toEqual([...tree.keys()].sort());
   }, 120_000);
 });
 
