@@ -438,8 +438,9 @@ describe('derived idPrefixes', () => {
 });
 
 describe('the compiled item schema', () => {
-  /** Streams of the sources and fields `item` leaves out, some of them wrong. */
+  /** A URL field: an absolute URL, a local file that is there or missing, or neither. */
   const link = fc.constantFrom('https://example.org/a', 'images/a.jpg', 'missing.jpg', 'ftp://x', '');
+  /** Streams of the sources and fields `item` leaves out, some of them wrong. */
   const otherStream = fc.oneof(
     fc.record(
       {
