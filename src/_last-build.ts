@@ -9,6 +9,7 @@ import path from 'node:path';
 import type { Diagnostic } from './diagnostics.js';
 import type { HostReport } from './hosts.js';
 import type { Loaded } from './load.js';
+import { sha1 } from './plan.js';
 import { expandText, secretPolicy, type Environment } from './secrets.js';
 import type { Content } from './validate.js';
 import type { WriteResult } from './write.js';
@@ -48,8 +49,6 @@ export interface BuildInputs {
   options: Record<string, unknown>;
   loaded: Loaded;
 }
-
-const sha1 = (data: string | Uint8Array) => createHash('sha1').update(data).digest('base64url');
 
 export function inputsHash({ generator, options, loaded }: BuildInputs): string {
   const hash = createHash('sha1');

@@ -449,6 +449,11 @@ function genreLinks(content: Content): Map<Item, Link[]> {
   return links;
 }
 
+/** The fingerprint of a text or of bytes, as the bookkeeping keeps it (one call, no Hash object). */
+export function sha1(data: string | Uint8Array): string {
+  return hash('sha1', data, 'base64url');
+}
+
 /**
  * Fingerprints of what files are rendered from. An item's files are rendered from the item,
  * which is its file's text read at its path (local files resolve against it), from the genre
@@ -459,7 +464,6 @@ function genreLinks(content: Content): Map<Item, Link[]> {
  * and from the settings (its cache hints).
  */
 function inputFingerprints(content: Content, links: Map<Item, Link[]>, generator: string) {
-  const sha1 = (text: string) => hash('sha1', text, 'base64url');
   const context = sha1(JSON.stringify([generator, content.baseUrl ?? null, content.addon, content.variables]));
   // Each part is worked out once: the large benchmark's 300,000 catalog listings share 51,000
   // items, which share 1,001 files and a few hundred lists of links.

@@ -334,6 +334,11 @@ export function stateFileOf(outDir: string): string {
   return path.join(path.dirname(root), `.${path.basename(root)}${STATE_FILE}`);
 }
 
+/** Inside the output folder, where the state file is kept only while the folder above cannot be written. */
+function stateFileInside(root: string): string {
+  return path.join(root, STATE_FILE);
+}
+
 /** Beside the output folder, where new folders are made before they move in. */
 function stagingDirOf(root: string): string {
   return path.join(path.dirname(root), `.${path.basename(root)}${STAGING_SUFFIX}`);
@@ -494,7 +499,7 @@ async function writeState(root: string, state: Omit<State, 'files'> & { files: I
     foreign: () => state.foreign,
     record: () => state.record,
   };
-  const inside = path.join(root, STATE_FILE);
+  const inside = stateFileInside(root);
   let target = stateFileOf(root);
   let scratch = `${target}${TEMP_SUFFIX}`;
   let handle: FileHandle;
@@ -543,7 +548,7 @@ const CANNOT_WRITE = new Set(['EACCES', 'EPERM', 'EROFS']);
  * removes it. Reading moves nothing: a build that fails changes nothing on disk.
  */
 async function stateFileIn(root: string): Promise<string> {
-  const inside = path.join(root, STATE_FILE);
+  const inside = stateFileInside(root);
   return (await lstat(inside).catch(() => undefined))?.isFile() ? inside : stateFileOf(root);
 }
 
