@@ -226,7 +226,8 @@ export function startFileCreator(threads: number, suffix: string, beforeWrite: (
         inPlace.push(placed);
         expected.push(hash);
         if (typeof body === 'string' && body === lastBody) {
-          const [start, stop] = [starts[starts.length - 1]!, end()];
+          const start = starts[starts.length - 1]!;
+          const stop = end();
           starts.push(start);
           ends.push(stop);
           return stop - start;

@@ -112,11 +112,10 @@ export async function writeOutput(outDir: string, files: readonly OutputFile[], 
   let paths: Set<string> | undefined;
   const planned = (file: string) => (paths ??= new Set(files.map((f) => f.path))).has(file);
   const ours = (file: string) => planned(file) || previous.files.has(file);
-  const allPaths = function* () {
+  const existing = await listTree(root, function* () {
     for (const file of files) yield file.path;
     yield* previous.files.keys();
-  };
-  const existing = await listTree(root, allPaths, ours);
+  }, ours);
   const foreign = existing.foreign;
   const staging = await stageNewFolders(root, files, existing.top);
   const reported = new Set(previous.foreign);
