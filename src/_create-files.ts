@@ -2,10 +2,10 @@
 // close, rename). Made from the main thread through libuv's pool, every call also costs the main
 // thread a dispatch and a callback: about a quarter of a large build's main-thread time
 // (measured). Instead, worker threads create the files with synchronous calls, on the second
-// core, while the main thread renders the next ones. They also hash the bytes (sha1, about 600 ms
-// of a large build's main-thread time, measured), and leave alone the files whose hash is the one
-// the last build recorded.
-import crypto from 'node:crypto';
+// core, while the main thread renders the next ones. A file the last build wrote, re-rendered with
+// the same size, is read and left alone when it holds the same bytes: no file is hashed (hashing
+// every file cost a large build 0.3 to 0.6 s of CPU time, measured, for the few a rebuild
+// re-renders without changing them).
 import fs from 'node:fs';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -24,28 +24,28 @@ export interface Batch {
   ends: number[];
   bytes: Uint8Array;
   /**
-   * Per file: the hash of the bytes the last (complete) build wrote there, when the file is
-   * still there; '' when none. A file with that hash is left alone.
+   * Per file: the size of the bytes the last (complete) build wrote there, when the file is still
+   * there; -1 when none. A file of the same size as its new bytes is compared with them, and left
+   * alone when it holds them; any other is written.
    */
-  expected: string[];
+  lastSizes: number[];
   /**
-   * Leave a file alone when it already holds these bytes: after an interrupted build the
-   * bookkeeping cannot say what is there, so files are compared, never trusted by hash.
+   * Compare every file, whatever `lastSizes` says: after an interrupted build the bookkeeping
+   * cannot say what is there.
    */
   compare: boolean;
   /**
    * Whether files may be written in the output folder yet. A build records what it may touch
    * there before its first write (startFileCreator's `beforeWrite`), and a build that changes
-   * nothing records nothing: a batch sent before that record is made only hashes, and if it
+   * nothing records nothing: a batch sent before that record is made only compares, and if it
    * finds such a file to write it writes none and says so, to be sent again once the record is
    * made. Files written in place (in a staging folder) never wait: the output is not touched.
    */
   mayWrite: boolean;
 }
 
-/** What became of a batch's files: each one's hash, and whether it was written. */
+/** What became of a batch's files: whether each one was written. */
 export interface Created {
-  hashes: string[];
   written: boolean[];
 }
 
@@ -64,10 +64,9 @@ interface ThreadState {
 }
 
 /**
- * Hashes the files of a batch and creates those whose bytes are not there already, each
- * atomically (a temporary file beside it, then a rename, so it is never seen half-written).
- * Returns every file's hash (the bookkeeping records them all, written or not) and which were
- * written; undefined when a file must be written in the output folder and the batch may not
+ * Creates the files of a batch whose bytes are not there already, each atomically (a temporary
+ * file beside it, then a rename, so it is never seen half-written). Returns which were written;
+ * undefined when a file must be written in the output folder and the batch may not
  * write there yet (Batch.mayWrite), having written nothing there. It runs inside worker threads
  * as the text of this function, so it may use only its arguments.
  */
@@ -76,35 +75,25 @@ function createFiles(
   state: ThreadState,
   fsModule: typeof fs,
   pathModule: typeof path,
-  cryptoModule: typeof crypto,
 ): Created | undefined {
-  const hashes: string[] = [];
   const written: boolean[] = [];
   for (let i = 0; i < batch.targets.length; i++) {
     const target = batch.targets[i]!;
     const bytes = batch.bytes.subarray(batch.starts[i], batch.ends[i]);
-    // One call, no Hash object: half the time of createHash for files this small (measured).
-    const shared = i > 0 && batch.starts[i] === batch.starts[i - 1] && batch.ends[i] === batch.ends[i - 1];
-    const hash = shared ? hashes[i - 1]! : cryptoModule.hash('sha1', bytes, 'base64url');
-    hashes.push(hash);
-    let there: boolean;
-    if (batch.compare) {
+    let there = false;
+    if (batch.compare || batch.lastSizes[i] === bytes.length) {
       try {
         there = fsModule.readFileSync(target).equals(bytes);
       } catch {
-        there = false;
+        // Not there (or not a file): written.
       }
-    } else {
-      // The hash says the bytes are the same, and the caller's listing that nobody removed the
-      // file since (writes are atomic: a file that is there is whole).
-      there = hash === batch.expected[i];
     }
     if (there) {
       written.push(false);
       continue;
     }
-    // The files hashed so far are hashed again when the batch comes back: this happens to the
-    // first batches with a change only, before the record is made.
+    // The files compared so far are compared again when the batch comes back: this happens to
+    // the first batches with a change only, before the record is made.
     if (!batch.mayWrite && !batch.inPlace[i]) return undefined;
     const dir = pathModule.dirname(target);
     if (!state.madeDirs.has(dir)) {
@@ -120,12 +109,11 @@ function createFiles(
     }
     written.push(true);
   }
-  return { hashes, written };
+  return { written };
 }
 
 /** The thread's whole program: batches in, what it made of them (or the error) out. */
 const THREAD_SOURCE = `
-const crypto = require('node:crypto');
 const fs = require('node:fs');
 const path = require('node:path');
 const { parentPort, workerData, threadId } = require('node:worker_threads');
@@ -133,7 +121,7 @@ const createFiles = ${createFiles.toString()};
 const state = { madeDirs: new Set(), prefix: 't' + threadId + '-', count: 0, suffix: workerData.suffix };
 parentPort.on('message', ({ id, batch }) => {
   try {
-    const created = createFiles(batch, state, fs, path, crypto);
+    const created = createFiles(batch, state, fs, path);
     parentPort.postMessage({ id, created, bytes: batch.bytes }, [batch.bytes.buffer]);
   } catch (error) {
     const reply = { id, bytes: batch.bytes, error: { message: String(error && error.message), code: error && error.code } };
@@ -151,18 +139,18 @@ export interface FileCreator {
 
 /**
  * Files added one by one, each encoded into the batch's buffer as soon as it is rendered: the
- * rendered text dies young, and the bytes are hashed where they will be written from.
+ * rendered text dies young, and the bytes move to the thread that writes them.
  */
 export interface BatchBuilder {
   /**
-   * Adds a file (see Batch.inPlace, and Batch.expected for `expected`, '' or left out for none);
-   * returns the number of its bytes. A body that is the text of the file added last shares its
-   * bytes: encoded and hashed once (a catalog page in both extra orders).
+   * Adds a file (see Batch.inPlace, and Batch.lastSizes for `lastSize`, -1 or left out for
+   * none); returns the number of its bytes. A body that is the text of the file added last shares
+   * its bytes: encoded once (a catalog page in both extra orders).
    */
-  add(target: string, body: string | Uint8Array, inPlace: boolean, expected?: string): number;
+  add(target: string, body: string | Uint8Array, inPlace: boolean, lastSize?: number): number;
   /**
-   * Creates the files that are not there already; resolves to each one's hash and whether it
-   * was written. Call it even for an empty batch.
+   * Creates the files that are not there already; resolves to whether each one was written.
+   * Call it even for an empty batch.
    */
   send(): Promise<Created>;
 }
@@ -217,14 +205,14 @@ export function startFileCreator(threads: number, suffix: string, beforeWrite: (
     const inPlace: boolean[] = [];
     const starts: number[] = [];
     const ends: number[] = [];
-    const expected: string[] = [];
+    const lastSizes: number[] = [];
     const end = () => ends[ends.length - 1] ?? 0;
     let lastBody: string | Uint8Array | undefined;
     return {
-      add(target, body, placed, hash = '') {
+      add(target, body, placed, lastSize = -1) {
         targets.push(target);
         inPlace.push(placed);
-        expected.push(hash);
+        lastSizes.push(lastSize);
         if (typeof body === 'string' && body === lastBody) {
           const start = starts[starts.length - 1]!;
           const stop = end();
@@ -251,13 +239,15 @@ export function startFileCreator(threads: number, suffix: string, beforeWrite: (
       async send() {
         if (targets.length === 0) {
           giveBack(buffer, 0);
-          return { hashes: [], written: [] };
+          return { written: [] };
         }
-        // A batch with a file that is written in the output folder for sure (one with no hash
-        // to match, or any after an interrupted build) waits for the record; the others go at
-        // once, and come back unwritten if they find a change there before it is made.
-        if (!writable && targets.some((_, i) => !inPlace[i] && (compare || expected[i] === ''))) await allowWrites();
-        const batch: Batch = { targets, inPlace, starts, ends, expected, bytes: buffer, compare, mayWrite: writable };
+        // A batch with a file that is written in the output folder for sure (one of another size
+        // than the last build wrote there, or any after an interrupted build) waits for the
+        // record; the others go at once, and come back unwritten if they find a change there
+        // before it is made.
+        const sure = (i: number) => !inPlace[i] && (compare || lastSizes[i] !== ends[i]! - starts[i]!);
+        if (!writable && targets.some((_, i) => sure(i))) await allowWrites();
+        const batch: Batch = { targets, inPlace, starts, ends, lastSizes, bytes: buffer, compare, mayWrite: writable };
         let { created, bytes } = await run(batch);
         if (!created) {
           await allowWrites();
@@ -273,7 +263,7 @@ export function startFileCreator(threads: number, suffix: string, beforeWrite: (
     return {
       batch: (compare) =>
         builder(compare, async (batch) => ({
-          created: createFiles(batch, state, fs, path, crypto),
+          created: createFiles(batch, state, fs, path),
           bytes: batch.bytes as Buffer,
         })),
       close: async () => {},

@@ -9,9 +9,10 @@ import { type BatchBuilder, startFileCreator } from './_create-files.js';
 import type { OutputFile } from './plan.js';
 
 /**
- * The build's own bookkeeping: each file it wrote, with the hash and size of its bytes and the
- * fingerprint of what they were rendered from. It lets a rebuild skip unchanged files without
- * reading them (or even rendering them), and find the files that no longer belong. A missing or
+ * The build's own bookkeeping: each file it wrote, with the size of its bytes and the fingerprint
+ * of what they were rendered from. It lets a rebuild skip unchanged files without reading them (or
+ * even rendering them), read only those re-rendered at the same size, and find the files that no
+ * longer belong. A missing or
  * corrupt one only makes the next build slower. It is kept beside the output folder (see
  * stateFileOf), where no host uploads it: Cloudflare Pages' direct upload, for one, publishes
  * every file of the folder it is given, dot-files too. It is inside the output folder, under
@@ -55,15 +56,14 @@ export interface WriteResult {
 
 /** What a build wrote at one path. */
 interface Written {
-  /** Hash of the bytes; '' when unknown (an interrupted build may have left anything). */
-  hash: string;
+  /** The size of the bytes; -1 when unknown (an interrupted build may have left anything). */
   bytes: number;
   /** The file's `inputs` fingerprint, when it has one. */
   inputs?: string;
 }
 type Files = Map<string, Written>;
 /** What an interrupted build may have left at a path: anything. */
-const UNKNOWN: Written = Object.freeze({ hash: '', bytes: 0 });
+const UNKNOWN: Written = Object.freeze({ bytes: -1 });
 interface State {
   files: Files;
   /** False while a build is writing: the next build then sweeps up its temporary files. */
@@ -124,8 +124,8 @@ export async function writeOutput(outDir: string, files: readonly OutputFile[], 
   const isStaged = (file: string) => staging !== undefined && staging.tops.has(topFolderOf(file));
 
   // Before the first write in the output folder, record every path this build may touch there as
-  // incomplete: if it is interrupted, the next build knows the files it may have left, and the
-  // unknown hashes of the new ones force a rewrite. A build that changes nothing writes no state
+  // incomplete: if it is interrupted, the next build knows the files it may have left, and
+  // compares them all. A build that changes nothing writes no state
   // at all. Staged files are not in it: the output holds none of them until the complete record
   // is made (below), and a first build's record is then a few files, not a quarter of a million
   // paths that held up its first writes (0.2 s, measured).
@@ -168,24 +168,22 @@ export async function writeOutput(outDir: string, files: readonly OutputFile[], 
 
   /** Renders the files and has threads create them; the threads end before the record is made. */
   async function writeFiles() {
-    // The threads hash each file and decide whether it is written; `start` is their cue before
-    // the first write in the output folder.
+    // The threads decide whether each file is written; `start` is their cue before the first
+    // write in the output folder.
     const creator = startFileCreator(files.length >= THREADS_FROM ? THREADS : 0, TEMP_SUFFIX, start);
     try {
       await eachConcurrently(groupsOf(files.length), async ([from, to]) => {
         const batch = creator.batch(!previous.complete);
-        const queued: { file: OutputFile; written: Written }[] = [];
+        const queued: OutputFile[] = [];
         for (let index = from; index < to; index++) {
           const file = files[index]!;
           // Assets are copied from the content folder; every other body is rendered as it is added.
           const copy = file.copyFrom === undefined ? undefined : await readFile(file.copyFrom);
-          const written = add(index, batch, copy);
-          if (written) queued.push({ file, written });
+          if (add(index, batch, copy)) queued.push(file);
           else onFile?.(++done);
         }
         const created = await batch.send();
-        queued.forEach(({ file, written }, i) => {
-          written.hash = created.hashes[i]!;
+        queued.forEach((file, i) => {
           if (created.written[i]) {
             result.written++;
             result.byResource[file.resource]!.written++;
@@ -202,30 +200,28 @@ export async function writeOutput(outDir: string, files: readonly OutputFile[], 
 
   /**
    * Counts `files[index]`, and adds it to `batch` unless its inputs say it is unchanged; returns
-   * what is recorded for it then, its hash to be filled in when the batch comes back. `copy` is
-   * the body of an asset.
+   * whether it was added. `copy` is the body of an asset.
    */
-  function add(index: number, batch: BatchBuilder, copy: Buffer | undefined): Written | undefined {
+  function add(index: number, batch: BatchBuilder, copy: Buffer | undefined): boolean {
     const file = files[index]!;
     const before = previous.files.get(file.path);
     // The listing says whether nobody removed the file since the last build: one readdir per
     // folder, not a stat per file.
-    const trusted = previous.complete && before?.hash && existing.has(file.path) ? before : undefined;
+    const trusted = previous.complete && before && before.bytes >= 0 && existing.has(file.path) ? before : undefined;
     // Rendered from the same inputs as the file a complete build left: the same bytes.
     if (trusted && file.inputs !== undefined && trusted.inputs === file.inputs) {
       count(index, trusted);
       result.unchanged++;
-      return undefined;
+      return false;
     }
     const body = copy ?? (typeof file.body === 'function' ? file.body() : (file.body ?? ''));
     const staged = isStaged(file.path);
-    // After a complete build, a file whose bytes hash to what it recorded is left alone. After an
-    // interrupted one, any file may hold the bytes of the build that was cut off, whatever the
-    // hash says: the thread compares the bytes.
-    const bytes = batch.add(inside(staged ? staging!.dir : root, file.path), body, staged, trusted?.hash);
-    const written: Written = { hash: '', bytes, inputs: file.inputs };
-    count(index, written);
-    return written;
+    // After a complete build, a file of the size it recorded is compared with the new bytes. After
+    // an interrupted one, any file may hold the bytes of the build that was cut off, whatever its
+    // size: the thread compares them all.
+    const bytes = batch.add(inside(staged ? staging!.dir : root, file.path), body, staged, trusted?.bytes);
+    count(index, { bytes, inputs: file.inputs });
+    return true;
   }
 
   /** Removes the files the last build wrote and this one does not. */
@@ -414,10 +410,10 @@ function inside(root: string, relative: string): string {
  */
 interface StateFile {
   generator: 'addon-gen';
-  format: 2;
+  format: 3;
   complete: boolean;
   paths: string[];
-  hashes: string[];
+  /** -1 where unknown (see UNKNOWN). */
   sizes: number[];
   /** Index into `fingerprints`, or -1. */
   inputs: number[];
@@ -438,20 +434,23 @@ async function readState(root: string): Promise<State> {
   } catch {
     return nothing;
   }
-  const { paths, hashes, sizes, inputs, fingerprints } = state;
-  const columns = [paths, hashes, sizes, inputs];
-  if (state.format !== 2 || !Array.isArray(fingerprints) || !columns.every((c) => Array.isArray(c) && c.length === paths!.length)) {
+  const { paths, sizes, inputs, fingerprints } = state;
+  const columns = [paths, sizes, inputs];
+  // Format 2 had a hash of each file too, and its sizes mean what format 3's do where a rebuild
+  // trusts them: in a complete record.
+  const format = state.format as number | undefined;
+  if ((format !== 2 && format !== 3) || !Array.isArray(fingerprints) || !columns.every((c) => Array.isArray(c) && c.length === paths!.length)) {
     return nothing;
   }
   const files: Files = new Map();
   for (let i = 0; i < paths!.length; i++) {
-    const [file, hash, bytes, input] = [paths![i], hashes![i], sizes![i], inputs![i]];
+    const [file, bytes, input] = [paths![i], sizes![i], inputs![i]];
     // An entry of another shape (a hand edit) is left out: that file is rewritten. A path that
     // is not plainly below the output folder was never written by a build: never remove it.
-    if (typeof file !== 'string' || typeof hash !== 'string' || typeof bytes !== 'number' || typeof input !== 'number') continue;
+    if (typeof file !== 'string' || typeof bytes !== 'number' || typeof input !== 'number') continue;
     if (!isPlainRelativePath(file)) continue;
     const fingerprint = fingerprints[input];
-    files.set(file, { hash, bytes, ...(typeof fingerprint === 'string' && { inputs: fingerprint }) });
+    files.set(file, { bytes, ...(typeof fingerprint === 'string' && { inputs: fingerprint }) });
   }
   const foreign = Array.isArray(state.foreign) ? state.foreign.filter((f): f is string => typeof f === 'string') : [];
   return {
@@ -488,10 +487,9 @@ async function writeState(root: string, state: Omit<State, 'files'> & { files: I
   // bytes are those of JSON.stringify(whole); appendFile, unlike write, writes all of its text.
   const fields: { [K in keyof Required<StateFile>]: () => StateFile[K] } = {
     generator: () => 'addon-gen',
-    format: () => 2,
+    format: () => 3,
     complete: () => state.complete,
     paths: () => paths,
-    hashes: () => entries.map((e) => e.hash),
     sizes: () => entries.map((e) => e.bytes),
     inputs: () => entries.map((e) => indexOf(e.inputs)),
     fingerprints: () => [...fingerprints.keys()], // numbered as `inputs` was made, just before
@@ -556,7 +554,7 @@ function sameFiles(previous: Files, next: Iterable<[string, Written]>): boolean 
   let count = 0;
   for (const [file, y] of next) {
     const x = previous.get(file);
-    if (x?.hash !== y.hash || x.bytes !== y.bytes || x.inputs !== y.inputs) return false;
+    if (x?.bytes !== y.bytes || x.inputs !== y.inputs) return false;
     count++;
   }
   return count === previous.size;

@@ -251,7 +251,7 @@ describe('an existing output folder', () => {
       undefined,
       '{"generator":"addon-gen","complete":tr',
       JSON.stringify({ generator: 'addon-gen', complete: true, files: { 'meta/movie/x.json': 'abc' } }),
-      JSON.stringify({ ...JSON.parse(await readFile(state, 'utf8')), hashes: [] }),
+      JSON.stringify({ ...JSON.parse(await readFile(state, 'utf8')), sizes: [] }),
     ];
     for (const text of damaged) {
       // Content the bookkeeping does not know about: the file on disk must not be trusted.
@@ -266,7 +266,7 @@ describe('an existing output folder', () => {
     // Bookkeeping that names a file outside the output folder never makes a build touch it.
     const victim = `${out}-victim.txt`;
     await writeFile(victim, 'keep');
-    const forged = { generator: 'addon-gen', format: 2, complete: true, paths: [`../${path.basename(victim)}`, 'a/../../x'], hashes: ['h', 'h'], sizes: [4, 4], inputs: [-1, -1], fingerprints: [] };
+    const forged = { generator: 'addon-gen', format: 3, complete: true, paths: [`../${path.basename(victim)}`, 'a/../../x'], sizes: [4, 4], inputs: [-1, -1], fingerprints: [] };
     await writeFile(state, JSON.stringify(forged));
     const rebuilt = await build({ contentDir: dir, outDir: out });
     expect(rebuilt.write).toMatchObject({ removed: 0 });
@@ -331,6 +331,43 @@ describe('an existing output folder', () => {
     tree.delete('CNAME');
     tree.delete('.git/objects/ab');
     expect(tree).toEqual(cleanTree);
+  });
+
+  it('rewrites exactly the files whose bytes changed, comparing those rendered again at their size', async () => {
+    const item = (name: string) => `- { id: x, type: movie, name: ${name}, streams: [{ url: "https://e.org/x.mp4" }] }\n`;
+    const dir = await contentDir({ 'addon.yaml': addonYaml('catalogs:\n  - { id: c, type: movie, name: C }\n'), 'x.yaml': item('X1') });
+    const out = await tempDir();
+    await build({ contentDir: dir, outDir: out });
+    const before = await snapshot(out);
+
+    // A name of the same length: its meta and the catalog page keep their size, not their bytes;
+    // its stream file is rendered again from new inputs, to the same bytes.
+    await writeFile(path.join(dir, 'x.yaml'), item('X2'));
+    const rebuilt = await build({ contentDir: dir, outDir: out });
+    const after = await snapshot(out);
+    const changed = [...after.tree].filter(([file, bytes]) => !before.tree.get(file)!.equals(bytes)).map(([file]) => file);
+    const touched = [...after.times].filter(([file, time]) => before.times.get(file) !== time).map(([file]) => file);
+    expect(changed).toEqual(expect.arrayContaining(['meta/movie/x.json', 'catalog/movie/c.json']));
+    expect(changed).not.toContain('stream/movie/x.json');
+    expect(touched.sort()).toEqual(changed.sort());
+    expect(rebuilt.write!.written).toBe(changed.length);
+    const clean = await tempDir();
+    await build({ contentDir: dir, outDir: clean });
+    expect(after.tree).toEqual(await readTree(clean));
+  });
+
+  it('trusts the bookkeeping of the format before this one, which had hashes', async () => {
+    const dir = await oneMovie();
+    const out = await tempDir();
+    await build({ contentDir: dir, outDir: out });
+    const state = JSON.parse(await readFile(stateFileOf(out), 'utf8'));
+    expect(state.format).toBe(3);
+    const hashes = state.paths.map(() => 'h');
+    await writeFile(stateFileOf(out), JSON.stringify({ ...state, format: 2, hashes }));
+    const before = await snapshot(out);
+    const again = await build({ contentDir: dir, outDir: out, reuse: false });
+    expect(again.write).toMatchObject({ written: 0, removed: 0 });
+    expect(await snapshot(out)).toEqual(before);
   });
 });
 
