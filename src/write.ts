@@ -11,12 +11,12 @@ import type { OutputFile } from './plan.js';
 /**
  * The build's own bookkeeping: each file it wrote, with the size of its bytes and the fingerprint
  * of what they were rendered from. It lets a rebuild skip unchanged files without reading them (or
- * even rendering them), read only those re-rendered at the same size, and find the files that no
- * longer belong. A missing or
- * corrupt one only makes the next build slower. It is kept beside the output folder (see
- * stateFileOf), where no host uploads it: Cloudflare Pages' direct upload, for one, publishes
- * every file of the folder it is given, dot-files too. It is inside the output folder, under
- * this name, only while the folder above cannot be written (and where earlier versions kept it).
+ * even rendering them), read only those rendered again at the same size, and find the files that
+ * no longer belong. A missing or corrupt one only makes the next build slower. It is kept beside
+ * the output folder (see stateFileOf), where no host uploads it: Cloudflare Pages' direct upload,
+ * for one, publishes every file of the folder it is given, dot-files too. It is inside the output
+ * folder, under this name, only while the folder above cannot be written (and where earlier
+ * versions kept it).
  */
 export const STATE_FILE = '.addon-gen.json';
 /** The end of temporary file names, so that leftovers of an interrupted build can be found. */
@@ -125,10 +125,10 @@ export async function writeOutput(outDir: string, files: readonly OutputFile[], 
 
   // Before the first write in the output folder, record every path this build may touch there as
   // incomplete: if it is interrupted, the next build knows the files it may have left, and
-  // compares them all. A build that changes nothing writes no state
-  // at all. Staged files are not in it: the output holds none of them until the complete record
-  // is made (below), and a first build's record is then a few files, not a quarter of a million
-  // paths that held up its first writes (0.2 s, measured).
+  // compares them all. A build that changes nothing writes no state at all. Staged files are not
+  // in it: the output holds none of them until the complete record is made (below), and a first
+  // build's record is then a few files, not a quarter of a million paths that held up its first
+  // writes (0.2 s, measured).
   let started: Promise<void> | undefined;
   const start = () => {
     if (started) return started;
