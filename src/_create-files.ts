@@ -66,9 +66,9 @@ interface ThreadState {
 /**
  * Creates the files of a batch whose bytes are not there already, each atomically (a temporary
  * file beside it, then a rename, so it is never seen half-written). Returns which were written;
- * undefined when a file must be written in the output folder and the batch may not
- * write there yet (Batch.mayWrite), having written nothing there. It runs inside worker threads
- * as the text of this function, so it may use only its arguments.
+ * undefined when a file must be written in the output folder and the batch may not write there
+ * yet (Batch.mayWrite), having written nothing there. It runs inside worker threads as the text
+ * of this function, so it may use only its arguments.
  */
 function createFiles(
   batch: Batch,
