@@ -428,12 +428,13 @@ interface StateFile {
 async function readState(root: string): Promise<State> {
   const nothing: State = { files: new Map(), complete: true, foreign: [] };
   const file = await stateFileIn(root);
-  let state: Partial<StateFile>;
+  let state: Partial<StateFile> | null;
   try {
-    state = JSON.parse(await readFile(file, 'utf8')) as Partial<StateFile>;
+    state = JSON.parse(await readFile(file, 'utf8')) as Partial<StateFile> | null;
   } catch {
     return nothing;
   }
+  if (state === null) return nothing;
   const { paths, sizes, inputs, fingerprints } = state;
   const columns = [paths, sizes, inputs];
   // Format 2 had a hash of each file too, and its sizes mean what format 3's do where a rebuild

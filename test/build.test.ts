@@ -250,6 +250,7 @@ describe('an existing output folder', () => {
     const damaged = [
       undefined,
       '{"generator":"addon-gen","complete":tr',
+      'null',
       JSON.stringify({ generator: 'addon-gen', complete: true, files: { 'meta/movie/x.json': 'abc' } }),
       JSON.stringify({ ...JSON.parse(await readFile(state, 'utf8')), sizes: [] }),
     ];
