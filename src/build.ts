@@ -202,12 +202,15 @@ async function lastBuild(
   loaded: Loaded,
   env: Environment,
 ): Promise<Omit<BuildResult, 'seconds' | 'stages' | 'sources'> | undefined> {
-  const out = await intactOutput(options.outDir!);
-  const record = out && (await recordHolds(out.record, inputs, options.contentDir, loaded, env, options.baseUrl));
+  const holds = (record: unknown) => recordHolds(record, inputs, options.contentDir, loaded, env, options.baseUrl);
+  const record = await intactOutput(options.outDir!, holds);
   if (!record) return undefined;
   if ((options.hosts ?? HOSTS).includes('s3')) {
-    const s3 = (await intactOutput(s3Dir))?.record as { inputs?: string; outFromS3Dir?: string } | undefined;
-    if (s3?.inputs !== inputs || s3.outFromS3Dir !== outFromS3Dir) return undefined;
+    const s3Holds = (s3: unknown) => {
+      const was = s3 as { inputs?: string; outFromS3Dir?: string } | null;
+      return (was?.inputs === inputs && was.outFromS3Dir === outFromS3Dir) || undefined;
+    };
+    if (!(await intactOutput(s3Dir, s3Holds))) return undefined;
   }
   const byResource = Object.fromEntries(Object.entries(record.write.byResource).map(([resource, r]) => [resource, { ...r, written: 0 }]));
   return {
