@@ -104,13 +104,14 @@ export async function writeOutput(outDir: string, files: readonly OutputFile[], 
     byResource: {},
     foreign: [],
   };
-  // What was written for each of `files`, by position. The set of their paths is made only when
-  // asked for often: a map of the large benchmark's quarter of a million paths to what was
-  // written there took 0.2 s of a first build's main thread, and about 30 MB of its peak RSS, and
-  // the set 0.3 s of a one-item rebuild's (measured). A rebuild asks only about files on disk
-  // that the last build did not write (a CNAME, say), and about files it wrote that are not
-  // planned again: the first few are looked for one by one.
+  // What was written for each of `files`, by position: a map of the large benchmark's quarter of
+  // a million paths to it took 0.2 s of a first build's main thread, and about 30 MB of its peak
+  // RSS (measured).
   const recorded: Written[] = new Array(files.length);
+  // Whether a path is one of `files`. A rebuild asks only about files on disk that the last build
+  // did not write (a CNAME, say) and, when some of its files are stale, about those: the first
+  // few are looked for one by one, and a set of all the paths (0.3 s of a one-item rebuild,
+  // measured) is made only for more.
   let paths: Set<string> | undefined;
   let lookups = 0;
   const planned = (file: string) => {
