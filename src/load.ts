@@ -68,8 +68,9 @@ export interface SourceValue {
 export interface Loaded {
   addon?: SourceValue;
   /**
-   * The values of the item files, in file order, parsed a few files ahead of the iteration, so
-   * that only a few files' values are alive at once; iterate once. Problems found go to `diagnostics`.
+   * The values of the item files, in file order, parsed up to a few dozen files ahead of the
+   * iteration; a file's values are made only when its turn comes, so that few are alive at once.
+   * Iterate once. Problems found go to `diagnostics`.
    */
   items: AsyncIterable<SourceValue>;
   files: SourceFile[];
