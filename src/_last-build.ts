@@ -9,7 +9,7 @@ import path from 'node:path';
 import type { Diagnostic } from './diagnostics.js';
 import type { HostReport } from './hosts.js';
 import type { Loaded } from './load.js';
-import { sha1 } from './plan.js';
+import { sha1, textFingerprint } from './plan.js';
 import { expandText, secretPolicy, type Environment } from './secrets.js';
 import type { Content } from './validate.js';
 import type { WriteResult } from './write.js';
@@ -53,7 +53,7 @@ export interface BuildInputs {
 export function inputsHash({ generator, options, loaded }: BuildInputs): string {
   const hash = createHash('sha1');
   hash.update(JSON.stringify(['addon-gen build record 1', generator, options]));
-  for (const file of loaded.files) hash.update(`\0${file.relative}\0`).update(file.text);
+  for (const file of loaded.files) hash.update(`\0${file.relative}\0${textFingerprint(file)}`);
   return hash.digest('base64url');
 }
 

@@ -53,6 +53,8 @@ export interface SourceFile extends ContentText {
   piece?: { start: number; end: number; parsed?: Document; count: number };
   /** Offsets where lines start, for showing a line and turning offsets into lines. */
   lines?: LineCounter;
+  /** A hash of the text, once a build asks for it (plan.ts, textFingerprint). */
+  textFingerprint?: string;
 }
 
 /** One YAML value that should be an item (or the addon settings), with the means to locate its parts. */
