@@ -58,6 +58,7 @@ export const CODES = {
   'unreadable-file': 'A content file or folder cannot be read (permissions, a broken link, not a file).',
   'symlink-not-followed': 'A symbolic link leads outside the content folder, so it is not followed.',
   'too-many-problems': 'A file has more problems than are shown (100 errors, 100 warnings); the rest are counted.',
+  'output-too-large': 'The output would be far larger than the content it is built from (genres multiply catalog pages); nothing is written.',
 } as const;
 
 export type DiagnosticCode = keyof typeof CODES;
@@ -65,6 +66,24 @@ export type DiagnosticCode = keyof typeof CODES;
 /** A usage error (bad flag, missing folder): exit status 2, no content diagnostics. */
 export class UsageError extends Error {
   override name = 'UsageError';
+}
+
+/**
+ * A file system operation on the output (or S3) folder failed: disk full, read-only, no
+ * permission, a file where a folder belongs. Exit status 2, like a folder that cannot be written;
+ * the message names the path and says what the output folder holds now.
+ */
+export class IoError extends UsageError {
+  override name = 'IoError';
+  constructor(
+    message: string,
+    /** The path the operation failed on. */
+    readonly path: string,
+    /** The system's code (`ENOSPC`), when there is one. */
+    readonly code?: string,
+  ) {
+    super(message);
+  }
 }
 
 export function hasErrors(diagnostics: readonly Diagnostic[]): boolean {
