@@ -77,15 +77,21 @@ function createFiles(
   pathModule: typeof path,
 ): Created | undefined {
   const written: boolean[] = [];
+  // A link at a file's path is not the file: it is written over, never read through.
+  const noFollow = fsModule.constants.O_RDONLY | (fsModule.constants.O_NOFOLLOW ?? 0);
   for (let i = 0; i < batch.targets.length; i++) {
     const target = batch.targets[i]!;
     const bytes = batch.bytes.subarray(batch.starts[i], batch.ends[i]);
     let there = false;
     if (batch.compare || batch.lastSizes[i] === bytes.length) {
+      let fd: number | undefined;
       try {
-        there = fsModule.readFileSync(target).equals(bytes);
+        fd = fsModule.openSync(target, noFollow);
+        there = fsModule.readFileSync(fd).equals(bytes);
       } catch {
         // Not there (or not a file): written.
+      } finally {
+        if (fd !== undefined) fsModule.closeSync(fd);
       }
     }
     if (there) {
@@ -95,17 +101,35 @@ function createFiles(
     // The files compared so far are compared again when the batch comes back: this happens to
     // the first batches with a change only, before the record is made.
     if (!batch.mayWrite && !batch.inPlace[i]) return undefined;
-    const dir = pathModule.dirname(target);
-    if (!state.madeDirs.has(dir)) {
-      fsModule.mkdirSync(dir, { recursive: true });
-      state.madeDirs.add(dir);
-    }
-    if (batch.inPlace[i]) {
-      fsModule.writeFileSync(target, bytes);
-    } else {
-      const scratch = `${target}.${state.prefix}${state.count++}${state.suffix}`;
-      fsModule.writeFileSync(scratch, bytes);
-      fsModule.renameSync(scratch, target);
+    let scratch: string | undefined;
+    try {
+      const dir = pathModule.dirname(target);
+      if (!state.madeDirs.has(dir)) {
+        fsModule.mkdirSync(dir, { recursive: true });
+        state.madeDirs.add(dir);
+      }
+      if (batch.inPlace[i]) {
+        fsModule.writeFileSync(target, bytes);
+      } else {
+        scratch = `${target}.${state.prefix}${state.count++}${state.suffix}`;
+        // `wx`: never through a link someone left at the temporary name; an earlier build's
+        // leftover of the same name goes first.
+        try {
+          fsModule.writeFileSync(scratch, bytes, { flag: 'wx' });
+        } catch (error) {
+          if (!(error instanceof Error && 'code' in error && error.code === 'EEXIST')) throw error;
+          fsModule.rmSync(scratch, { force: true });
+          fsModule.writeFileSync(scratch, bytes, { flag: 'wx' });
+        }
+        fsModule.renameSync(scratch, target);
+        scratch = undefined;
+      }
+    } catch (error) {
+      // No temporary file stays behind (disk full, say), and the error names the file: a
+      // failed write() says nothing of which one it was.
+      if (scratch !== undefined) fsModule.rmSync(scratch, { force: true });
+      if (error instanceof Error && !('path' in error)) Object.assign(error, { path: target });
+      throw error;
     }
     written.push(true);
   }
@@ -124,7 +148,7 @@ parentPort.on('message', ({ id, batch }) => {
     const created = createFiles(batch, state, fs, path);
     parentPort.postMessage({ id, created, bytes: batch.bytes }, [batch.bytes.buffer]);
   } catch (error) {
-    const reply = { id, bytes: batch.bytes, error: { message: String(error && error.message), code: error && error.code } };
+    const reply = { id, bytes: batch.bytes, error: { message: String(error && error.message), code: error && error.code, path: error && error.path } };
     parentPort.postMessage(reply, [batch.bytes.buffer]);
   }
 });
@@ -161,7 +185,7 @@ interface Reply {
   created?: Created;
   /** The batch's buffer, handed back to be filled again. */
   bytes: Uint8Array;
-  error?: { message: string; code?: string };
+  error?: { message: string; code?: string; path?: string };
 }
 
 /** What running a batch came to (see createFiles), with the batch's buffer handed back. */
@@ -281,7 +305,7 @@ export function startFileCreator(threads: number, suffix: string, beforeWrite: (
       pending.delete(reply.id);
       load.set(worker, load.get(worker)! - 1);
       if (reply.error) {
-        job.reject(Object.assign(new Error(reply.error.message), { code: reply.error.code }));
+        job.reject(Object.assign(new Error(reply.error.message), { code: reply.error.code, path: reply.error.path }));
         return;
       }
       const bytes = Buffer.from(reply.bytes.buffer, reply.bytes.byteOffset, reply.bytes.length);

@@ -1,6 +1,6 @@
 // The pipeline in one place: load -> validate -> plan -> write. Returns values; prints nothing.
 import { createHash } from 'node:crypto';
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { lstat, readdir, readFile, realpath, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { inputsHash, localDiagnostics, portableDiagnostics, recordHolds, recordInputs, type BuildRecord } from './_last-build.js';
@@ -13,7 +13,7 @@ import { plan, type OutputFile } from './plan.js';
 import { baseUrl as baseUrlSchema } from './schema.js';
 import type { Environment } from './secrets.js';
 import { streamOwners, validate, type Content } from './validate.js';
-import { intactOutput, writeOutput, type WriteResult } from './write.js';
+import { intactOutput, lockOutput, writeOutput, type WriteResult } from './write.js';
 
 export interface BuildOptions {
   contentDir: string;
@@ -82,7 +82,21 @@ export interface BuildResult {
 /** Runs the pipeline. Throws UsageError for bad options; content problems come back as diagnostics. */
 export async function build(options: BuildOptions): Promise<BuildResult> {
   const started = performance.now();
-  await checkOptions(options);
+  const where = await checkOptions(options, (options.hosts ?? HOSTS).includes('s3'));
+  if (where.outDir === undefined) return pipeline(options, where, started);
+  // One build at a time per folder, from the look at the last build to the last write: another
+  // build that wrote in between would leave a tree that is neither's, or this one's reuse stale.
+  const locks = [await lockOutput(where.outDir)];
+  try {
+    if (where.s3Dir !== undefined) locks.push(await lockOutput(where.s3Dir));
+    return await pipeline(options, where, started);
+  } finally {
+    for (const unlock of locks.reverse()) await unlock();
+  }
+}
+
+/** The pipeline, writing into the folders that `checkOptions` found. */
+async function pipeline(options: BuildOptions, where: { outDir?: string; s3Dir?: string }, started: number): Promise<BuildResult> {
   const stages: BuildResult['stages'] = {};
   let stageStarted = performance.now();
   let current: Stage | undefined;
@@ -104,8 +118,8 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
   const loaded = await loadContent(options.contentDir, { maxFileSize: options.maxFileSize });
   // What reading the files found (links not followed, say): every build reads them again.
   const readProblems = loaded.diagnostics.list();
-  const s3Dir = options.outDir === undefined ? undefined : (options.s3Dir ?? `${options.outDir.replace(/[\\/]+$/, '')}-s3`);
-  const outFromS3Dir = s3Dir && path.relative(s3Dir, options.outDir!).split(path.sep).join('/');
+  const { outDir, s3Dir } = where;
+  const outFromS3Dir = s3Dir && path.relative(s3Dir, outDir!).split(path.sep).join('/');
   const env = options.env ?? process.env;
   // What a build that writes compares with the last one, and fingerprints its files with.
   // `validate` writes nothing and reads neither (its `inputs` stays ''): without them its plan
@@ -124,10 +138,10 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
           },
           loaded,
         });
-  if (options.outDir !== undefined && options.reuse !== false) {
+  if (outDir !== undefined && options.reuse !== false) {
     // Looking at the output folder counts as write, though no progress is shown for it.
     enter('write', false);
-    const last = await lastBuild(options, s3Dir!, outFromS3Dir!, inputs, loaded, env);
+    const last = await lastBuild(options, outDir, s3Dir, outFromS3Dir, inputs, loaded, env);
     if (last) return done({ ...last, diagnostics: [...readProblems, ...last.diagnostics], sources: loaded.files });
     enter('load', false);
   }
@@ -180,7 +194,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     const reported = [...diagnostics, ...report.diagnostics].filter((d) => !readProblems.includes(d));
     return { ...known, diagnostics: portableDiagnostics(reported, options.contentDir), write: summaryOf(write), hosts: report.hosts };
   };
-  const write = await writeOutput(options.outDir, planned.files, {
+  const write = await writeOutput(outDir!, planned.files, {
     onFile: (done) => options.onProgress?.({ stage: 'write', done, total }),
     record: recordOf,
   });
@@ -196,16 +210,17 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
  */
 async function lastBuild(
   options: BuildOptions,
-  s3Dir: string,
-  outFromS3Dir: string,
+  outDir: string,
+  s3Dir: string | undefined,
+  outFromS3Dir: string | undefined,
   inputs: string,
   loaded: Loaded,
   env: Environment,
 ): Promise<Omit<BuildResult, 'seconds' | 'stages' | 'sources'> | undefined> {
   const holds = (record: unknown) => recordHolds(record, inputs, options.contentDir, loaded, env, options.baseUrl);
-  const record = await intactOutput(options.outDir!, holds);
+  const record = await intactOutput(outDir, holds);
   if (!record) return undefined;
-  if ((options.hosts ?? HOSTS).includes('s3')) {
+  if (s3Dir !== undefined) {
     const s3Holds = (s3: unknown) => {
       const was = s3 as { inputs?: string; outFromS3Dir?: string } | null;
       return (was?.inputs === inputs && was.outFromS3Dir === outFromS3Dir) || undefined;
@@ -273,7 +288,12 @@ async function generatorFingerprint(): Promise<string> {
   return hash.digest('base64url');
 }
 
-async function checkOptions(options: BuildOptions) {
+/**
+ * Checks the options, and returns where the output (and S3) folder really are: every link on the
+ * way resolved. The build then writes only there, so that a link cannot lead it somewhere the
+ * checks did not look.
+ */
+async function checkOptions(options: BuildOptions, s3: boolean): Promise<{ outDir?: string; s3Dir?: string }> {
   const info = await stat(options.contentDir).catch(() => undefined);
   if (!info?.isDirectory()) throw new UsageError(`content folder ${options.contentDir} does not exist or is not a folder`);
   if (options.baseUrl !== undefined && !baseUrlSchema.safeParse(options.baseUrl).success) {
@@ -281,17 +301,64 @@ async function checkOptions(options: BuildOptions) {
       `--base-url ${options.baseUrl} is not an http(s) URL without query or fragment (e.g. https://user.github.io/repo/)`,
     );
   }
-  if (options.outDir !== undefined) {
-    const out = path.resolve(options.outDir);
-    const content = path.resolve(options.contentDir);
-    // The build removes files it wrote earlier: never let it loose on a folder that holds more.
-    if (out === path.parse(out).root || out === path.resolve(os.homedir())) {
-      throw new UsageError(`--out ${options.outDir} is ${out === path.parse(out).root ? 'the root folder' : 'your home folder'}; choose a folder of its own, such as dist`);
+  if (options.outDir === undefined) return {};
+  const content = await realpath(options.contentDir);
+  const home = await realpath(os.homedir()).catch(() => path.resolve(os.homedir()));
+  const outDir = await realLocation('--out', options.outDir);
+  checkLocation('--out', options.outDir, outDir, { content, home });
+  if (!s3) return { outDir };
+  const given = options.s3Dir ?? defaultS3Dir(options.outDir);
+  const s3Dir = await realLocation('--s3-dir', given);
+  checkLocation('--s3-dir', given, s3Dir, { content, home, '--out': outDir });
+  return { outDir, s3Dir };
+}
+
+/** `dist-s3` for `dist`: beside the output folder, outside what hosts publish. */
+function defaultS3Dir(outDir: string): string {
+  return `${outDir.replace(/[\\/]+$/, '')}-s3`;
+}
+
+/**
+ * The absolute path of a folder to write, with every symbolic link on the way resolved: the
+ * folder itself when it exists, else its nearest existing parent with the rest appended.
+ */
+async function realLocation(flag: string, given: string): Promise<string> {
+  const rest: string[] = [];
+  for (let at = path.resolve(given); ; at = path.dirname(at)) {
+    const info = await lstat(at).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return undefined;
+      throw new UsageError(`${flag} ${given}: ${at} cannot be read (${error.code ?? error.message})`);
+    });
+    if (info) {
+      const real = await realpath(at).catch(() => {
+        throw new UsageError(`${flag} ${given}: ${at} is a symbolic link to a folder that does not exist; remove it or create its target`);
+      });
+      if (!(await stat(real)).isDirectory()) throw new UsageError(`${flag} ${given}: ${at} is a file, not a folder`);
+      return path.join(real, ...rest.reverse());
     }
-    const overlaps = out === content || content.startsWith(out + path.sep) || out.startsWith(content + path.sep);
-    if (overlaps) {
-      throw new UsageError(`--out ${options.outDir} overlaps the content folder ${options.contentDir}; choose a separate output folder`);
-    }
+    if (at === path.dirname(at)) return path.resolve(given);
+    rest.push(path.basename(at));
+  }
+}
+
+/**
+ * Refuses a folder that the build may not write into: the root, the home folder or a folder
+ * that holds it, or one that is, holds or lies inside any of `others` (the content folder, the
+ * output folder). The build removes files it wrote earlier and writes the host files
+ * (index.html, vercel.json) at the top: never let it loose on a folder that holds more.
+ */
+function checkLocation(flag: string, given: string, real: string, others: Record<string, string>) {
+  const refuse = (what: string) => {
+    throw new UsageError(`${flag} ${given}${real === path.resolve(given) ? '' : ` (${real})`} ${what}; choose a folder of its own, such as dist`);
+  };
+  const inside = (child: string, parent: string) => child.startsWith(parent.endsWith(path.sep) ? parent : parent + path.sep);
+  if (real === path.parse(real).root) refuse('is the root folder');
+  const { home, ...rest } = others;
+  if (home !== undefined && real === home) refuse('is your home folder');
+  if (home !== undefined && inside(home, real)) refuse('holds your home folder');
+  for (const [name, other] of Object.entries(rest)) {
+    const what = name === 'content' ? 'the content folder' : `the ${name} folder`;
+    if (real === other || inside(other, real) || inside(real, other)) refuse(`overlaps ${what} ${other}`);
   }
 }
 

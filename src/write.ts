@@ -2,10 +2,14 @@
 // (a temporary file, then a rename) and only when its bytes changed; files an earlier build wrote
 // and this one does not are removed. Files the build never wrote are left alone.
 import { readdir as readdirCallback } from 'node:fs';
-import { lstat, mkdir, open, readdir, readFile, rename, rm, rmdir, stat, type FileHandle } from 'node:fs/promises';
+import { lstat, mkdir, open, readFile, rename, rm, rmdir, stat, type FileHandle } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
+import { z } from 'zod';
 import { type BatchBuilder, startFileCreator } from './_create-files.js';
+import { IoError } from './diagnostics.js';
 import type { OutputFile } from './plan.js';
 
 /**
@@ -30,6 +34,15 @@ const STATE_CHUNK = 2048;
  * the output yet is made whole there and moves in with one rename, never seen half-written.
  */
 const STAGING_SUFFIX = '.addon-gen-staging';
+/**
+ * The end of the name of the file beside the output folder that a build holds while it works on
+ * the folder (see lockOutput), and its name inside when the folder above cannot be written.
+ */
+const LOCK_SUFFIX = '.addon-gen.lock';
+const LOCK_INSIDE = '.addon-gen.lock';
+/** How long a build waits for another one that works on the same folder, and how often it looks. */
+const LOCK_WAIT_MS = 10 * 60 * 1000;
+const LOCK_POLL_MS = 100;
 /** Threads that create files, and the number of files from which a build starts them. */
 const THREADS = 2;
 const THREADS_FROM = 1000;
@@ -90,10 +103,10 @@ export interface WriteOptions {
 export async function writeOutput(outDir: string, files: readonly OutputFile[], options: WriteOptions = {}): Promise<WriteResult> {
   const { onFile } = options;
   const root = path.resolve(outDir);
-  await mkdir(root, { recursive: true });
+  await mkdir(root, { recursive: true }).catch((error: unknown) => {
+    throw ioError(error, root, 'Nothing was written.');
+  });
   const previous = await readState(root);
-  if (!previous.complete) await sweepTemporaryFiles(root, previous.files);
-  await rm(stagingDirOf(root), { recursive: true, force: true });
   const result: WriteResult = {
     files: files.length,
     bytes: 0,
@@ -119,10 +132,26 @@ export async function writeOutput(outDir: string, files: readonly OutputFile[], 
     return (paths ??= new Set(files.map((f) => f.path))).has(file);
   };
   const ours = (file: string) => previous.files.has(file) || planned(file);
-  const existing = await listTree(root, function* () {
-    for (const file of files) yield file.path;
-    yield* previous.files.keys();
-  }, ours);
+  const tree = () =>
+    listTree(root, function* () {
+      for (const file of files) yield file.path;
+      yield* previous.files.keys();
+    }, ours);
+  const existing = await tree();
+  // A folder of ours that is a link leads out of the output folder: writing (and removing) files
+  // below it would change files elsewhere. Refused before anything is touched.
+  if (existing.links.length > 0) {
+    const [first] = existing.links;
+    throw new IoError(
+      `${path.join(root, first!)} is a symbolic link, where the build writes a folder of the addon: addon-gen writes only inside ${root}, never through links. Nothing was written; remove the link (or make it a real folder) and build again`,
+      path.join(root, first!),
+    );
+  }
+  // Leftovers of an interrupted build, or of one that failed.
+  await removeAll(root, existing.temporary).catch((error: unknown) => {
+    throw ioError(error, root, 'Nothing was written.');
+  });
+  await rm(stagingDirOf(root), { recursive: true, force: true });
   const foreign = existing.foreign;
   const staging = await stageNewFolders(root, files, existing.top);
   const reported = new Set(previous.foreign);
@@ -137,6 +166,8 @@ export async function writeOutput(outDir: string, files: readonly OutputFile[], 
   // build's record is then a few files, not a quarter of a million paths that held up its first
   // writes (0.2 s, measured).
   let started: Promise<void> | undefined;
+  // Whether files of the output folder may have changed: once the record says the build is incomplete.
+  let touched = false;
   const start = () => {
     if (started) return started;
     // The files of the last build, then those only this one has: a map of them all was a quarter
@@ -145,7 +176,9 @@ export async function writeOutput(outDir: string, files: readonly OutputFile[], 
       yield* previous.files;
       for (const file of files) if (!previous.files.has(file.path) && !isStaged(file.path)) yield [file.path, UNKNOWN];
     };
-    return (started = writeState(root, { files: intent(), complete: false, foreign }));
+    return (started = writeState(root, { files: intent(), complete: false, foreign }).then(() => {
+      touched = true;
+    }));
   };
   const count = (index: number, written: Written) => {
     const file = files[index]!;
@@ -169,8 +202,20 @@ export async function writeOutput(outDir: string, files: readonly OutputFile[], 
         if (error.code !== 'ENOENT') throw error;
       });
     }
+  } catch (error) {
+    // Threads stopped mid-file may have left temporary files: the tree is listed again for them.
+    await tree()
+      .then((now) => removeAll(root, now.temporary))
+      .catch(() => {});
+    throw ioError(
+      error,
+      root,
+      touched
+        ? `${root} now holds some files of this build and the others of the last one, each whole; the next build that can write completes it`
+        : `nothing in ${root} changed`,
+    );
   } finally {
-    if (staging) await rm(staging.dir, { recursive: true, force: true });
+    if (staging) await rm(staging.dir, { recursive: true, force: true }).catch(() => {});
   }
 
   /** Renders the files and has threads create them; the threads end before the record is made. */
@@ -293,12 +338,14 @@ export async function intactOutput<T>(outDir: string, holds: (record: unknown) =
  * What is in the output folder: `has(path)` for the files below folders that hold ours, and the
  * other entries, not descending into folders that hold none of ours (a `.git`, say). The folders
  * of `paths` are worked out only when the output folder has a folder: not for a first build.
+ * Also the symbolic links where a folder of ours belongs, and the temporary files of builds that
+ * were cut off or failed, found on the way.
  */
 async function listTree(
   root: string,
   paths: () => Iterable<string>,
   ours: (path: string) => boolean,
-): Promise<{ has(path: string): boolean; foreign: string[]; top: Set<string> }> {
+): Promise<{ has(path: string): boolean; foreign: string[]; top: Set<string>; links: string[]; temporary: string[] }> {
   let dirs: Set<string> | undefined;
   const isOurDir = (dir: string) => {
     if (!dirs) {
@@ -312,6 +359,8 @@ async function listTree(
   const names = new Map<string, Set<string>>();
   const foreign: string[] = [];
   const top = new Set<string>();
+  const links: string[] = [];
+  const temporary: string[] = [];
   const visit = async (dir: string): Promise<void> => {
     const entries = await readdirFast(dir === '' ? root : path.join(root, dir)).catch(() => []);
     const here = new Set<string>();
@@ -323,7 +372,16 @@ async function listTree(
         if (entry.isDirectory()) {
           if (isOurDir(relative)) return visit(relative);
           foreign.push(`${relative}/`);
-        } else if (relative !== STATE_FILE && !entry.name.endsWith(TEMP_SUFFIX)) {
+        } else if (entry.name.endsWith(TEMP_SUFFIX)) {
+          temporary.push(relative);
+        } else if (relative === STATE_FILE || relative === LOCK_INSIDE) {
+          // The bookkeeping, kept inside while the folder above cannot be written.
+        } else if (entry.isSymbolicLink()) {
+          // A link where a file of ours goes is not that file: it is written over (a rename
+          // replaces the link, not what it points at). Others' links are left alone.
+          if (isOurDir(relative)) links.push(relative);
+          else if (!ours(relative)) foreign.push(relative);
+        } else {
           here.add(entry.name);
           if (!ours(relative)) foreign.push(relative);
         }
@@ -336,7 +394,7 @@ async function listTree(
     const slash = file.lastIndexOf('/');
     return names.get(slash < 0 ? '' : file.slice(0, slash))?.has(file.slice(slash + 1)) ?? false;
   };
-  return { has, foreign: foreign.sort(), top };
+  return { has, foreign: foreign.sort(), top, links: links.sort(), temporary };
 }
 
 /** Beside the output folder, where its bookkeeping is kept: `.dist.addon-gen.json` for `dist`. */
@@ -385,13 +443,9 @@ async function stageNewFolders(root: string, files: readonly OutputFile[], prese
   return undefined;
 }
 
-/** Removes the temporary files an interrupted build left beside the files it was writing. */
-async function sweepTemporaryFiles(root: string, files: Files) {
-  const dirs = new Set([...files.keys()].map((file) => path.dirname(inside(root, file))));
-  for (const dir of dirs) {
-    const names = await readdir(dir).catch(() => [] as string[]);
-    await Promise.all(names.filter((n) => n.endsWith(TEMP_SUFFIX)).map((n) => rm(path.join(dir, n), { force: true })));
-  }
+/** Removes `relative` paths below `root` (temporary files a build left). */
+async function removeAll(root: string, relative: readonly string[]) {
+  await Promise.all(relative.map((file) => rm(inside(root, file), { force: true })));
 }
 
 /** The positions of `count` files in groups of BATCH_FILES, [from, to): one message to a thread each. */
@@ -539,13 +593,13 @@ async function writeState(root: string, state: Omit<State, 'files'> & { files: I
   let scratch = `${target}${TEMP_SUFFIX}`;
   let handle: FileHandle;
   try {
-    handle = await open(scratch, 'w');
+    handle = await createNew(scratch);
   } catch (error) {
-    if (!CANNOT_WRITE.has((error as NodeJS.ErrnoException).code ?? '')) throw error;
+    if (!CANNOT_WRITE.has(errorCode(error))) throw error;
     // The folder above cannot be written: inside, where stateFileIn looks first.
     target = inside;
     scratch = `${target}${TEMP_SUFFIX}`;
-    handle = await open(scratch, 'w');
+    handle = await createNew(scratch);
   }
   try {
     let separator = '{';
@@ -566,16 +620,143 @@ async function writeState(root: string, state: Omit<State, 'files'> & { files: I
       separator = ',';
     }
     await handle.appendFile('}');
-  } finally {
     await handle.close();
+    await rename(scratch, target);
+  } catch (error) {
+    await handle.close().catch(() => {});
+    await rm(scratch, { force: true }).catch(() => {});
+    throw error;
   }
-  await rename(scratch, target);
   // Out of what hosts upload, now that it can be.
   if (target !== inside) await rm(inside, { force: true });
 }
 
 /** Why a folder cannot be written in: permissions, or a read-only file system. */
 const CANNOT_WRITE = new Set(['EACCES', 'EPERM', 'EROFS']);
+
+/** The system's code of an error (`ENOSPC`), or ''. */
+function errorCode(error: unknown): string {
+  return error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : '';
+}
+
+/**
+ * A new file, never one that is there: a link left at a temporary name (by anyone) would
+ * otherwise be followed, and its target overwritten.
+ */
+async function createNew(file: string): Promise<FileHandle> {
+  await rm(file, { force: true });
+  return open(file, 'wx');
+}
+
+/**
+ * What a failed file system operation on the output folder is to the user: the path, the reason
+ * in words, and `outcome`, what the output folder holds now.
+ */
+function ioError(error: unknown, root: string, outcome: string): IoError {
+  if (error instanceof IoError) return error;
+  const code = errorCode(error);
+  const at = error instanceof Error && 'path' in error && typeof error.path === 'string' ? error.path : root;
+  const reason = SYSTEM_ERRORS[code] ?? (error instanceof Error ? error.message : String(error));
+  return new IoError(`cannot write ${at}: ${reason}${code && SYSTEM_ERRORS[code] ? ` (${code})` : ''}. ${outcome}`, at, code || undefined);
+}
+
+/** The usual reasons a write fails, in words. */
+const SYSTEM_ERRORS: Record<string, string> = {
+  ENOSPC: 'no space left on the device',
+  EDQUOT: 'over the disk quota',
+  EROFS: 'the file system is read-only',
+  EACCES: 'permission denied',
+  EPERM: 'operation not permitted',
+  ENOTDIR: 'a part of the path is a file, not a folder',
+  EISDIR: 'a folder is where a file goes',
+  EEXIST: 'something is already there',
+  EMFILE: 'too many open files',
+  ENFILE: 'too many open files',
+  EIO: 'an input/output error of the device',
+  ENAMETOOLONG: 'the name is too long',
+};
+
+/**
+ * Holds `outDir` for one build until the returned function is called: a second build into the
+ * same folder waits for the first (up to LOCK_WAIT_MS, then fails clearly). Two builds at once
+ * would share a staging folder and bookkeeping, and one could end with a partial tree. The lock
+ * is a file beside the folder (inside while the folder above cannot be written) naming the
+ * process; a lock whose process on this machine is gone (killed) is taken over at once. Not
+ * proper-lockfile: it judges a lock stale by a timestamp refreshed on a timer, which a build's
+ * main thread, busy for seconds planning a large addon, would let lapse.
+ */
+export async function lockOutput(outDir: string): Promise<() => Promise<void>> {
+  const root = path.resolve(outDir);
+  const owner = JSON.stringify({ pid: process.pid, host: os.hostname() });
+  let file = lockFileOf(root);
+  const deadline = Date.now() + LOCK_WAIT_MS;
+  for (;;) {
+    try {
+      const handle = await open(file, 'wx');
+      try {
+        await handle.writeFile(owner);
+      } finally {
+        await handle.close();
+      }
+      const held = file;
+      return () => rm(held, { force: true }).catch(() => {});
+    } catch (error) {
+      const code = errorCode(error);
+      if (CANNOT_WRITE.has(code) && file !== path.join(root, LOCK_INSIDE)) {
+        // Beside is out of reach; inside, if the folder is there. If it is not, it cannot be
+        // made either, and the write will say so: nothing to hold.
+        if (!(await stat(root).catch(() => undefined))?.isDirectory()) return async () => {};
+        file = path.join(root, LOCK_INSIDE);
+        continue;
+      }
+      if (code === 'ENOENT') return async () => {}; // no folder above: nothing to share yet
+      if (code !== 'EEXIST') throw ioError(error, root, 'Nothing was written.');
+    }
+    if (await takeOverIfAbandoned(file)) continue;
+    if (Date.now() > deadline) {
+      throw new IoError(
+        `another build has been writing into ${root} for ${LOCK_WAIT_MS / 60000} minutes (it holds ${file}). Nothing was written; if no build runs, remove ${file} and build again`,
+        file,
+      );
+    }
+    await sleep(LOCK_POLL_MS);
+  }
+}
+
+/** Removes the lock `file` when the process that holds it was on this machine and is gone; true if it did. */
+async function takeOverIfAbandoned(file: string): Promise<boolean> {
+  const text = await readFile(file, 'utf8').catch(() => undefined);
+  if (text === undefined) return true; // released meanwhile: try again at once
+  let holder: unknown;
+  try {
+    holder = JSON.parse(text);
+  } catch {
+    // Being written by its holder right now, or cut off: only a lock left for long is abandoned.
+    const age = Date.now() - ((await stat(file).catch(() => undefined))?.mtimeMs ?? Date.now());
+    return age > 10_000 && (await rm(file, { force: true }).then(() => true));
+  }
+  const lock = LockHolder.safeParse(holder);
+  if (!lock.success || lock.data.host !== os.hostname() || isAlive(lock.data.pid)) return false;
+  await rm(file, { force: true });
+  return true;
+}
+
+/** What a lock file holds. */
+const LockHolder = z.object({ pid: z.number().int(), host: z.string() });
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return errorCode(error) === 'EPERM'; // there, but another user's
+  }
+}
+
+/** Beside the output folder: `.dist.addon-gen.lock` for `dist`. */
+function lockFileOf(root: string): string {
+  return path.join(path.dirname(root), `.${path.basename(root)}${LOCK_SUFFIX}`);
+}
 
 /**
  * Where the state file of `root` is. One inside the output folder is newer than any beside it:
