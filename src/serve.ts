@@ -1,7 +1,7 @@
 // `addon-gen serve`: a local host for the addon that answers as the addon specification says.
 // `route` decides every answer from the request and the manifest alone; `startServer` does the I/O.
-import { constants, watch, type FSWatcher } from 'node:fs';
-import { lstat, mkdtemp, open, readdir, readFile, realpath, rm, stat, type FileHandle } from 'node:fs/promises';
+import { constants, watch, type BigIntStats, type FSWatcher } from 'node:fs';
+import { mkdtemp, open, readdir, readFile, readlink, realpath, rm, stat, type FileHandle } from 'node:fs/promises';
 import { createServer, maxHeaderSize, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -626,8 +626,13 @@ async function handle(req: IncomingMessage, res: ServerResponse, tree: Tree | un
       return answer(res, decision, tree);
     case 'file': {
       for (const file of decision.paths) {
-        const absolute = await fileInside(tree.root, file);
-        if (absolute && (await sendFile(req, res, absolute, headersFor(tree.rules, `/${file}`)))) return;
+        const opened = await openInside(tree.root, file);
+        if (!opened) continue;
+        try {
+          return await sendFile(req, res, opened, file, headersFor(tree.rules, `/${file}`));
+        } finally {
+          await opened.handle.close();
+        }
       }
       return answer(res, decision.ifMissing, tree);
     }
@@ -671,55 +676,35 @@ function sendJson(res: ServerResponse, status: number, body: unknown, headers: R
 }
 
 /**
- * Sends one file of the tree with the rules' headers, or returns false when it cannot be opened
- * (removed or replaced by a symlink since fileInside saw it): opened before anything is written,
- * so that the caller can still give a clean answer.
+ * Sends one file of the tree, opened by openInside, with the rules' headers. The caller closes it.
  */
-async function sendFile(req: IncomingMessage, res: ServerResponse, absolute: string, headers: Record<string, string>): Promise<boolean> {
-  let file: FileHandle;
-  try {
-    // O_NOFOLLOW: a symlink put in place since the check is refused, not followed (absent on Windows).
-    file = await open(absolute, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
-  } catch {
-    return false;
+async function sendFile(req: IncomingMessage, res: ServerResponse, { handle: file, size }: OpenedFile, name: string, headers: Record<string, string>): Promise<void> {
+  const range = byteRange(req.headers.range, size);
+  if (range === 'unsatisfiable') {
+    return sendJson(res, 416, { error: `the range is outside the file's ${size} bytes` }, { 'Content-Range': `bytes */${size}` });
   }
+  const { start, end } = range ?? { start: 0, end: size - 1 };
+  res.writeHead(range ? 206 : 200, {
+    ...CORS,
+    ...headers,
+    // The extension's type wins over the rules'; for .json it is the same value.
+    'Content-Type': contentType(name),
+    'Content-Length': String(end - start + 1),
+    'Accept-Ranges': 'bytes',
+    ...(range && { 'Content-Range': `bytes ${start}-${end}/${size}` }),
+  });
+  if (req.method === 'HEAD' || end < start) return void res.end();
+  // The request closes when its connection does, also while this answer waits behind others
+  // (pipelining): then `res` never finishes and the read must stop, or the file stays open.
+  const gone = new AbortController();
+  const abort = () => gone.abort();
+  req.once('close', abort);
+  if (req.destroyed) abort(); // closed while the file was being opened
   try {
-    const info = await file.stat();
-    if (!info.isFile()) return false;
-    const range = byteRange(req.headers.range, info.size);
-    if (range === 'unsatisfiable') {
-      sendJson(res, 416, { error: `the range is outside the file's ${info.size} bytes` }, { 'Content-Range': `bytes */${info.size}` });
-      return true;
-    }
-    const { start, end } = range ?? { start: 0, end: info.size - 1 };
-    res.writeHead(range ? 206 : 200, {
-      ...CORS,
-      ...headers,
-      // The extension's type wins over the rules'; for .json it is the same value.
-      'Content-Type': contentType(absolute),
-      'Content-Length': String(end - start + 1),
-      'Accept-Ranges': 'bytes',
-      ...(range && { 'Content-Range': `bytes ${start}-${end}/${info.size}` }),
-    });
-    if (req.method === 'HEAD' || end < start) {
-      res.end();
-      return true;
-    }
-    // The request closes when its connection does, also while this answer waits behind others
-    // (pipelining): then `res` never finishes and the read must stop, or the file stays open.
-    const gone = new AbortController();
-    const abort = () => gone.abort();
-    req.once('close', abort);
-    if (req.destroyed) abort(); // closed while the file was being opened
-    try {
-      // A read error or a client gone mid-way rejects; the server's handler then drops the connection.
-      await pipeline(file.createReadStream({ start, end, autoClose: false }), res, { signal: gone.signal });
-    } finally {
-      req.off('close', abort);
-    }
-    return true;
+    // A read error or a client gone mid-way rejects; the server's handler then drops the connection.
+    await pipeline(file.createReadStream({ start, end, autoClose: false }), res, { signal: gone.signal });
   } finally {
-    await file.close();
+    req.off('close', abort);
   }
 }
 
@@ -787,26 +772,65 @@ function refuse(socket: Duplex, underway: Set<ServerResponse> | undefined, refus
   socket.end(text, () => socket.destroy());
 }
 
+/** A file of the served tree, open, and its size when opened. */
+interface OpenedFile {
+  handle: FileHandle;
+  size: number;
+}
+
 /**
- * The absolute path of `file` (decoded, `/`-separated) if it is a regular file inside `root`:
- * not a symlink, and not reached through a symlinked folder that leads out.
+ * The file `file` (decoded, `/`-separated) of the tree at `root`, open, if it is a regular file
+ * inside it: not a symlink, and not reached through a symlinked folder that leads out. Opened
+ * first, then the opened file is checked: a check of the path before the open says nothing about
+ * what the open finds when a folder of the tree is swapped for a symlink between the two.
  */
-async function fileInside(root: string, file: string): Promise<string | undefined> {
+async function openInside(root: string, file: string): Promise<OpenedFile | undefined> {
   const absolute = path.resolve(root, ...file.split('/'));
   if (!absolute.startsWith(root + path.sep)) return undefined;
+  let handle: FileHandle;
   try {
-    if (!(await lstat(absolute)).isFile()) return undefined;
-    return (await realpath(absolute)).startsWith(root + path.sep) ? absolute : undefined;
+    // O_NOFOLLOW: a symlink as the last name is refused, not followed (absent on Windows).
+    // O_NONBLOCK: a FIFO put in the tree cannot hold the open, and a thread of libuv's pool, forever.
+    handle = await open(absolute, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
   } catch {
     return undefined;
   }
+  try {
+    const info = await handle.stat({ bigint: true });
+    if (info.isFile() && (await isInside(root, absolute, handle.fd, info))) return { handle, size: Number(info.size) };
+  } catch {
+    // Gone or changed while being checked: as if it were not there.
+  }
+  await handle.close();
+  return undefined;
+}
+
+/**
+ * Whether the open file `fd`, whose fstat is `info`, lies inside `root`. Linux names the file a
+ * descriptor holds (/proc/self/fd), whatever its path has become since: no race is left. Without
+ * /proc the path is resolved after the open and must lead, inside the tree, to the same file
+ * (device and inode). That narrows the race but does not close it: a folder swapped for a symlink
+ * at the open, back at the realpath and out again at the stat still passes (Node has no openat).
+ */
+async function isInside(root: string, absolute: string, fd: number, info: BigIntStats): Promise<boolean> {
+  const held = await readlink(`/proc/self/fd/${fd}`).catch(() => undefined);
+  const where = held ?? (await realpath(absolute));
+  if (!where.startsWith(root + path.sep)) return false;
+  // The same file: also refuses a file deleted since the open, which /proc names `path (deleted)`.
+  const there = await stat(where, { bigint: true });
+  return there.dev === info.dev && there.ino === info.ino;
 }
 
 async function readCatalogPage(root: string, file: string): Promise<{ metas: unknown[] } | undefined> {
-  const absolute = await fileInside(root, file);
-  if (!absolute) return undefined;
-  const body = JSON.parse(await readFile(absolute, 'utf8')) as { metas?: unknown };
-  return Array.isArray(body.metas) ? (body as { metas: unknown[] }) : undefined;
+  const opened = await openInside(root, file);
+  if (!opened) return undefined;
+  let body: unknown;
+  try {
+    body = JSON.parse(await opened.handle.readFile('utf8'));
+  } finally {
+    await opened.handle.close();
+  }
+  return typeof body === 'object' && body !== null && 'metas' in body && Array.isArray(body.metas) ? { ...body, metas: body.metas } : undefined;
 }
 
 async function readManifest(root: string, what: string): Promise<Manifest> {

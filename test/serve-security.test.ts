@@ -2,7 +2,7 @@
 // raw bytes, absolute targets, symlinks) against a private build, a sub-path build and --dir; every
 // method and malformed request answered in JSON with CORS; and 20,000 requests on 50 keep-alive
 // connections against a server in its own process, whose memory must not grow.
-import { fork } from 'node:child_process';
+import { fork, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, symlink, writeFile } from 'node:fs/promises';
@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { build } from '../src/build.js';
 import type { Manifest } from '../src/schema.js';
 import { byteRange, route, startServer, type AddonServer } from '../src/serve.js';
-import { readTree, removeOutput } from './support/content.js';
+import { addonYaml, movies, readTree, removeOutput } from './support/content.js';
 import { EXAMPLE_DIR } from './support/example.js';
 import { exchange, parseReplies, request, type Reply } from './support/raw-http.js';
 
@@ -537,6 +537,90 @@ describe('serve answers everything in JSON with CORS', () => {
 });
 
 // ---------------------------------------------------------------------------------------------
+
+describe('serve while the tree changes under it', () => {
+  /**
+   * A process that swaps `folder` for a symlink to `outside` and back as fast as it can, until
+   * killed or `ms` have passed: four renames a round, so that the folder is now the real one, now
+   * missing, now the symlink.
+   */
+  function swapper(folder: string, outside: string, ms: number) {
+    const script = `
+      const { renameSync, symlinkSync } = require('node:fs');
+      const [folder, outside, ms] = process.argv.slice(1);
+      const [aside, link] = [folder + '.real', folder + '.link'];
+      symlinkSync(outside, link);
+      const end = Date.now() + Number(ms);
+      while (Date.now() < end) {
+        renameSync(folder, aside);
+        renameSync(link, folder);
+        renameSync(folder, link);
+        renameSync(aside, folder);
+      }
+    `;
+    const child = spawn(process.execPath, ['-e', script, folder, outside, String(ms)], { stdio: 'inherit' });
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    return {
+      kill: async () => {
+        if (child.exitCode === null && child.signalCode === null) child.kill();
+        await exited;
+      },
+    };
+  }
+
+  // The check that a file is inside the tree and its open are two steps: a folder of the tree
+  // swapped for a symlink out between them must not lead the open outside. Both ways a file is
+  // read are tried: a catalog page sent as a file, and one read to fill a window between pages.
+  it.skipIf(process.platform === 'win32')('never answers with a file outside while a folder of the tree is swapped for a symlink out', async () => {
+    const MAX_REQUESTS = 30_000;
+    const MAX_MS = 20_000;
+    const root = await folder();
+    const content = path.join(root, 'content');
+    await mkdir(content);
+    await writeFile(path.join(content, 'addon.yaml'), addonYaml('catalogs:\n  - { id: films, type: movie, name: Films }\n'));
+    await writeFile(path.join(content, 'movies.yaml'), movies(150));
+    const dist = path.join(root, 'dist');
+    expect((await build({ contentDir: content, outDir: dist, hosts: [] })).ok).toBe(true);
+    const pages = path.join(dist, 'catalog', 'movie', 'films');
+    const inside = await readFile(path.join(pages, 'skip=100.json'));
+    // The outside folder looks like the page folder, with the secret where the pages are.
+    const outside = path.join(root, 'outside');
+    await mkdir(outside);
+    await writeFile(path.join(outside, 'skip=100.json'), SECRET_JSON);
+    await writeFile(path.join(outside, 'skip=200.json'), SECRET_JSON);
+
+    const server = await startServer({ dir: dist, port: 0 });
+    const swap = swapper(pages, outside, MAX_MS + 10_000);
+    const agent = new Agent({ keepAlive: true, maxSockets: 16 });
+    const seen = { inside: 0, empty: 0, leaked: 0, other: [] as string[] };
+    try {
+      const targets = ['/catalog/movie/films/skip=100.json', '/catalog/movie/films/skip=150.json'];
+      const started = Date.now();
+      let sent = 0;
+      const worker = async () => {
+        while (sent < MAX_REQUESTS && Date.now() - started < MAX_MS) {
+          const target = targets[sent++ % targets.length]!;
+          const reply = await request(server.url, target, { agent });
+          if (reply.body.includes(SECRET)) seen.leaked++;
+          else if (reply.status === 200 && reply.text === '{"metas":[]}') seen.empty++;
+          else if (reply.status === 200 && (target.endsWith('skip=150.json') || reply.body.equals(inside))) seen.inside++;
+          else seen.other.push(`${target}: ${reply.status} ${reply.text.slice(0, 100)}`);
+        }
+      };
+      await Promise.all(Array.from({ length: 16 }, worker));
+    } finally {
+      agent.destroy();
+      await swap.kill();
+      await server.close();
+    }
+    const summary = JSON.stringify({ ...seen, other: seen.other.length });
+    expect(seen.leaked, summary).toBe(0);
+    // The race was run: the folder was seen in both states, the real one and the symlink out.
+    expect(seen.inside, summary).toBeGreaterThan(100);
+    expect(seen.empty, summary).toBeGreaterThan(100);
+    expect(seen.other.slice(0, 5), summary).toEqual([]);
+  }, 60_000);
+});
 
 describe('serve under load', () => {
   const CHILD = fileURLToPath(new URL('./support/serve-child.mjs', import.meta.url));
