@@ -326,7 +326,8 @@ async function realLocation(flag: string, given: string): Promise<string> {
   const rest: string[] = [];
   for (let at = path.resolve(given); ; at = path.dirname(at)) {
     const info = await lstat(at).catch((error: NodeJS.ErrnoException) => {
-      if (error.code === 'ENOENT') return undefined;
+      // Not there, or below a file (which the next step up finds).
+      if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return undefined;
       throw new UsageError(`${flag} ${given}: ${at} cannot be read (${error.code ?? error.message})`);
     });
     if (info) {

@@ -207,13 +207,12 @@ export async function writeOutput(outDir: string, files: readonly OutputFile[], 
     await tree()
       .then((now) => removeAll(root, now.temporary))
       .catch(() => {});
-    throw ioError(
-      error,
-      root,
-      touched
-        ? `${root} now holds some files of this build and the others of the last one, each whole; the next build that can write completes it`
-        : `nothing in ${root} changed`,
-    );
+    const outcome = !touched
+      ? `Nothing in ${root} changed`
+      : previous.files.size === 0
+        ? `${root} holds part of this build, each file whole; the next build that can write completes it`
+        : `${root} now holds some files of this build and the others of the last one, each whole; the next build that can write completes it`;
+    throw ioError(error, root, outcome);
   } finally {
     if (staging) await rm(staging.dir, { recursive: true, force: true }).catch(() => {});
   }
@@ -690,16 +689,35 @@ export async function lockOutput(outDir: string): Promise<() => Promise<void>> {
   const owner = JSON.stringify({ pid: process.pid, host: os.hostname() });
   let file = lockFileOf(root);
   const deadline = Date.now() + LOCK_WAIT_MS;
+  // The folders made to hold the lock beside an output folder whose parents are not there yet:
+  // removed with the lock while still empty (a build that fails leaves nothing behind).
+  let made: string | undefined;
+  let making = false;
+  const removeMade = async () => {
+    for (let dir = path.dirname(root); made !== undefined && dir.startsWith(made); dir = path.dirname(dir)) {
+      if (!(await rmdir(dir).then(() => true, () => false))) return;
+    }
+  };
+  const fail = async (error: IoError) => {
+    await removeMade();
+    return error;
+  };
   for (;;) {
     try {
       const handle = await open(file, 'wx');
       try {
         await handle.writeFile(owner);
-      } finally {
         await handle.close();
+      } catch (error) {
+        await handle.close().catch(() => {});
+        await rm(file, { force: true }).catch(() => {});
+        throw error;
       }
       const held = file;
-      return () => rm(held, { force: true }).catch(() => {});
+      return async () => {
+        await rm(held, { force: true }).catch(() => {});
+        await removeMade();
+      };
     } catch (error) {
       const code = errorCode(error);
       if (CANNOT_WRITE.has(code) && file !== path.join(root, LOCK_INSIDE)) {
@@ -709,15 +727,19 @@ export async function lockOutput(outDir: string): Promise<() => Promise<void>> {
         file = path.join(root, LOCK_INSIDE);
         continue;
       }
-      if (code === 'ENOENT') return async () => {}; // no folder above: nothing to share yet
-      if (code !== 'EEXIST') throw ioError(error, root, 'Nothing was written.');
+      if (code === 'ENOENT' && !making) {
+        making = true;
+        made = await mkdir(path.dirname(root), { recursive: true }).catch(() => undefined);
+        continue;
+      }
+      if (code !== 'EEXIST') throw await fail(ioError(error, root, 'Nothing was written.'));
     }
     if (await takeOverIfAbandoned(file)) continue;
     if (Date.now() > deadline) {
-      throw new IoError(
+      throw await fail(new IoError(
         `another build has been writing into ${root} for ${LOCK_WAIT_MS / 60000} minutes (it holds ${file}). Nothing was written; if no build runs, remove ${file} and build again`,
         file,
-      );
+      ));
     }
     await sleep(LOCK_POLL_MS);
   }
