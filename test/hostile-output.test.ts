@@ -150,6 +150,14 @@ describe('the output and S3 folders, after links are resolved', () => {
     expect(run.stderr).not.toMatch(/ENOTDIR/);
   });
 
+  it('leaves no folder behind when a build into a new nested folder fails', async () => {
+    const content = await contentDir({ 'addon.yaml': addonYaml(CATALOGS), 'films.yaml': 'id: x\ntype: movie\n' });
+    const work = await tempDir();
+    const run = await runCli(['build', content, '--out', 'a/b/dist'], { cwd: work });
+    expect(run.status, run.stderr).toBe(1);
+    expect(await readdir(work)).toEqual([]);
+  });
+
   it('writes into the folder a link leads to, when that folder is a fine place for output', async () => {
     const content = await films(3);
     const work = await tempDir();
