@@ -758,7 +758,9 @@ async function takeOverIfAbandoned(file: string): Promise<boolean> {
     return age > 10_000 && (await rm(file, { force: true }).then(() => true));
   }
   const lock = LockHolder.safeParse(holder);
-  if (!lock.success || lock.data.host !== os.hostname() || isAlive(lock.data.pid)) return false;
+  if (!lock.success || lock.data.host !== os.hostname()) return false;
+  // This process takes each lock once: one naming it is an earlier holder's whose number it now has.
+  if (lock.data.pid !== process.pid && isAlive(lock.data.pid)) return false;
   await rm(file, { force: true });
   return true;
 }
