@@ -714,7 +714,9 @@ export async function lockOutput(outDir: string): Promise<() => Promise<void>> {
         throw error;
       }
       const held = file;
+      heldHere.add(held);
       return async () => {
+        heldHere.delete(held);
         await rm(held, { force: true }).catch(() => {});
         await removeMade();
       };
@@ -759,11 +761,14 @@ async function takeOverIfAbandoned(file: string): Promise<boolean> {
   }
   const lock = LockHolder.safeParse(holder);
   if (!lock.success || lock.data.host !== os.hostname()) return false;
-  // This process takes each lock once: one naming it is an earlier holder's whose number it now has.
-  if (lock.data.pid !== process.pid && isAlive(lock.data.pid)) return false;
+  // One naming this process that it does not hold is an earlier holder's whose number it now has.
+  if (lock.data.pid === process.pid ? heldHere.has(file) : isAlive(lock.data.pid)) return false;
   await rm(file, { force: true });
   return true;
 }
+
+/** The lock files this process holds: builds run through the library may share a process. */
+const heldHere = new Set<string>();
 
 /** What a lock file holds. */
 const LockHolder = z.object({ pid: z.number().int(), host: z.string() });

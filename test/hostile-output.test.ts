@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { build } from '../src/build.js';
 import { addonYaml, contentDir, movies, readTree, tempDir } from './support/content.js';
 
 const BIN = fileURLToPath(new URL('../bin/addon-gen.js', import.meta.url));
@@ -255,6 +256,19 @@ describe('two builds at once', () => {
       expect(await readTree(path.join(work, 'dist'))).toEqual(expected);
       expect((await readdir(work)).sort()).toEqual(['.dist.addon-gen.json', 'dist']);
     }
+  });
+
+  it('in one process, through the library: the second waits for the first', async () => {
+    const content = await films(300);
+    const reference = await tempDir('addon-gen-ref-');
+    expect((await build({ contentDir: content, outDir: reference, hosts: ['cloudflare'] })).ok).toBe(true);
+    const out = path.join(await tempDir(), 'dist');
+    // A lock that names this process, left by an earlier one that had its number, is not held.
+    await writeFile(`${path.join(path.dirname(out), '.dist.addon-gen.lock')}`, JSON.stringify({ pid: process.pid, host: os.hostname() }));
+    const results = await Promise.all([0, 1, 2].map(() => build({ contentDir: content, outDir: out, hosts: ['cloudflare'] })));
+    expect(results.map((r) => r.ok)).toEqual([true, true, true]);
+    expect(await readTree(out)).toEqual(await readTree(reference));
+    expect(await readdir(path.dirname(out))).toEqual(['.dist.addon-gen.json', 'dist']);
   });
 
   it('waits while a live process holds the folder, and takes over a lock whose process is gone', async () => {
