@@ -148,10 +148,9 @@ export async function writeOutput(outDir: string, files: readonly OutputFile[], 
     );
   }
   // Leftovers of an interrupted build, or of one that failed.
-  await removeAll(root, existing.temporary).catch((error: unknown) => {
+  await Promise.all([removeAll(root, existing.temporary), rm(stagingDirOf(root), { recursive: true, force: true })]).catch((error: unknown) => {
     throw ioError(error, root, 'Nothing was written.');
   });
-  await rm(stagingDirOf(root), { recursive: true, force: true });
   const foreign = existing.foreign;
   const staging = await stageNewFolders(root, files, existing.top);
   const reported = new Set(previous.foreign);
