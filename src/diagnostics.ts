@@ -2,7 +2,7 @@
 // The catalog below is the list of every code addon-gen can report; docs/diagnostics.md documents
 // each (test/diagnostics.test.ts runs its examples). Formats: human, JSON, GitHub Actions commands.
 import path from 'node:path';
-import { inspect } from 'node:util';
+import { getSystemErrorMap, inspect } from 'node:util';
 
 export type Severity = 'error' | 'warning';
 
@@ -85,6 +85,81 @@ export class IoError extends UsageError {
     super(message);
   }
 }
+
+/**
+ * A failed system call (Node's ErrnoException, with a code such as ENOSPC and the call or the
+ * path) in words: `cannot write /x/y: no space left on the device (ENOSPC)`. Undefined for any
+ * other error, Node's own ERR_* ones included: they carry a code but no call.
+ */
+export function systemErrorMessage(error: unknown): string | undefined {
+  if (!(error instanceof Error) || !('code' in error) || typeof error.code !== 'string') return undefined;
+  const field = (name: string): string | undefined => {
+    const value: unknown = Reflect.get(error, name);
+    return typeof value === 'string' ? value : undefined;
+  };
+  const [syscall, file, dest] = [field('syscall'), field('path'), field('dest')];
+  if (syscall === undefined && file === undefined) return undefined;
+  const errno: unknown = Reflect.get(error, 'errno');
+  const verb = (syscall === undefined ? undefined : SYSCALL_VERBS.get(syscall)) ?? syscall ?? 'use';
+  const what = file === undefined ? '' : ` ${file}${dest === undefined ? '' : ` to ${dest}`}`;
+  return `cannot ${verb}${what}: ${systemErrorReason(error.code, typeof errno === 'number' ? errno : undefined)} (${error.code})`;
+}
+
+/** The reason of a system error code in words: the usual ones as people say them, others as the system does. */
+export function systemErrorReason(code: string, errno?: number): string {
+  return SYSTEM_ERRORS.get(code) ?? (errno === undefined ? undefined : getSystemErrorMap().get(errno)?.[1]) ?? 'the system refused';
+}
+
+/** What each file system call was doing, as a message says it. */
+const SYSCALL_VERBS = new Map([
+  ['open', 'open'],
+  ['read', 'read'],
+  ['write', 'write'],
+  ['fsync', 'write'],
+  ['ftruncate', 'truncate'],
+  ['close', 'close'],
+  ['mkdir', 'create the folder'],
+  ['mkdtemp', 'create a temporary folder at'],
+  ['rmdir', 'remove the folder'],
+  ['rm', 'remove'],
+  ['unlink', 'remove'],
+  ['rename', 'rename'],
+  ['copyfile', 'copy'],
+  ['link', 'link'],
+  ['symlink', 'link'],
+  ['scandir', 'list the folder'],
+  ['opendir', 'list the folder'],
+  ['stat', 'look at'],
+  ['lstat', 'look at'],
+  ['fstat', 'look at'],
+  ['realpath', 'resolve'],
+  ['access', 'access'],
+  ['chmod', 'change the permissions of'],
+  ['utime', 'set the time of'],
+  ['futime', 'set the time of'],
+  ['watch', 'watch'],
+]);
+
+const SYSTEM_ERRORS = new Map([
+  ['ENOSPC', 'no space left on the device'],
+  ['EDQUOT', 'over the disk quota'],
+  ['EROFS', 'the file system is read-only'],
+  ['EACCES', 'permission denied'],
+  ['EPERM', 'operation not permitted'],
+  ['ENOENT', 'no such file or folder'],
+  ['ENOTDIR', 'a part of the path is a file, not a folder'],
+  ['EISDIR', 'a folder is where a file goes'],
+  ['EEXIST', 'something is already there'],
+  ['ENOTEMPTY', 'the folder is not empty'],
+  ['EMFILE', 'too many open files'],
+  ['ENFILE', 'too many open files'],
+  ['EIO', 'an input/output error of the device'],
+  ['ENAMETOOLONG', 'the name is too long'],
+  ['ELOOP', 'too many levels of symbolic links'],
+  ['EBUSY', 'it is busy'],
+  ['EXDEV', 'it is on another file system'],
+  ['EFBIG', 'the file is too large'],
+]);
 
 export function hasErrors(diagnostics: readonly Diagnostic[]): boolean {
   return diagnostics.some((d) => d.severity === 'error');
@@ -211,7 +286,9 @@ export function sourceExcerpt(line: string, column: number, width: number = DEFA
   for (const { segment, index } of graphemes.segment(line)) {
     if (caret === undefined && index + segment.length > offset) caret = total;
     const shown = segment === '\t' ? ' '.repeat(TAB_WIDTH - (total % TAB_WIDTH)) : printable(segment);
-    const cellWidth = segment === '\t' ? shown.length : displayWidth(shown);
+    // A grapheme with characters made visible (CR LF is one) can become several: each is counted.
+    const cellWidth =
+      segment === '\t' ? shown.length : shown === segment ? displayWidth(shown) : [...graphemes.segment(shown)].reduce((sum, g) => sum + displayWidth(g.segment), 0);
     cells.push({ text: shown, at: total, width: cellWidth });
     total += cellWidth;
   }
@@ -269,15 +346,26 @@ const WIDE: readonly [number, number][] = [
 ];
 
 /**
- * Control characters made visible (ESC as ␛, DEL as ␡, C1 controls as �): a content file or a
- * value quoted in a message must not move the cursor or recolor the terminal. Newlines stay.
+ * Text from content as a terminal or a CI log may safely show it: control characters made visible
+ * (ESC as ␛, LF as ␊, CR as ␍, DEL as ␡; C1 controls such as NEL, and the bidirectional overrides
+ * and isolates that reorder what is shown, as �), and the Unicode line and paragraph separators as
+ * ␤. Content must not move the cursor, recolor the terminal, or start a line of its own: a CI log
+ * reads a line that starts with `::error` as a workflow command, and a diagnostic is one line.
+ * Tabs stay. With `newlines`, LF stays too, for messages addon-gen itself spreads over lines.
+ * Each character shown in place of another takes one column, which the caret of an excerpt counts on.
  */
-function printable(text: string): string {
-  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (c) => {
+export function printable(text: string, options: { newlines?: boolean } = {}): string {
+  return text.replace(options.newlines ? UNPRINTABLE_BUT_LF : UNPRINTABLE, (c) => {
     const code = c.charCodeAt(0);
-    return code < 0x20 ? String.fromCharCode(0x2400 + code) : code === 0x7f ? '\u2421' : '\ufffd';
+    if (code < 0x20) return String.fromCharCode(0x2400 + code);
+    if (code === 0x7f) return '\u2421';
+    if (code === 0x2028 || code === 0x2029) return '\u2424';
+    return '\ufffd';
   });
 }
+
+const UNPRINTABLE = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+const UNPRINTABLE_BUT_LF = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
 // ---------------------------------------------------------------------------------------------
 // Machine formats
@@ -318,7 +406,9 @@ export interface AnnotationPaths {
  * A GitHub Actions workflow command that annotates the file and line with the diagnostic:
  * `::error file=content/x.yaml,line=4,col=1,title=unknown-field::message`, `::warning` for
  * warnings, the hint on a second line of the message. Escaped as GitHub's toolkit does, so that
- * no value can end the command early or start another.
+ * no value can end the command early or start another (a newline is `%0A`, which the annotation
+ * shows as a line break), and what escaping leaves made printable, so that no ESC or BEL reaches
+ * the log raw.
  */
 export function githubAnnotation(d: Diagnostic, paths: AnnotationPaths): string {
   const properties: [string, string | number | undefined][] = [];
@@ -331,9 +421,9 @@ export function githubAnnotation(d: Diagnostic, paths: AnnotationPaths): string 
   const message = `${headline(d)}${d.hint ? `\nhint: ${d.hint}` : ''}`;
   const list = properties
     .filter(([, value]) => value !== undefined)
-    .map(([key, value]) => `${key}=${escapeProperty(String(value))}`)
+    .map(([key, value]) => `${key}=${printable(escapeProperty(String(value)))}`)
     .join(',');
-  return `::${d.severity} ${list}::${escapeData(message)}`;
+  return `::${d.severity} ${list}::${printable(escapeData(message))}`;
 }
 
 /** The workflow command's message: `%`, CR and LF would end or garble the command. */
