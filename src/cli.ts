@@ -1,5 +1,5 @@
 // The command line: a thin layer over build() and startServer(). `run(argv)` returns the exit
-// status (0 ok, 1 content errors, 2 usage errors); only bin/ calls process.exit.
+// status (0 ok, 1 content errors, 2 usage and I/O errors, 70 a bug); only bin/ calls process.exit.
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
 import { build, type BuildResult, type Progress } from './build.js';
@@ -8,7 +8,9 @@ import {
   formatDiagnostics,
   githubAnnotation,
   hasErrors,
+  printable,
   sortDiagnostics,
+  systemErrorMessage,
   UsageError,
   useColor,
   type Diagnostic,
@@ -143,15 +145,28 @@ export async function run(argv: readonly string[], io: Io = processIo): Promise<
       // --help and --version end here too, with exit code 0.
       return error.exitCode === 0 ? 0 : 2;
     }
-    if (error instanceof UsageError) {
-      io.stderr(`addon-gen: ${error.message}\n`);
-      return 2;
-    }
-    // Anything else is a bug or an I/O failure (disk full, permissions): one line, no stack trace.
-    const message = error instanceof Error ? error.message : String(error);
+    const { status, message } = failure(error);
     io.stderr(`addon-gen: ${message}\n`);
-    return 1;
+    return status;
   }
+}
+
+/** The exit status of a bug in addon-gen: EX_SOFTWARE of sysexits.h, neither the content's fault nor the flags'. */
+export const BUG_STATUS = 70;
+
+/**
+ * What to print for an error that ended a command, and the exit status, never a stack trace.
+ * A usage error says what to change (its message may span lines: init lists the files in its
+ * way). An error of the system (a full disk, no permission, a file where a folder belongs) is the
+ * environment's, like a folder that cannot be written: 2, with the path and the reason in words.
+ * Anything else is a bug: its own status, so that nobody looks for it in the content.
+ */
+export function failure(error: unknown): { status: number; message: string } {
+  if (error instanceof UsageError) return { status: 2, message: printable(error.message, { newlines: true }) };
+  const system = systemErrorMessage(error);
+  if (system !== undefined) return { status: 2, message: printable(system) };
+  const message = error instanceof Error ? error.message : String(error);
+  return { status: BUG_STATUS, message: printable(`internal error: ${message}; this is a bug in addon-gen, please report it with the command that caused it`) };
 }
 
 interface BuildFlags {
@@ -215,7 +230,7 @@ async function serve(contentDir: string, options: ServeFlags, io: Io): Promise<n
           io.stderr('The rebuild failed; still serving the last good build.\n');
         }
       },
-      onError: (error) => io.stderr(`addon-gen: ${error.message}\n`),
+      onError: (error) => io.stderr(`addon-gen: ${failure(error).message}\n`),
     });
   } catch (error) {
     stop.dispose();
@@ -248,7 +263,8 @@ function serveText(server: AddonServer, contentDir: string, options: ServeFlags)
   if (server.headerSource === 'none') lines.push(`  ${options.dir} has no _headers file: responses carry no Cache-Control`);
   if (options.watch) lines.push(`  watching ${contentDir} for changes`);
   lines.push('Press Ctrl-C to stop.');
-  return `${lines.join('\n')}\n`;
+  // The name and version come from the content (or the served tree), the folders from the flags.
+  return `${lines.map((line) => printable(line)).join('\n')}\n`;
 }
 
 /**
@@ -436,7 +452,8 @@ function summaryText(result: BuildResult, options: ReportOptions): string {
       ? `  manifest: ${result.manifestUrl}`
       : '  no base URL: genre links are left to the client; set baseUrl or --base-url before publishing',
   );
-  return `${lines.join('\n')}\n`;
+  // The addon's name and version come from the content.
+  return `${lines.map((line) => printable(line)).join('\n')}\n`;
 }
 
 /** Rows of cells as aligned text: the first column to the left, the others to the right. */

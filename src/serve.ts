@@ -9,7 +9,7 @@ import path from 'node:path';
 import type { Duplex } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { build, type BuildResult } from './build.js';
-import { UsageError } from './diagnostics.js';
+import { printable, UsageError } from './diagnostics.js';
 import { headerRules, headersFor, JSON_CONTENT_TYPE, type HeaderRule } from './hosts.js';
 import { PAGE_SIZE } from './plan.js';
 import {
@@ -845,7 +845,9 @@ async function readManifest(root: string, what: string): Promise<Manifest> {
   const parsed = Manifest.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    throw new UsageError(`${path.join(what, MANIFEST_FILE)} is not an addon manifest: ${issue.path.join('.') || 'the object'}: ${issue.message}`);
+    // The field names and values quoted come from the tree, and a usage error may span lines.
+    const problem = printable(`${issue.path.join('.') || 'the object'}: ${issue.message}`);
+    throw new UsageError(`${path.join(what, MANIFEST_FILE)} is not an addon manifest: ${problem}`);
   }
   return parsed.data;
 }
