@@ -359,13 +359,22 @@ export const ManifestBehaviorHints = z.strictObject({
   configurationRequired: z.boolean().optional().describe('true: the addon cannot be installed until it is configured'),
 });
 
+// Dot-separated parts are matched as "no `..` anywhere, no dot at either end", never as a
+// repeated group (`(\.[a-z]+)+`): V8 keeps a backtracking entry for each repetition of a group,
+// and a value of a few MiB of `a.` overflowed its stack, which ended the build with a RangeError.
+// Each pattern below matches the same strings as the grouped one it replaces.
 const SEMVER =
-  /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?(?:\+[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?$/;
+  /^(?!.*\.\.)(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-[0-9A-Za-z-](?:[0-9A-Za-z.-]*[0-9A-Za-z-])?)?(?:\+[0-9A-Za-z-](?:[0-9A-Za-z.-]*[0-9A-Za-z-])?)?$/;
 const semver = z.string().regex(SEMVER, { message: 'expected a semantic version such as 1.0.0' });
 // No regex flags here or in any content schema: JSON Schema patterns have none (see jsonschema.ts).
 const reverseDomain = z
   .string()
-  .regex(/^[a-zA-Z0-9-]+(\.[a-zA-Z0-9-]+)+$/, { message: 'expected a reverse-domain id such as org.example.films' });
+  .regex(/^(?!.*\.\.)[a-zA-Z0-9-]+\.[a-zA-Z0-9.-]*[a-zA-Z0-9-]$/, { message: 'expected a reverse-domain id such as org.example.films' });
+/**
+ * zod's email pattern, `^(?:[A-Za-z0-9_'+\-]+\.)*[A-Za-z0-9_'+\-]*[A-Za-z0-9_+-]@(?:[A-Za-z0-9][A-Za-z0-9\-]*\.)+[A-Za-z]{2,}$`,
+ * without its repeated groups (see SEMVER): no `..`, no label that starts with `-`.
+ */
+const EMAIL = /^(?!.*\.\.)(?![^@]*@.*\.-)(?:[A-Za-z0-9_'+\-][A-Za-z0-9_'+\-.]*)?[A-Za-z0-9_+-]@[A-Za-z0-9][A-Za-z0-9.-]*\.[A-Za-z]{2,}$/;
 
 export const Manifest = z.strictObject({
   id: reverseDomain,
@@ -523,7 +532,7 @@ export function contentSchemas(resolveLocalFile: LocalFileResolver) {
       description: z.string().default('').describe('One or two sentences for the addon list'),
       logo: urlOrFile.optional().describe(`A square logo: ${urlForm}`),
       background: urlOrFile.optional().describe(`A background image: ${urlForm}`),
-      contactEmail: z.email({ message: 'expected an email address' }).optional().describe('An address for people to write to'),
+      contactEmail: z.email({ message: 'expected an email address', pattern: EMAIL }).optional().describe('An address for people to write to'),
       types: z.array(fileName).min(1).optional().describe('The types it serves; default: those of its catalogs and items'),
       idPrefixes: z
         .array(z.string().min(1))
