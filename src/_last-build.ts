@@ -10,7 +10,7 @@ import type { Diagnostic } from './diagnostics.js';
 import type { HostReport } from './hosts.js';
 import type { Loaded } from './load.js';
 import { sha1, textFingerprint } from './plan.js';
-import { expandText, secretPolicy, type Environment } from './secrets.js';
+import { expandText, secretPolicy, secretsIn, type Environment } from './secrets.js';
 import type { Content } from './validate.js';
 import type { WriteResult } from './write.js';
 
@@ -103,16 +103,24 @@ export async function recordHolds(
 ): Promise<BuildRecord | undefined> {
   if (!isRecord(record) || record.inputs !== inputs) return undefined;
   if (!record.variables.every(([name, hash]) => env[name] !== undefined && sha1(env[name]) === hash)) return undefined;
-  const guarded = [...secretPolicy(env, record.secrets, record.publish).values.keys()];
-  const holdsSecret = (text: string | Buffer) => guarded.some((secret) => text.includes(secret));
+  const policy = secretPolicy(env, record.secrets, record.publish);
+  // The test of validate, which reads escapes and percent-encoding too (secretsIn); on whole
+  // files, which hold every key and value, and on the variables the last build used, which an
+  // escaped reference (`"\x24{CDN}"`) puts in a value without a `${` in the file's text.
+  const holdsSecret = (text: string) => secretsIn(text, policy).length > 0;
   if (baseUrl !== undefined && holdsSecret(baseUrl)) return undefined;
-  if (guarded.length > 0 && loaded.files.some((file) => holdsSecret(expandText(file.text, env)))) return undefined;
+  if (policy.values.size > 0) {
+    if (record.variables.some(([name]) => holdsSecret(env[name] ?? ''))) return undefined;
+    if (loaded.files.some((file) => holdsSecret(expandText(file.text, env)))) return undefined;
+  }
+  // Local files are published byte for byte, and validate looks for the values as they are.
+  const guarded = [...policy.values.keys()];
   const realRoot = await realpath(contentDir);
   for (const asset of record.assets) {
     const source = path.join(contentDir, asset.source);
     const real = await realpath(source).catch(() => undefined);
     const bytes = await readFile(source).catch(() => undefined);
-    if (real !== path.join(realRoot, asset.real) || !bytes || sha1(bytes) !== asset.hash || holdsSecret(bytes)) return undefined;
+    if (real !== path.join(realRoot, asset.real) || !bytes || sha1(bytes) !== asset.hash || guarded.some((secret) => bytes.includes(secret))) return undefined;
   }
   return record;
 }

@@ -8,8 +8,6 @@ import { formatPath, type Diagnostic, type DiagnosticList } from './diagnostics.
 const SECRET_NAME = /KEY|TOKEN|SECRET|PASSWORD|AUTH/i;
 /** Shorter values (`AUTH=1`) would match ordinary text everywhere; they are not looked for. */
 export const MIN_SECRET_LENGTH = 8;
-/** `${NAME}`, or `$${…}` for a literal `${…}`. */
-const REFERENCE = /\$(\$?)\{([^}]*)\}/g;
 const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 export type Environment = Readonly<Record<string, string | undefined>>;
@@ -20,42 +18,244 @@ export interface SecretPolicy {
   publish: ReadonlySet<string>;
   /** Values of the guarded variables that are set, with their names. */
   values: ReadonlyMap<string, string>;
+  /**
+   * The same values as `readEscapes` leaves them (and, for one beyond ASCII, its UTF-8 bytes
+   * read as percent-encoding leaves them), with their names: what `secretsIn` looks for in a
+   * text once its escapes are read.
+   */
+  readForms: ReadonlyMap<string, string>;
 }
 
 export function secretPolicy(env: Environment, secrets: readonly string[] = [], publish: readonly string[] = []): SecretPolicy {
-  const policy = { secrets: new Set(secrets), publish: new Set(publish), values: new Map<string, string>() };
+  const policy = { secrets: new Set(secrets), publish: new Set(publish), values: new Map<string, string>(), readForms: new Map<string, string>() };
   for (const [name, value] of Object.entries(env)) {
     if (value !== undefined && value.length >= MIN_SECRET_LENGTH && isGuarded(policy, name)) policy.values.set(value, name);
+  }
+  for (const [value, name] of policy.values) {
+    policy.readForms.set(readEscapes(value), name);
+    // Percent-encoding spells bytes: `%C3%A9` reads as the two code units of the bytes of `é`.
+    const bytes = Buffer.from(value, 'utf8').toString('latin1');
+    if (bytes !== value) policy.readForms.set(readEscapes(bytes), name);
   }
   return policy;
 }
 
-function isGuarded(policy: Omit<SecretPolicy, 'values'>, name: string): boolean {
+function isGuarded(policy: Pick<SecretPolicy, 'secrets' | 'publish'>, name: string): boolean {
   return !policy.publish.has(name) && (policy.secrets.has(name) || SECRET_NAME.test(name));
 }
 
 /**
+ * `text` with each `${NAME}` replaced by what `replace` returns for it and each `$${…}` by the
+ * literal `${…}`, as the pattern `/\$(\$?)\{([^}]*)\}/g` would, in one pass: that pattern looks
+ * for a `}` again from each `${`, and a value of many `${` without one took minutes.
+ */
+function replaceReferences(text: string, replace: (name: string, whole: string) => string): string {
+  let open = text.indexOf('${');
+  if (open === -1) return text;
+  const parts: string[] = [];
+  let done = 0; // the text before it is in `parts`
+  let close = -1; // the first `}` after the last `${` looked at: a reference ends there
+  for (; open !== -1; open = text.indexOf('${', done)) {
+    if (close < open) {
+      close = text.indexOf('}', open + 2);
+      if (close === -1) break; // no `}` after this `${`, nor after any later one
+    }
+    const literal = open > done && text.charCodeAt(open - 1) === DOLLAR;
+    parts.push(text.slice(done, literal ? open - 1 : open));
+    const whole = text.slice(open, close + 1);
+    parts.push(literal ? whole : replace(text.slice(open + 2, close), whole));
+    done = close + 1;
+  }
+  parts.push(text.slice(done));
+  return parts.join('');
+}
+
+/**
  * `text` with every `${NAME}` that is set replaced, as a whole: to look for guarded values in a
- * file without parsing it. It finds what expandVariables finds in the file's values, and more
- * (comments, a value split over two lines); like `needsWalk`, not a value spelled with YAML
- * escapes (`\x41`), which nobody writes by mistake.
+ * file without parsing it (with `secretsIn`, which reads YAML's escapes). It finds what
+ * expandVariables finds in the file's values, and more (comments, keys).
  */
 export function expandText(text: string, env: Environment): string {
-  if (!text.includes('${')) return text;
-  return text.replace(REFERENCE, (whole, literal: string, name: string) => (literal ? whole.slice(1) : (env[name] ?? whole)));
+  return replaceReferences(text, (name, whole) => env[name] ?? whole);
 }
 
 /** Whether `text` may hold a reference or a guarded value: files without either are not walked. */
 export function needsWalk(text: string, policy: SecretPolicy): boolean {
   if (text.includes('${')) return true;
-  for (const value of policy.values.keys()) if (text.includes(value)) return true;
-  return false;
+  // A reference may be spelled with YAML's escapes too (`"\x24{CDN}"`); without a backslash
+  // and without guarded values, nothing needs reading.
+  if (policy.values.size === 0 && !text.includes('\\')) return false;
+  const read = mayBeEscaped(text) ? readEscapes(text) : text;
+  return read.includes('${') || secretsIn(text, policy, read).length > 0;
+}
+
+/** A guarded value that a text holds: its variable, and whether it is written encoded. */
+export interface SecretFound {
+  name: string;
+  /** Found only once escapes or percent-encoding were read (see `readEscapes`). */
+  encoded: boolean;
+}
+
+/**
+ * The guarded values that `text` holds, as it is or once its escapes are read (`readEscapes`),
+ * each variable once: the one test wherever the guard looks (values and keys, whole files, the
+ * reuse of a last build). `read` is `readEscapes(text)`, when the caller has it.
+ */
+export function secretsIn(text: string, policy: SecretPolicy, read?: string): SecretFound[] {
+  const found = new Map<string, boolean>();
+  for (const [value, name] of policy.values) if (text.includes(value)) found.set(name, false);
+  if (found.size < policy.values.size && mayBeEscaped(text)) {
+    read ??= readEscapes(text);
+    for (const [form, name] of policy.readForms) if (!found.has(name) && read.includes(form)) found.set(name, true);
+  }
+  return [...found].map(([name, encoded]) => ({ name, encoded }));
+}
+
+const DOLLAR = 0x24;
+const PERCENT = 0x25;
+const PLUS = 0x2b;
+const SPACE = 0x20;
+const BACKSLASH = 0x5c;
+const LINE_FEED = 0x0a;
+const CARRIAGE_RETURN = 0x0d;
+const TAB = 0x09;
+/** `\U` and eight digits: the longest escape read. */
+const LONGEST_ESCAPE = 10;
+
+/** Whether `readEscapes` could change `text`: a `%`, a `+` or a backslash. */
+function mayBeEscaped(text: string): boolean {
+  return /[%+\\]/.test(text);
+}
+
+/** By code unit below 128: what YAML's escape of one letter after a backslash stands for (`\n`, `\"`…), or -1. */
+const ESCAPED = new Int32Array(128).fill(-1);
+for (const [letter, code] of Object.entries({
+  '0': 0x00, a: 0x07, b: 0x08, t: 0x09, '\t': 0x09, n: 0x0a, v: 0x0b, f: 0x0c, r: 0x0d, e: 0x1b,
+  ' ': 0x20, '"': 0x22, '/': 0x2f, '\\': 0x5c, N: 0x85, _: 0xa0, L: 0x2028, P: 0x2029,
+})) {
+  ESCAPED[letter.charCodeAt(0)] = code;
+}
+
+/** By code unit below 128: the value of a hexadecimal digit, or -1. */
+const HEX = new Int8Array(128).fill(-1);
+for (let digit = 0; digit < 16; digit++) {
+  HEX[digit.toString(16).charCodeAt(0)] = digit;
+  HEX[digit.toString(16).toUpperCase().charCodeAt(0)] = digit;
+}
+
+/**
+ * `text` as the ways secrets are commonly written leave it once read: YAML's backslash escapes
+ * (`\x73`, `\u0073`, `\U00000073`, `\n`…, and a line break escaped in double quotes), which the
+ * parser reads but a look at a file's text does not; percent-encoding (`%73`) as often as it was
+ * applied (`%2573`), which a URL pasted from a browser or a signed URL carries; and `+` read as a
+ * space, as in a form's query. Percent-encoded bytes become one code unit each. More is read than
+ * any one reader would (an escaped backslash starts an escape again): this finds secrets, it
+ * does not render text. One pass: each code unit is pushed once, and reading an escape pops it.
+ */
+export function readEscapes(text: string): string {
+  const length = text.length;
+  const out = new Uint16Array(length);
+  let n = 0;
+  let changed = false;
+  // Where in `out` the last `%` or backslash is: an escape ends at most 9 code units after it.
+  let opener = -LONGEST_ESCAPE;
+  for (let i = 0; i < length; i++) {
+    let code = text.charCodeAt(i);
+    if (code === BACKSLASH) {
+      const next = text.charCodeAt(i + 1);
+      if (next === LINE_FEED || next === CARRIAGE_RETURN) {
+        // An escaped line break: it and the next line's indentation are not part of the value.
+        i += next === CARRIAGE_RETURN && text.charCodeAt(i + 2) === LINE_FEED ? 2 : 1;
+        while (text.charCodeAt(i + 1) === SPACE || text.charCodeAt(i + 1) === TAB) i++;
+        changed = true;
+        continue;
+      }
+      opener = n;
+    } else if (code === PERCENT) {
+      opener = n;
+    } else if (code === PLUS) {
+      code = SPACE;
+      changed = true;
+    }
+    out[n++] = code;
+    if (n - opener <= LONGEST_ESCAPE && n >= 2) {
+      const before = n;
+      n = readEnd(out, n);
+      if (n !== before) {
+        changed = true;
+        // What is left may hold an opener of an escape not yet ended (`%%34` read to `%4`).
+        opener = -LONGEST_ESCAPE;
+        for (let j = n - 1; j >= 0 && j >= n - LONGEST_ESCAPE; j--) {
+          if (out[j] === PERCENT || out[j] === BACKSLASH) {
+            opener = j;
+            break;
+          }
+        }
+      }
+    }
+  }
+  return changed ? Buffer.from(out.buffer, out.byteOffset, n * 2).toString('utf16le') : text;
+}
+
+/**
+ * Reads the escape that ends at `out[n - 1]`, if one does, and again the one that the code unit
+ * it leaves ends (`%25` then `41`); returns the new length.
+ */
+function readEnd(out: Uint16Array, n: number): number {
+  for (;;) {
+    const last = out[n - 1]!;
+    if (n >= 2 && out[n - 2] === BACKSLASH && last < 128 && ESCAPED[last]! >= 0) {
+      out[n - 2] = ESCAPED[last]!;
+      n -= 1;
+      continue;
+    }
+    let value = -1;
+    let length = 0;
+    if (n >= 3 && out[n - 3] === PERCENT) {
+      value = hexNumber(out, n - 2, 2);
+      length = 3;
+    }
+    if (value < 0 && n >= 4 && out[n - 4] === BACKSLASH && out[n - 3] === 0x78 /* x */) {
+      value = hexNumber(out, n - 2, 2);
+      length = 4;
+    }
+    if (value < 0 && n >= 6 && out[n - 6] === BACKSLASH && out[n - 5] === 0x75 /* u */) {
+      value = hexNumber(out, n - 4, 4);
+      length = 6;
+    }
+    if (value < 0 && n >= 10 && out[n - 10] === BACKSLASH && out[n - 9] === 0x55 /* U */) {
+      value = hexNumber(out, n - 8, 8);
+      length = 10;
+    }
+    if (value < 0 || value > 0x10ffff) return n;
+    n -= length;
+    if (value > 0xffff) {
+      out[n++] = 0xd800 + ((value - 0x10000) >> 10);
+      out[n++] = 0xdc00 + ((value - 0x10000) & 0x3ff);
+    } else {
+      out[n++] = value === PLUS ? SPACE : value;
+    }
+  }
+}
+
+/** The number that `digits` hexadecimal digits at `start` of `codes` spell, or -1. */
+function hexNumber(codes: Uint16Array, start: number, digits: number): number {
+  let value = 0;
+  for (let i = start; i < start + digits; i++) {
+    const code = codes[i]!;
+    const digit = code < 128 ? HEX[code]! : -1;
+    if (digit < 0) return -1;
+    value = value * 16 + digit;
+  }
+  return value;
 }
 
 /**
  * Replaces `${NAME}` in every string below `value` (in place) and reports, at the field: a
  * variable that is not set, a reference to a guarded variable, and a guarded value that a
- * string holds whichever way it got there. `skip` names top-level keys left as they are.
+ * string or a key holds whichever way it got there, written as it is or encoded (`secretsIn`).
+ * Keys are published as written: they are looked at, not expanded. `skip` names top-level keys
+ * left as they are.
  * Returns the paths (as diagnostics show them) of the values it reported: other checks of those
  * values would only repeat the problem. `used` collects the variables it replaced, with their values.
  */
@@ -68,40 +268,50 @@ export function expandVariables(
   skip: readonly string[] = [],
   used?: Map<string, string>,
 ): Set<string> {
-  const report = (path: (string | number)[], code: Diagnostic['code'], message: string, hint: string) =>
-    diagnostics.add(at.file, 'error', () => ({ code, severity: 'error', ...at(path), path: formatPath(path), message, hint }));
-
   const failed = new Set<string>();
-  const expand = (text: string, path: (string | number)[]): string => {
-    const fail = (code: Diagnostic['code'], message: string, hint: string) => {
-      failed.add(formatPath(path));
-      report(path, code, message, hint);
+  /** Reports at the value at `path`, or with `key` at that key of the mapping at `path`. */
+  const reporter = (path: (string | number)[], key?: string) => {
+    // Made once per value: a value may hold millions of references that fail.
+    // A key's own path would show the key, which may be the secret: the mapping's path is shown.
+    // The key's path is still recorded, so that the schema does not name it an unknown field.
+    const shown = formatPath(path);
+    const recorded = key === undefined ? shown : formatPath([...path, key]);
+    return (code: Diagnostic['code'], message: string, hint: string) => {
+      failed.add(recorded);
+      diagnostics.add(at.file, 'error', () => ({ code, severity: 'error', ...at(path, key), path: shown, message, hint }));
     };
-    const expanded = !text.includes('${')
-      ? text
-      : text.replace(REFERENCE, (whole, literal: string, name: string) => {
-          if (literal) return whole.slice(1);
-          if (!VARIABLE_NAME.test(name)) {
-            fail('invalid-value', `"\${${name}}" is not a variable name`, 'names are letters, digits and _; write $${…} for a literal ${…}');
-            return whole;
-          }
-          const variable = env[name];
-          if (variable === undefined) {
-            fail('unset-variable', `this value uses \${${name}}, and ${name} is not set`, `set ${name} in the environment of the build (in CI: the job's env:), or remove the reference`);
-            return whole;
-          }
-          if (isGuarded(policy, name)) {
-            fail('secret-in-output', `this value would publish \${${name}}, a secret: everything addon-gen writes is public`, secretHint(name));
-            return whole;
-          }
-          used?.set(name, variable);
-          return variable;
-        });
-    for (const [secret, name] of policy.values) {
-      if (expanded.includes(secret)) {
-        fail('secret-in-output', `this value holds the value of ${name}, a secret: everything addon-gen writes is public`, secretHint(name));
-      }
+  };
+  /** Reports each guarded value that `text` holds: a key is published as much as a value. */
+  const guard = (text: string, fail: ReturnType<typeof reporter>, what: string) => {
+    for (const { name, encoded } of secretsIn(text, policy)) {
+      const how = encoded ? ', written encoded (percent-encoding or escapes, read as a client reads them)' : '';
+      fail('secret-in-output', `${what} holds the value of ${name}, a secret${how}: everything addon-gen writes is public`, secretHint(name));
     }
+  };
+
+  const expand = (text: string, path: (string | number)[]): string => {
+    let reported: ReturnType<typeof reporter> | undefined;
+    const fail: ReturnType<typeof reporter> = (...args) => (reported ??= reporter(path))(...args);
+    const expanded = replaceReferences(text, (name, whole) => {
+      if (!VARIABLE_NAME.test(name)) {
+        // Not the name itself when it holds a guarded value (`${<the token>}`), nor all of a long one.
+        const shown = secretsIn(name, policy).length > 0 ? '…' : name.length > 40 ? `${name.slice(0, 40)}…` : name;
+        fail('invalid-value', `"\${${shown}}" is not a variable name`, 'names are letters, digits and _; write $${…} for a literal ${…}');
+        return whole;
+      }
+      const variable = env[name];
+      if (variable === undefined) {
+        fail('unset-variable', `this value uses \${${name}}, and ${name} is not set`, `set ${name} in the environment of the build (in CI: the job's env:), or remove the reference`);
+        return whole;
+      }
+      if (isGuarded(policy, name)) {
+        fail('secret-in-output', `this value would publish \${${name}}, a secret: everything addon-gen writes is public`, secretHint(name));
+        return whole;
+      }
+      used?.set(name, variable);
+      return variable;
+    });
+    guard(expanded, fail, 'this value');
     return expanded;
   };
 
@@ -113,6 +323,7 @@ export function expandVariables(
       const object = node as Record<string, unknown>;
       for (const key of Object.keys(object)) {
         if (path.length === 0 && skip.includes(key)) continue;
+        guard(key, (...args) => reporter(path, key)(...args), 'a key of this mapping');
         object[key] = walk(object[key], [...path, key]);
       }
     }
