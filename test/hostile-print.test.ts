@@ -36,6 +36,8 @@ const BAD_ITEMS = {
     '',
   ].join('\n'),
   'raw.yaml': 'id: raw\ntype: movie\nname: Raw\nrelased: "\u001b[2J\u0007"\n',
+  // A file name is content too.
+  [`n\n${SPOOF}\u001b[2J.yaml`]: 'id: n\ntype: movie\nname: N\nrelased: 1\n',
 };
 
 /** An addon name that is all attack, valid as a name: the build succeeds and prints it. */
@@ -85,11 +87,23 @@ const JsonResult = z.object({
   diagnostics: z.array(z.object({ code: z.string(), severity: z.string(), file: z.string().nullable(), line: z.number().nullable(), message: z.string() })),
 });
 
-/** The annotations a run must print, one per diagnostic, as the start of each command line. */
+/**
+ * The annotations a run must print, one per diagnostic, as the start of each command line: the
+ * file escaped as GitHub's toolkit escapes a property, then made printable.
+ */
 function annotationStarts(diagnostics: z.infer<typeof JsonResult>['diagnostics'], root: string): RegExp[] {
+  const property = (text: string) =>
+    text
+      .replace(/%/g, '%25')
+      .replace(/\r/g, '%0D')
+      .replace(/\n/g, '%0A')
+      .replace(/:/g, '%3A')
+      .replace(/,/g, '%2C')
+      .replace(/\u001b/g, '␛');
+  const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   return diagnostics.map((d) => {
-    const file = d.file === null ? '' : `file=${path.relative(root, d.file).split(path.sep).join('/')},${d.line === null ? '' : `line=${d.line},col=\\d+,`}`;
-    return new RegExp(`^::${d.severity} ${file.replace(/\./g, '\\.')}title=${d.code}::`);
+    const file = d.file === null ? '' : `file=${literal(property(path.relative(root, d.file).split(path.sep).join('/')))},${d.line === null ? '' : `line=${d.line},col=\\d+,`}`;
+    return new RegExp(`^::${d.severity} ${file}title=${d.code}::`);
   });
 }
 
@@ -130,6 +144,7 @@ describe('content cannot write raw to the terminal or the CI log', () => {
       expect(plain, label).toContain('unknown field "z␛]0;pwned␇␛[5m␛[2J"');
       expect(plain, label).toContain(`unknown field "w␤${SPOOF}��"`);
       expect(plain, label).toContain('  4 | relased: "␛[2J␇"');
+      expect(plain, label).toContain(`n␊${SPOOF}␛[2J.yaml:4:1: error[unknown-field]`);
       // In an annotation a newline is GitHub's escape, which it shows as a line break inside the annotation.
       if ('GITHUB_ACTIONS' in env) expect(run.stdout, label).toContain(`title=unknown-field::unknown field "x%0A${SPOOF}"%0Ahint: `);
     }
