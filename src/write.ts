@@ -9,7 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { z } from 'zod';
 import { type BatchBuilder, startFileCreator } from './_create-files.js';
-import { IoError } from './diagnostics.js';
+import { IoError, systemErrorReason } from './diagnostics.js';
 import type { OutputFile } from './plan.js';
 
 /**
@@ -654,25 +654,10 @@ function ioError(error: unknown, root: string, outcome: string): IoError {
   if (error instanceof IoError) return error;
   const code = errorCode(error);
   const at = error instanceof Error && 'path' in error && typeof error.path === 'string' ? error.path : root;
-  const reason = SYSTEM_ERRORS[code] ?? (error instanceof Error ? error.message : String(error));
-  return new IoError(`cannot write ${at}: ${reason}${code && SYSTEM_ERRORS[code] ? ` (${code})` : ''}. ${outcome}`, at, code || undefined);
+  const reason = code ? `${systemErrorReason(code)} (${code})` : error instanceof Error ? error.message : String(error);
+  return new IoError(`cannot write ${at}: ${reason}. ${outcome}`, at, code || undefined);
 }
 
-/** The usual reasons a write fails, in words. */
-const SYSTEM_ERRORS: Record<string, string> = {
-  ENOSPC: 'no space left on the device',
-  EDQUOT: 'over the disk quota',
-  EROFS: 'the file system is read-only',
-  EACCES: 'permission denied',
-  EPERM: 'operation not permitted',
-  ENOTDIR: 'a part of the path is a file, not a folder',
-  EISDIR: 'a folder is where a file goes',
-  EEXIST: 'something is already there',
-  EMFILE: 'too many open files',
-  ENFILE: 'too many open files',
-  EIO: 'an input/output error of the device',
-  ENAMETOOLONG: 'the name is too long',
-};
 
 /**
  * Holds `outDir` for one build until the returned function is called: a second build into the
