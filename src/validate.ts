@@ -63,6 +63,8 @@ export interface Catalog {
   genres: string[];
   /** Members in catalog order. */
   items: Item[];
+  /** Where the catalog is declared in addon.yaml (`where(['genres'])`), for diagnostics found later. */
+  where: Locator;
 }
 
 export interface Asset {
@@ -74,6 +76,8 @@ export interface Asset {
 
 export interface Content {
   addon: Omit<AddonSettings, 'catalogs'>;
+  /** addon.yaml as read: with the items' files, the text the output is built from. */
+  addonFile: SourceFile;
   /** Normalized (ends in `/`); undefined when neither addon.yaml nor a flag gives one. */
   baseUrl?: string;
   types: string[];
@@ -154,6 +158,7 @@ export async function validate(loaded: Loaded, options: ValidateOptions): Promis
   }
 
   const items: Item[] = [];
+  const catalogKeys = addon ? catalogKeySet(addon.catalogs) : undefined;
   let itemSchema = schemas.item;
   let checked = 0;
   for await (const value of loaded.items) {
@@ -165,16 +170,17 @@ export async function validate(loaded: Loaded, options: ValidateOptions): Promis
     const at = locatorOf(value);
     checkCredentials(parsed, at, options.allowCredentialsInOutput ?? false, diagnostics);
     items.push(normalizeItem(parsed, at, value.source, diagnostics));
-    if (addon) checkCatalogNames(parsed, addon.catalogs, at, diagnostics);
+    if (addon && catalogKeys) checkCatalogNames(parsed, addon.catalogs, catalogKeys, at, diagnostics);
   }
-  if (!addon) return { diagnostics: diagnostics.list() };
+  if (!addon || !loaded.addon) return { diagnostics: diagnostics.list() };
 
   checkUniqueIds(items, diagnostics);
-  const catalogs = resolveCatalogs(addon.catalogs, items, locatorOf(loaded.addon!), diagnostics);
+  const catalogs = resolveCatalogs(addon.catalogs, items, locatorOf(loaded.addon), diagnostics);
   warnUncatalogued(items, catalogs, diagnostics);
   const { catalogs: _settings, ...settings } = addon;
   const content: Content = {
     addon: settings,
+    addonFile: loaded.addon.source,
     baseUrl,
     types: addon.types ?? uniqueInOrder([...addon.catalogs.map((c) => c.type), ...items.map((i) => i.type)]),
     idPrefixes: addon.idPrefixes ?? derivePrefixes(items.flatMap(idsOf)),
@@ -184,7 +190,7 @@ export async function validate(loaded: Loaded, options: ValidateOptions): Promis
     variables: Object.fromEntries([...used].sort(([a], [b]) => (a < b ? -1 : 1))),
   };
   checkAssetSecrets(content.assets, policy, options.contentDir, diagnostics);
-  if (addon.idPrefixes) checkPrefixes(content, locatorOf(loaded.addon!), diagnostics);
+  if (addon.idPrefixes) checkPrefixes(content, locatorOf(loaded.addon), diagnostics);
   const all = diagnostics.list();
   return hasErrors(all) ? { diagnostics: all } : { content, diagnostics: all };
 }
@@ -416,11 +422,16 @@ export function sortVideos(videos: Video[]): Video[] {
 
 function subtitleIds(subtitles: ContentSubtitle[], ownerId: string): Subtitle[] {
   const used = new Set<string>();
+  // The number each language's search goes on from: ids once used stay used, so the numbers
+  // below it are taken, and a thousand subtitles of one language are not a million lookups.
+  const next = new Map<string, number>();
   return subtitles.map((s) => {
     let id = s.id;
     if (id === undefined) {
       id = `${ownerId}:${s.lang}`;
-      for (let n = 2; used.has(id); n++) id = `${ownerId}:${s.lang}:${n}`;
+      let n = next.get(s.lang) ?? 2;
+      if (used.has(id)) while (used.has((id = `${ownerId}:${s.lang}:${n}`))) n++;
+      next.set(s.lang, n);
     }
     used.add(id);
     return { id, lang: s.lang, url: s.url };
@@ -465,10 +476,9 @@ const collator = new Intl.Collator('en', { numeric: true, sensitivity: 'base' })
 
 /** Membership, order and genre options of each catalog (see README, "Catalogs"). */
 function resolveCatalogs(settings: CatalogSettings[], items: Item[], at: Locator, diagnostics: DiagnosticList): Catalog[] {
-  const keyOf = (type: string, id: string) => `${type}\u0000${id}`;
   const catalogs = new Map<string, Catalog & { settings: CatalogSettings }>();
   settings.forEach((s, index) => {
-    const key = keyOf(s.type, s.id);
+    const key = catalogKey(s.type, s.id);
     if (catalogs.has(key)) {
       diagnostics.push({
         code: 'duplicate-catalog',
@@ -480,27 +490,61 @@ function resolveCatalogs(settings: CatalogSettings[], items: Item[], at: Locator
       });
       return;
     }
-    catalogs.set(key, { id: s.id, type: s.type, name: s.name, genres: [], items: [], settings: s });
+    const where: Locator = Object.assign((nodePath: readonly (string | number)[], key?: string) => at(['catalogs', index, ...nodePath], key), {
+      file: at.file,
+    });
+    catalogs.set(key, { id: s.id, type: s.type, name: s.name, genres: [], items: [], where, settings: s });
   });
 
+  // An item that names catalogs is in exactly those; one that names none is in every `all`
+  // catalog of its type. One pass over the items, in their order: searching each item's list
+  // for each catalog takes catalogs times names, which a hostile addon.yaml and item make large.
+  const allOfType = new Map<string, Catalog[]>();
+  for (const catalog of catalogs.values()) {
+    if (catalog.settings.items !== 'all') continue;
+    const list = allOfType.get(catalog.type);
+    if (list) list.push(catalog);
+    else allOfType.set(catalog.type, [catalog]);
+  }
+  for (const item of items) {
+    if (!item.catalogs) {
+      for (const catalog of allOfType.get(item.type) ?? []) catalog.items.push(item);
+      continue;
+    }
+    for (const id of item.catalogs) {
+      const members = catalogs.get(catalogKey(item.type, id))?.items;
+      // An item that names a catalog twice is listed once: its last member is this item then.
+      if (members && members[members.length - 1] !== item) members.push(item);
+    }
+  }
+
   return [...catalogs.values()].map(({ settings: s, ...catalog }) => {
-    // An item that names catalogs is in exactly those; one that names none is in every `all` catalog of its type.
-    const members = items.filter(
-      (item) => item.type === s.type && (item.catalogs ? item.catalogs.includes(s.id) : s.items === 'all'),
-    );
-    sortItems(members, s.sort);
-    const genres =
-      s.genres === 'auto'
-        ? [...new Set(members.flatMap((i) => i.genres ?? []))].sort(collator.compare)
-        : uniqueInOrder(s.genres ?? []); // listed twice, a genre's pages would be written twice
-    return { ...catalog, genres, items: members };
+    sortItems(catalog.items, s.sort);
+    let genres: string[];
+    if (s.genres === 'auto') {
+      const all = new Set<string>();
+      for (const item of catalog.items) for (const genre of item.genres ?? []) all.add(genre);
+      genres = [...all].sort(collator.compare);
+    } else {
+      genres = uniqueInOrder(s.genres ?? []); // listed twice, a genre's pages would be written twice
+    }
+    return { ...catalog, genres };
   });
 }
 
+function catalogKey(type: string, id: string): string {
+  return `${type}\u0000${id}`;
+}
+
+/** The type and id of every catalog, as catalogKey gives them. */
+function catalogKeySet(settings: readonly CatalogSettings[]): ReadonlySet<string> {
+  return new Set(settings.map((s) => catalogKey(s.type, s.id)));
+}
+
 /** Every catalog id an item names must exist for the item's type. */
-function checkCatalogNames(item: ContentItem, settings: CatalogSettings[], at: Locator, diagnostics: DiagnosticList) {
+function checkCatalogNames(item: ContentItem, settings: CatalogSettings[], keys: ReadonlySet<string>, at: Locator, diagnostics: DiagnosticList) {
   item.catalogs?.forEach((id, index) => {
-    if (settings.some((c) => c.id === id && c.type === item.type)) return;
+    if (keys.has(catalogKey(item.type, id))) return;
     diagnostics.add(at.file, 'error', () => {
       const otherType = settings.find((c) => c.id === id);
       const suggestion = closest(id, settings.filter((c) => c.type === item.type).map((c) => c.id));
@@ -584,7 +628,8 @@ function checkCredentials(item: ContentItem, at: Locator, allowed: boolean, diag
       const request = stream.behaviorHints?.proxyHeaders?.request;
       if (request === undefined) return;
       for (const header of Object.keys(request)) {
-        if (!CREDENTIAL_HEADERS.has(header.toLowerCase())) continue;
+        // Spaces around a name are not part of it: the header is sent all the same.
+        if (!CREDENTIAL_HEADERS.has(header.trim().toLowerCase())) continue;
         const path = [...(video === undefined ? [] : ['videos', video]), field, s, 'behaviorHints', 'proxyHeaders', 'request'];
         const severity = allowed ? 'warning' : 'error';
         diagnostics.add(at.file, severity, () => ({
@@ -659,9 +704,13 @@ export function derivePrefixes(ids: readonly string[]): string[] {
 }
 
 function checkPrefixes(content: Content, at: Locator, diagnostics: DiagnosticList) {
+  // An id's starts of each length a prefix has, looked up: comparing every id with every prefix
+  // takes ids times prefixes.
+  const prefixes = new Set(content.idPrefixes);
+  const lengths = [...new Set(content.idPrefixes.map((p) => p.length))];
   for (const item of content.items) {
     for (const id of idsOf(item)) {
-      if (content.idPrefixes.some((p) => id.startsWith(p))) continue;
+      if (lengths.some((length) => prefixes.has(id.slice(0, length)))) continue;
       diagnostics.add(item.where.file, 'error', () => ({
         code: 'invalid-value',
         severity: 'error',
