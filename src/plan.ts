@@ -72,6 +72,7 @@ export interface PlanOptions {
 }
 
 export interface Plan {
+  /** Empty when the output would be too large (output-too-large): such a plan is not laid out. */
   files: OutputFile[];
   /** Files for the S3 folder, outside the published tree; empty unless S3 is a chosen host. */
   s3Files: OutputFile[];
@@ -81,8 +82,7 @@ export interface Plan {
 
 export function plan(content: Content, options: PlanOptions = {}): Plan {
   const files: OutputFile[] = [];
-  // Worked out when first rendered or fingerprinted: `validate` does neither, and its plan stage
-  // of the large benchmark takes 0.43 instead of 0.68 s without them (medians of five pairs).
+  // Worked out when first needed: by the first preview, measured before anything is laid out.
   let links: Map<Item, Link[]> | undefined;
   const linksOf = (item: Item) => (links ??= genreLinks(content)).get(item);
   const cache = (resource: ResourceName) => cacheHints(content, resource);
@@ -93,10 +93,11 @@ export function plan(content: Content, options: PlanOptions = {}): Plan {
   files.push({ path: MANIFEST_FILE, resource: 'manifest', body: manifestBody });
 
   const fingerprints = options.generator === undefined ? undefined : inputFingerprints(content, linksOf, options.generator);
-  // Rendered once per item, and only when a page that lists it is rendered. An item is on several
-  // pages, so previews are kept until every page has been rendered once (write renders the pages
-  // first), then forgotten: those of the large benchmark take 39 MB (measured). A page rendered
-  // again after that (a file written twice, a caller's second look) only renders them again.
+  // Rendered once per item, when the output is measured (below), and used by the pages that list
+  // it. An item is on several pages, so previews are kept until every page has been rendered once
+  // (write renders the pages first), then forgotten: those of the large benchmark take 39 MB
+  // (measured). A page rendered again after that (a file written twice, a caller's second look)
+  // only renders them again.
   const previews = new Map<Item, string>();
   const previewOf = (item: Item) => {
     let preview = previews.get(item);
@@ -108,11 +109,29 @@ export function plan(content: Content, options: PlanOptions = {}): Plan {
     if (--pagesToRender === 0) previews.clear();
   };
   const catalogEnvelope = envelope('metas', cache('catalog'));
-  for (const catalog of content.catalogs) {
+  const rendering: ItemRendering = {
+    linksOf,
+    envelopes: { meta: envelope('meta', cache('meta')), stream: envelope('streams', cache('stream')), subtitles: envelope('subtitles', cache('subtitles')) },
+  };
+
+  // Measured before anything is laid out: hostile content can ask for millions of pages, and
+  // the list of them would fill memory before a limit on it was checked. The previews it
+  // renders to measure pages are the ones the pages are rendered from.
+  const byGenre = new Map(content.catalogs.map((catalog) => [catalog, membersByGenre(catalog)]));
+  const previewBytes = new Map<Item, number>();
+  const previewSize = (item: Item) => {
+    let bytes = previewBytes.get(item);
+    if (bytes === undefined) previewBytes.set(item, (bytes = Buffer.byteLength(previewOf(item))));
+    return bytes;
+  };
+  const layout: Layout = { content, byGenre, previewSize, catalogEnvelope, envelopes: rendering.envelopes, manifestBytes: Buffer.byteLength(manifestBody) };
+  const tooLarge = outputTooLarge(layout);
+  if (tooLarge) return { files: [], s3Files: [], manifest, diagnostics: [tooLarge] };
+
+  for (const [catalog, groups] of byGenre) {
     const filters: (Extra | undefined)[] = [undefined, ...catalog.genres.map((g): Extra => ['genre', g])];
-    const byGenre = membersByGenre(catalog);
     for (const genre of filters) {
-      const members = genre ? (byGenre.get(genre[1]) ?? []) : catalog.items;
+      const members = genre ? (groups.get(genre[1]) ?? []) : catalog.items;
       for (const { skip, extras: orders } of catalogPages(members.length, genre)) {
         const listed = members.slice(skip, skip + PAGE_SIZE);
         // The page's files in both extra orders hold the same text: rendered for the first of
@@ -138,10 +157,6 @@ export function plan(content: Content, options: PlanOptions = {}): Plan {
     }
   }
 
-  const rendering: ItemRendering = {
-    linksOf,
-    envelopes: { meta: envelope('meta', cache('meta')), stream: envelope('streams', cache('stream')), subtitles: envelope('subtitles', cache('subtitles')) },
-  };
   for (const item of content.items) {
     const inputs = fingerprints?.item(item);
     const file = (resource: ItemFile['resource'], owner: StreamOwner) => {
@@ -176,7 +191,7 @@ export function plan(content: Content, options: PlanOptions = {}): Plan {
     : [];
 
   const diagnostics = [...conflicts(files)];
-  const manifestBytes = Buffer.byteLength(manifestBody);
+  const { manifestBytes } = layout;
   if (manifestBytes > MANIFEST_LIMIT_BYTES) {
     diagnostics.push({
       code: 'manifest-too-large',
@@ -229,13 +244,12 @@ class ItemFile implements OutputFile {
 function membersByGenre(catalog: Catalog): Map<string, Item[]> {
   const groups = new Map<string, Item[]>();
   for (const item of catalog.items) {
-    item.genres?.forEach((genre, index) => {
-      // Once per genre, however often the item names it (a Set per item took longer than this).
-      if (item.genres!.indexOf(genre) !== index) return;
+    for (const genre of item.genres ?? []) {
       const group = groups.get(genre);
-      if (group) group.push(item);
-      else groups.set(genre, [item]);
-    });
+      // Once per genre, however often the item names it: a group that has the item has it last.
+      if (!group) groups.set(genre, [item]);
+      else if (group[group.length - 1] !== item) group.push(item);
+    }
   }
   return groups;
 }
@@ -258,6 +272,227 @@ export function catalogPages(total: number, genre?: Extra): { skip: number; extr
       return { skip, extras: genre ? [[skipExtra, genre], [genre, skipExtra]] : [[skipExtra]] };
     }),
   ];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Output size
+
+/**
+ * How much a build may write, against the text of the content it is built from (addon.yaml and
+ * the item files): `factor` times its bytes and one file per `bytesPerFile` of them, and never
+ * less than the floors. Real addons write several times their content, in a file per item or
+ * video and a page per hundred listings; genres multiply that: in a catalog with a genre filter,
+ * an item of n genres is listed on n pages (of three files each), each listing repeating its n
+ * genres and their links, so one item of thousands of genres asks for gigabytes. Copied local
+ * files are left out of both sides: a copy is its file's size, and counting them would let a
+ * large image raise the allowance of generated files.
+ */
+export const OUTPUT_LIMIT = {
+  factor: 1000,
+  floorBytes: 64 * 1024 * 1024,
+  bytesPerFile: 16,
+  floorFiles: 100_000,
+} as const;
+
+/** What the size of a plan is worked out from, before its files are laid out. */
+interface Layout {
+  content: Content;
+  byGenre: ReadonlyMap<Catalog, ReadonlyMap<string, readonly Item[]>>;
+  /** The bytes of an item's preview, rendered once for the pages too. */
+  previewSize: (item: Item) => number;
+  catalogEnvelope: Envelope;
+  envelopes: ItemRendering['envelopes'];
+  manifestBytes: number;
+}
+
+interface Size {
+  files: number;
+  bytes: number;
+}
+
+/** One list of a catalog's pages: the whole catalog, or one genre of it. */
+interface Filter {
+  members: readonly Item[];
+  /** Files per later page: a genre's later pages are written in both orders of extras. */
+  orders: number;
+}
+
+function filtersOf(catalog: Catalog, groups: ReadonlyMap<string, readonly Item[]>): Filter[] {
+  return [{ members: catalog.items, orders: 1 }, ...catalog.genres.map((genre) => ({ members: groups.get(genre) ?? [], orders: 2 }))];
+}
+
+/** The files of a filter's pages, as catalogPages lays them out: the first, then the later in their orders. */
+function filterFiles({ members, orders }: Filter): number {
+  return 1 + Math.max(1, Math.ceil(members.length / PAGE_SIZE)) * orders;
+}
+
+/** How often a filter's member at `index` is listed: once on the first page, once per order later. */
+const listings = (index: number, orders: number) => (index < PAGE_SIZE ? 1 : orders);
+
+/**
+ * At least what an item's own files take: its meta holds its preview, each stream file the
+ * subtitles of its owner in every stream that has none of its own, each subtitles file those
+ * subtitles. Rendering them to measure would render most of the output twice.
+ */
+function itemFilesSize(item: Item, previewBytes: number, envelopes: Layout['envelopes']): Size {
+  const wrapped = ({ open, close }: Envelope, bytes: number) => open.length + bytes + close.length;
+  const size = { files: 1, bytes: wrapped(envelopes.meta, previewBytes) };
+  for (const owner of streamOwners(item)) {
+    const ownerSubtitles = subtitlesSize(owner.subtitles);
+    let streams = 2;
+    for (const stream of owner.streams) {
+      const embedded = stream.subtitles?.length ? subtitlesSize(stream.subtitles) : ownerSubtitles;
+      streams += 2 + (embedded > 0 ? embedded + ',"subtitles":[]'.length : 0);
+    }
+    size.files++;
+    size.bytes += wrapped(envelopes.stream, streams);
+    if (owner.subtitles.length > 0) {
+      size.files++;
+      size.bytes += wrapped(envelopes.subtitles, 2 + ownerSubtitles);
+    }
+  }
+  return size;
+}
+
+/** At least the bytes of subtitles as JSON: `{"id":"…","lang":"…","url":"…"}` each. */
+function subtitlesSize(subtitles: readonly Subtitle[]): number {
+  let bytes = 0;
+  for (const s of subtitles) bytes += '{"id":"","lang":"","url":""}'.length + s.id.length + s.lang.length + s.url.length;
+  return bytes;
+}
+
+/** The bytes of the content's text: addon.yaml and every file that holds an item. */
+function contentBytes(content: Content): number {
+  const sources = new Set<Item['source']>([content.addonFile]);
+  for (const item of content.items) sources.add(item.source);
+  let bytes = 0;
+  for (const source of sources) bytes += Buffer.byteLength(source.text);
+  return bytes;
+}
+
+/**
+ * The output-too-large error when the plan would write more than OUTPUT_LIMIT allows, located
+ * where most of it comes from; undefined otherwise. Catalog pages and the manifest are counted
+ * exactly, item files by what they hold at least, the pages and host files not at all: their
+ * size does not grow with the content.
+ */
+function outputTooLarge(layout: Layout): Diagnostic | undefined {
+  const { content, byGenre, previewSize, catalogEnvelope, envelopes } = layout;
+  const pageBytes = catalogEnvelope.open.length + '[]'.length + catalogEnvelope.close.length;
+  const size: Size = { files: 1, bytes: layout.manifestBytes };
+  for (const [catalog, groups] of byGenre) {
+    for (const filter of filtersOf(catalog, groups)) {
+      const files = filterFiles(filter);
+      size.files += files;
+      size.bytes += files * pageBytes;
+      filter.members.forEach((item, index) => (size.bytes += previewSize(item) * listings(index, filter.orders)));
+    }
+  }
+  for (const item of content.items) {
+    const own = itemFilesSize(item, previewSize(item), envelopes);
+    size.files += own.files;
+    size.bytes += own.bytes;
+  }
+  const input = contentBytes(content);
+  const limit: Size = {
+    files: Math.max(OUTPUT_LIMIT.floorFiles, Math.floor(input / OUTPUT_LIMIT.bytesPerFile)),
+    bytes: Math.max(OUTPUT_LIMIT.floorBytes, input * OUTPUT_LIMIT.factor),
+  };
+  const overBytes = size.bytes > limit.bytes;
+  if (!overBytes && size.files <= limit.files) return undefined;
+
+  const source = largestSource(layout, pageBytes, overBytes ? 'bytes' : 'files');
+  const count = (n: number) => n.toLocaleString('en-US');
+  const over = overBytes
+    ? `over the ${byteSize(limit.bytes)} a build may write for it (${count(OUTPUT_LIMIT.factor)} times the content, and never less than ${byteSize(OUTPUT_LIMIT.floorBytes)})`
+    : `over the ${count(limit.files)} files a build may write for it (one per ${OUTPUT_LIMIT.bytesPerFile} bytes of content, and never less than ${count(OUTPUT_LIMIT.floorFiles)})`;
+  return {
+    code: 'output-too-large',
+    severity: 'error',
+    ...source.at,
+    path: source.path,
+    message: `the output would be at least ${byteSize(size.bytes)} in ${count(size.files)} files, from ${byteSize(input)} of content: ${over}; ${source.share}`,
+    hint: source.hint,
+  };
+}
+
+/** What contributes most of the bytes (or files) of the output, and where it is written. */
+function largestSource(layout: Layout, pageBytes: number, measure: keyof Size) {
+  const { content, byGenre, previewSize, envelopes } = layout;
+  // Items by their listings on catalog pages and by their own files, catalogs by their pages'
+  // own bytes and files: the largest of these is where the output can be made smaller.
+  const listed = new Map<Item, { bytes: number; pages: number }>();
+  let catalog: { of: Catalog; size: Size } | undefined;
+  for (const [of, groups] of byGenre) {
+    const size: Size = { files: 0, bytes: 0 };
+    for (const filter of filtersOf(of, groups)) {
+      const files = filterFiles(filter);
+      size.files += files;
+      size.bytes += files * pageBytes;
+      filter.members.forEach((item, index) => {
+        const pages = listings(index, filter.orders);
+        const entry = listed.get(item) ?? { bytes: 0, pages: 0 };
+        entry.bytes += previewSize(item) * pages;
+        entry.pages += pages;
+        listed.set(item, entry);
+      });
+    }
+    if (!catalog || size[measure] > catalog.size[measure]) catalog = { of, size };
+  }
+  let item: { of: Item; own: Size; listed: { bytes: number; pages: number } } | undefined;
+  const total = (i: NonNullable<typeof item>) => i.own[measure] + (measure === 'bytes' ? i.listed.bytes : 0);
+  for (const of of content.items) {
+    const candidate = { of, own: itemFilesSize(of, previewSize(of), envelopes), listed: listed.get(of) ?? { bytes: 0, pages: 0 } };
+    if (!item || total(candidate) > total(item)) item = candidate;
+  }
+  const count = (n: number) => n.toLocaleString('en-US');
+  if (catalog && (!item || catalog.size[measure] >= total(item))) {
+    const { of, size } = catalog;
+    const genres = of.genres.length;
+    return {
+      at: of.where(genres > 0 ? ['genres'] : ['id']),
+      // Its place among the settings: two catalogs of one type and id are an error, so none is left out.
+      path: `catalogs[${content.catalogs.indexOf(of)}].${genres > 0 ? 'genres' : 'id'}`,
+      share: `this catalog has ${count(size.files)} pages (${byteSize(size.bytes)} without the items they list), for its ${count(genres)} genres`,
+      hint:
+        genres > 0
+          ? 'offer fewer genres in this catalog: each genre adds at least three pages (its first page, and the empty page that ends it in both orders of extras); with `genres: auto`, its items bring them'
+          : 'use fewer catalogs, or make this one smaller',
+    };
+  }
+  if (!item) return { at: {}, path: undefined, share: 'most of it is the manifest', hint: 'use fewer catalogs or genres' };
+  const { of, own, listed: on } = item;
+  const genres = of.genres?.length ?? 0;
+  if (measure === 'bytes' && on.bytes >= own.bytes) {
+    return {
+      at: of.where(genres > 0 ? ['genres'] : ['id']),
+      path: genres > 0 ? 'genres' : 'id',
+      share: `this item is listed on ${count(on.pages)} catalog pages, ${byteSize(on.bytes)} in all, each listing ${byteSize(previewSize(of))} with its ${count(genres)} genres${content.baseUrl === undefined ? '' : ' and their links'}`,
+      hint:
+        genres > 0
+          ? 'give the item fewer genres: in a catalog with a genre filter each of them adds pages that list the item, and each listing repeats all of them'
+          : 'list the item in fewer catalogs, or give it a shorter preview',
+    };
+  }
+  return {
+    at: of.where(['id']),
+    path: 'id',
+    share: `this item's own files (meta, streams, subtitles) take at least ${byteSize(own.bytes)} in ${count(own.files)} files`,
+    hint: 'each stream is written with the subtitles of its item or video: give it fewer streams or subtitles, or split it into several items',
+  };
+}
+
+/** Bytes as people read them: `3.4 GiB`, `850 KiB`, `512 bytes`. */
+function byteSize(bytes: number): string {
+  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
+  if (bytes < 1024) return `${bytes} bytes`;
+  let value = bytes;
+  let unit = -1;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return `${value < 10 ? value.toFixed(1) : Math.round(value)} ${units[unit]}`;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -361,7 +596,12 @@ function wireVideo(video: Video): WireVideo {
 /** A stream with its owner's subtitles embedded: on a static host that is how they reach the player. */
 function wireStream(stream: Stream, ownerSubtitles: readonly Subtitle[]): WireStream {
   const own = stream.subtitles ?? [];
-  const subtitles = [...own, ...ownerSubtitles.filter((s) => !own.some((o) => o.id === s.id))];
+  let subtitles: readonly Subtitle[] = ownerSubtitles;
+  if (own.length > 0) {
+    // A set of ids, not a search of the stream's for each of the owner's: both lists can be long.
+    const ids = new Set(own.map((o) => o.id));
+    subtitles = [...own, ...ownerSubtitles.filter((s) => !ids.has(s.id))];
+  }
   const hints = stream.behaviorHints;
   return {
     name: stream.name,
@@ -428,6 +668,13 @@ function genreLinks(content: Content): Map<Item, Link[]> {
     if (!link) byGenre.set(genre, (link = { name: genre, category: 'Genres', url: discoverGenreLink(baseUrl, catalog.type, catalog.id, genre) }));
     return link;
   };
+  // Looked up, not searched: an item's genres times a catalog's would be quadratic in genres.
+  const offers = new Map<Catalog, ReadonlySet<string>>();
+  const offered = (catalog: Catalog) => {
+    let genres = offers.get(catalog);
+    if (!genres) offers.set(catalog, (genres = new Set(catalog.genres)));
+    return genres;
+  };
   const lists = new Map<string, Link[]>();
   // An item's links follow from its type, the catalogs that list it and its genres: worked out
   // once for each such kind of item (hundreds in the large benchmark), not for each of 51,000.
@@ -440,7 +687,7 @@ function genreLinks(content: Content): Map<Item, Link[]> {
     if (!itemLinks) {
       const candidates = [...positions.map((i) => content.catalogs[i]!), ...content.catalogs.filter((c) => c.type === item.type)];
       const found = item.genres.flatMap((genre): Link[] => {
-        const catalog = candidates.find((c) => c.genres.includes(genre));
+        const catalog = candidates.find((c) => offered(c).has(genre));
         return catalog ? [linkTo(catalog, genre)] : [];
       });
       const key = found.map((link) => link.url).join('\n');
@@ -528,12 +775,13 @@ function envelope(field: string, cache: CacheHints): Envelope {
 }
 
 /**
- * Two files at one path, or at paths that differ only in letter case: case-insensitive file
- * systems (Windows, macOS) and hosts (S3 website behind some CDNs, a checkout on a laptop) would
- * merge them, and one addon would silently serve the other's file.
+ * Two files at one path, or at paths that differ only in letter case or in Unicode normalization
+ * (`é` as one character, or as `e` and a combining accent): case-insensitive file systems and
+ * hosts (Windows, macOS, S3 website behind some CDNs, a checkout on a laptop) merge the first,
+ * and macOS and some hosts the second, and one addon would silently serve the other's file.
  */
 function conflicts(files: readonly OutputFile[]): Diagnostic[] {
-  // One map by case-folded path finds both: a quarter of a million paths, so only one.
+  // One map by folded path finds all three: a quarter of a million paths, so only one.
   const byFolded = new Map<string, OutputFile>();
   const diagnostics = new DiagnosticList();
   const reportedPairs = new Map<Item, Set<Item>>();
@@ -549,7 +797,7 @@ function conflicts(files: readonly OutputFile[]): Diagnostic[] {
     else diagnostics.push(build());
   };
   for (const file of files) {
-    const folded = file.path.toLowerCase();
+    const folded = foldPath(file.path);
     const earlier = byFolded.get(folded);
     if (!earlier) {
       byFolded.set(folded, file);
@@ -575,11 +823,50 @@ function conflicts(files: readonly OutputFile[]): Diagnostic[] {
       code: 'case-conflict',
       severity: 'error',
       ...locate(file),
-      message: `${file.path} (by ${where(file)}) and ${earlier.path} (by ${where(earlier)}) differ only in letter case`,
-      hint: 'case-insensitive file systems and hosts would make them one file: change one of the ids (or genres) by more than case',
+      message: `${file.path} (by ${where(file)}) and ${earlier.path} (by ${where(earlier)}) differ only in ${howTheyDiffer(file.path, earlier.path)}`,
+      hint: 'file systems and hosts that ignore case or Unicode normalization would make them one file: change one of the ids (or genres) by more than that',
     }));
   }
   return diagnostics.list();
+}
+
+/**
+ * A path as file systems that ignore case and Unicode normalization see it. Most paths are
+ * ASCII, which has one normalization: only the others pay for normalizing.
+ */
+function foldPath(path: string): string {
+  const lower = path.toLowerCase();
+  return NON_ASCII.test(lower) ? lower.normalize('NFC') : lower;
+}
+
+// eslint-disable-next-line no-control-regex
+const NON_ASCII = /[^\u0000-\u007f]/;
+
+/** What makes two paths that fold alike different: letter case, normalization, or both. */
+function howTheyDiffer(a: string, b: string): string {
+  const sameText = a.normalize('NFC') === b.normalize('NFC');
+  if (!sameText && a.toLowerCase() === b.toLowerCase()) return 'letter case';
+  const example = composedExample(a, b);
+  const normalization = `Unicode normalization (${example ? `"${example.composed}" written as one character in one and as "${example.base}" plus a combining mark in the other` : 'accented letters written as one character in one and as a letter plus a combining mark in the other'})`;
+  return sameText ? normalization : `letter case and ${normalization}`;
+}
+
+/**
+ * Where the paths first differ by more than case, the character that one of them writes
+ * composed (`é`), and the letter the other writes before its combining mark (`e`).
+ */
+function composedExample(a: string, b: string): { composed: string; base: string } | undefined {
+  for (let i = 0; i < a.length && i < b.length; ) {
+    const charA = String.fromCodePoint(a.codePointAt(i) ?? 0);
+    const charB = String.fromCodePoint(b.codePointAt(i) ?? 0);
+    if (charA !== charB && charA.toLowerCase() !== charB.toLowerCase()) {
+      const composed = charA.normalize('NFD') !== charA ? charA : charB;
+      const [base = composed] = composed.normalize('NFD');
+      return base === composed ? undefined : { composed, base };
+    }
+    i += charA.length;
+  }
+  return undefined;
 }
 
 /** Drops undefined fields: the client rejects `null`, and absent is the protocol's "not set". */
