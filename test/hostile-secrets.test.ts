@@ -199,3 +199,18 @@ describe('a secret', () => {
     expect(secretsIn(`${SECRET.slice(0, 4)}%2${SECRET.slice(4)}`, policy)).toEqual([]);
   });
 });
+
+describe('problems in an item far right on its line', () => {
+  it('are located without parsing the spaces before it again, and in the same place', async () => {
+    // A block sequence entry may be followed by any number of spaces; the item is then parsed
+    // alone for the positions of its problems, without padding it back to its column.
+    const flow = '{id: a, type: movie, name: x, genres: [[x], y, [z]]}';
+    const { result } = await built({ 'a.yaml': `-${' '.repeat(MiB)}${flow}\n- id: b\n  type: movie\n  name: [x]\n` });
+    const located = result.diagnostics.filter((d) => d.severity === 'error').map((d) => [d.path, d.line, d.column]);
+    expect(located).toEqual([
+      ['genres[0]', 1, 1 + MiB + 1 + flow.indexOf('[x]')],
+      ['genres[2]', 1, 1 + MiB + 1 + flow.indexOf('[z]')],
+      ['name', 4, 9],
+    ]);
+  });
+});
