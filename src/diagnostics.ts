@@ -46,7 +46,7 @@ export const CODES = {
   'output-conflict': 'Two inputs would write the same output file.',
   'host-limit': 'The output is over a limit of a chosen host (files, file size, site size).',
   'host-file-name': 'File names that a host or Windows checkouts refuse.',
-  'case-conflict': 'Two output files whose paths differ only in letter case.',
+  'case-conflict': 'Two output files whose paths differ only in letter case or in Unicode normalization (é as one character, or as e plus a combining accent).',
   'unset-variable': 'A value uses `${NAME}` and the variable is not set.',
   'secret-in-output': 'A value would publish a secret (a guarded variable or its value).',
   'foreign-files': 'The output folder holds files addon-gen did not write; they are left alone.',
