@@ -53,7 +53,8 @@ function replaceReferences(text: string, replace: (name: string, whole: string) 
   let open = text.indexOf('${');
   if (open === -1) return text;
   const parts: string[] = [];
-  let done = 0; // the text before it is in `parts`
+  let copied = 0; // the text before it is in `parts`
+  let done = 0; // where the last reference ended: the next one starts there or after
   let close = -1; // the first `}` after the last `${` looked at: a reference ends there
   for (; open !== -1; open = text.indexOf('${', done)) {
     if (close < open) {
@@ -61,12 +62,17 @@ function replaceReferences(text: string, replace: (name: string, whole: string) 
       if (close === -1) break; // no `}` after this `${`, nor after any later one
     }
     const literal = open > done && text.charCodeAt(open - 1) === DOLLAR;
-    parts.push(text.slice(done, literal ? open - 1 : open));
     const whole = text.slice(open, close + 1);
-    parts.push(literal ? whole : replace(text.slice(open + 2, close), whole));
+    const replacement = literal ? whole : replace(text.slice(open + 2, close), whole);
+    // A reference left as it is (a variable not set) is copied with the text around it.
+    if (literal || replacement !== whole) {
+      parts.push(text.slice(copied, literal ? open - 1 : open), replacement);
+      copied = close + 1;
+    }
     done = close + 1;
   }
-  parts.push(text.slice(done));
+  if (copied === 0) return text;
+  parts.push(text.slice(copied));
   return parts.join('');
 }
 
