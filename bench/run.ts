@@ -1,4 +1,5 @@
-// `npm run bench [-- --size small|large]`: generates synthetic content, then measures in one run
+// `npm run bench [-- --size small|large]`: first the scanners of content text on floods of the
+// tokens they look for (scanners.ts), then generates synthetic content and measures in one run
 // four full builds and four disk floors (plain writes of the same files) in turn, a no-change
 // rebuild, a one-item change and validate, each as its own child process. Prints a table and
 // ratios and writes them to bench/results/latest.json. Figures are for comparison within one run:
@@ -8,6 +9,7 @@ import { mkdir, readdir, readFile, rm, stat, statfs, writeFile } from 'node:fs/p
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateContent, SIZES } from './generate.js';
+import type { ScannerRow } from './scanners.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const WORK = path.join(ROOT, 'bench', '.work');
@@ -15,6 +17,7 @@ const BIN = path.join(ROOT, 'bin', 'addon-gen.js');
 const RSS_HOOK = path.join(ROOT, 'bench', 'max-rss.mjs');
 const FLOOR = path.join(ROOT, 'bench', 'floor.mjs');
 const PLAN_ORDER = path.join(ROOT, 'bench', 'plan-order.mjs');
+const SCANNERS = path.join(ROOT, 'bench', 'scanners.ts');
 
 interface Step {
   step: string;
@@ -118,10 +121,36 @@ function median(values: readonly number[]): number {
   return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
+/**
+ * The scanners' section, in a process of its own (with --expose-gc, so that no run pays for the
+ * garbage of the one before); prints the worst ratio of each scanner, over all tokens.
+ */
+function scanners(): ScannerRow[] {
+  const stdout = execFileSync(process.execPath, ['--expose-gc', '--import', 'tsx', SCANNERS, '--json'], {
+    cwd: ROOT,
+    maxBuffer: 64 * 1024 * 1024,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const rows: ScannerRow[] = JSON.parse(stdout.toString());
+  // Per scanner, the token of its worst ratio: 16/1 near 1 for a linear scan; 16/4 tells the
+  // effect of caches (which 16 and 4 MiB both exceed) from a quadratic scan (4 there).
+  console.log('scanner                       worst 16/1   token        worst 16/4   token');
+  const worst = new Map<string, [ScannerRow, ScannerRow]>();
+  for (const row of rows) {
+    const [byRatio, by16to4] = worst.get(row.scanner) ?? [row, row];
+    worst.set(row.scanner, [row.ratio > byRatio.ratio ? row : byRatio, row.ratio16to4 > by16to4.ratio16to4 ? row : by16to4]);
+  }
+  for (const [scanner, [a, b]] of worst) {
+    console.log(`${scanner.padEnd(29)} ${a.ratio.toFixed(2).padStart(10)}   ${JSON.stringify(a.token).padEnd(12)} ${b.ratio16to4.toFixed(2).padStart(10)}   ${JSON.stringify(b.token)}`);
+  }
+  return rows;
+}
+
 async function main() {
   const sizeArg = process.argv.indexOf('--size');
   const size = (sizeArg > 0 ? process.argv[sizeArg + 1] : 'small') as keyof typeof SIZES;
   if (!SIZES[size]) throw new Error(`--size must be one of ${Object.keys(SIZES).join(', ')}`);
+  const scannerRows = scanners();
   await rm(WORK, { recursive: true, force: true });
   await mkdir(WORK, { recursive: true });
   const content = path.join(WORK, 'content');
@@ -234,7 +263,7 @@ async function main() {
 
   const results = path.join(ROOT, 'bench', 'results');
   await mkdir(results, { recursive: true });
-  const report = { size, date: new Date().toISOString(), node: process.version, generated, steps, ratios, noChangeTouched: touched };
+  const report = { size, date: new Date().toISOString(), node: process.version, generated, steps, ratios, noChangeTouched: touched, scanners: scannerRows };
   await writeFile(path.join(results, 'latest.json'), `${JSON.stringify(report, null, 2)}\n`);
   await rm(WORK, { recursive: true, force: true });
 }
