@@ -85,11 +85,14 @@ export function expandText(text: string, env: Environment): string {
   return replaceReferences(text, (name, whole) => env[name] ?? whole);
 }
 
-/** Whether `text` may hold a reference or a guarded value: files without either are not walked. */
+/**
+ * Whether `text`, a file's, may hold a reference or a guarded value: files without either are not
+ * walked. The parser reads YAML's escapes, so a value written with them (`"\x73k-…"`,
+ * `"\x24{CDN}"`) is not in the file's text as it is: the text is looked at with its escapes read too.
+ */
 export function needsWalk(text: string, policy: SecretPolicy): boolean {
   if (text.includes('${')) return true;
-  // A reference may be spelled with YAML's escapes too (`"\x24{CDN}"`); without a backslash
-  // and without guarded values, nothing needs reading.
+  // Without a backslash and without guarded values, nothing needs reading.
   if (policy.values.size === 0 && !text.includes('\\')) return false;
   const read = mayBeEscaped(text) ? readEscapes(text) : text;
   return read.includes('${') || secretsIn(text, policy, read).length > 0;
