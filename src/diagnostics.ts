@@ -537,12 +537,19 @@ export function formatPath(path: readonly PropertyKey[]): string {
   return out;
 }
 
+/** Longer words get no "did you mean": nobody mistypes them, and the distance is quadratic in length. */
+const MAX_SUGGESTED_LENGTH = 256;
+
 /** The closest candidate within a small edit distance, for "did you mean" hints. */
 export function closest(word: string, candidates: readonly string[]): string | undefined {
+  if (word.length > MAX_SUGGESTED_LENGTH) return undefined;
   let best: string | undefined;
   let bestDistance = Math.max(2, Math.floor(word.length / 3)) + 1;
+  const lower = word.toLowerCase();
   for (const candidate of candidates) {
-    const d = editDistance(word.toLowerCase(), candidate.toLowerCase());
+    // The distance is at least the difference in length: no need to work it out.
+    if (Math.abs(candidate.length - word.length) >= bestDistance) continue;
+    const d = editDistance(lower, candidate.toLowerCase());
     if (d < bestDistance) {
       best = candidate;
       bestDistance = d;

@@ -7,7 +7,7 @@ import { closest, formatPath, hasErrors, type Diagnostic, type DiagnosticList } 
 import { issuesToDiagnostics, type Locator } from './_issues.js';
 import { locate, type Loaded, type SourceFile, type SourceValue } from './load.js';
 import { ASSETS_DIR, normalizeBaseUrl, publicUrl } from './paths.js';
-import { expandVariables, needsWalk, policyLists, secretPolicy, type Environment, type SecretPolicy } from './secrets.js';
+import { expandVariables, needsWalk, policyLists, secretPolicy, secretsIn, type Environment, type SecretPolicy } from './secrets.js';
 import {
   baseUrl as baseUrlSchema,
   contentSchemas,
@@ -136,15 +136,14 @@ export async function validate(loaded: Loaded, options: ValidateOptions): Promis
       ? expandVariables(value.value, env, policy, locatorOf(value), diagnostics, skip, used)
       : new Set();
   const addonFailed = loaded.addon ? expand(loaded.addon, ['secrets', 'publish']) : new Set<string>();
-  for (const [secret, name] of policy.values) {
-    if (options.baseUrl?.includes(secret)) {
-      diagnostics.push({
-        code: 'secret-in-output',
-        severity: 'error',
-        message: `--base-url holds the value of ${name}, a secret: every page and local file URL would publish it`,
-        hint: `give the public address without credentials; if ${name} is meant to be public, list it under \`publish:\` in addon.yaml`,
-      });
-    }
+  // Also percent-encoded, as a pasted signed URL has it.
+  for (const { name } of options.baseUrl === undefined ? [] : secretsIn(options.baseUrl, policy)) {
+    diagnostics.push({
+      code: 'secret-in-output',
+      severity: 'error',
+      message: `--base-url holds the value of ${name}, a secret: every page and local file URL would publish it`,
+      hint: `give the public address without credentials; if ${name} is meant to be public, list it under \`publish:\` in addon.yaml`,
+    });
   }
 
   // The base URL decides what local files become; read it before the settings are checked, so

@@ -214,3 +214,28 @@ describe('problems in an item far right on its line', () => {
     ]);
   });
 });
+
+describe('a secret in --base-url', () => {
+  it('is refused percent-encoded too, as a pasted signed URL has it', async () => {
+    const { result } = await built(
+      { 'a.yaml': 'id: a\ntype: movie\nname: A\n' },
+      { env: { CDN_TOKEN: SECRET }, baseUrl: `https://cdn.example.org/addon/${SECRET.replace(/-/g, '%2D')}/` },
+    );
+    expect(secretErrors(result).map((d) => d.message)).toEqual([
+      '--base-url holds the value of CDN_TOKEN, a secret: every page and local file URL would publish it',
+    ]);
+  });
+});
+
+describe('"did you mean" for a long word', () => {
+  it('is not worked out: an id of megabytes among hundreds of videos is reported at once', async () => {
+    // The edit distance is quadratic: 4 MiB against 200 video ids ran for minutes.
+    const videos = Array.from({ length: 200 }, (_, i) => `  - { id: "s:1:${i + 1}", title: E${i + 1}, season: 1, episode: ${i + 1} }`).join('\n');
+    const { result } = await built({
+      'a.yaml': `id: s\ntype: series\nname: S\nbehaviorHints:\n  defaultVideoId: "${'s:1:1x'.repeat(Math.floor((4 * MiB) / 6))}"\nvideos:\n${videos}\n`,
+    });
+    const errors = result.diagnostics.filter((d) => d.severity === 'error');
+    expect(errors.map((d) => [d.code, d.path])).toEqual([['unknown-default-video', 'behaviorHints.defaultVideoId']]);
+    expect(errors[0]!.hint ?? '').not.toMatch(/did you mean/);
+  });
+});
