@@ -644,7 +644,9 @@ export function sourceLineOf(files: readonly SourceFile[]): (file: string, line:
     if (!source) return undefined;
     const start = line === 1 ? 0 : linesOf(source).lineStarts[line - 1];
     if (start === undefined) return undefined;
-    const end = source.text.indexOf('\n', start);
-    return source.text.slice(start, end === -1 ? undefined : end).replace(/\r$/, '');
+    const newline = source.text.indexOf('\n', start);
+    const end = newline === -1 ? source.text.length : newline;
+    // Not a regular expression: `\r$` looks at every character of a line of megabytes.
+    return source.text.slice(start, end > start && source.text[end - 1] === '\r' ? end - 1 : end);
   };
 }
