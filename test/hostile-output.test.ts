@@ -353,10 +353,13 @@ describe('a full or read-only disk', () => {
     const content = await films(20);
     // Filled to the last byte.
     const filler = Buffer.alloc(4096);
-    await new Promise<void>((resolve) => {
-      const fill = () => appendFile(path.join(disk, 'filler'), filler).then(fill, () => resolve());
-      fill();
-    });
+    for (;;) {
+      const full = await appendFile(path.join(disk, 'filler'), filler).then(
+        () => false,
+        () => true,
+      );
+      if (full) break;
+    }
     const before = await snapshot(disk);
     const run = await runCli(['build', content, '--out', path.join(disk, 'dist'), '--host', 'cloudflare']);
     expect(run.status, run.stderr).toBe(2);
