@@ -1,4 +1,4 @@
-// `npm run bench [-- --size small|large]`: first the scanners of content text on floods of the
+// `npm run bench [-- --size small|large] [--no-scanners]`: first the scanners of content text on floods of the
 // tokens they look for (scanners.ts), then generates synthetic content and measures in one run
 // four full builds and four disk floors (plain writes of the same files) in turn, a no-change
 // rebuild, a one-item change and validate, each as its own child process. Prints a table and
@@ -150,7 +150,8 @@ async function main() {
   const sizeArg = process.argv.indexOf('--size');
   const size = (sizeArg > 0 ? process.argv[sizeArg + 1] : 'small') as keyof typeof SIZES;
   if (!SIZES[size]) throw new Error(`--size must be one of ${Object.keys(SIZES).join(', ')}`);
-  const scannerRows = scanners();
+  // `--no-scanners`: only the builds (the scanners take about five minutes).
+  const scannerRows = process.argv.includes('--no-scanners') ? [] : scanners();
   await rm(WORK, { recursive: true, force: true });
   await mkdir(WORK, { recursive: true });
   const content = path.join(WORK, 'content');
