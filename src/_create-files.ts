@@ -77,8 +77,10 @@ function createFiles(
   pathModule: typeof path,
 ): Created | undefined {
   const written: boolean[] = [];
-  // A link at a file's path is not the file: it is written over, never read through.
-  const noFollow = fsModule.constants.O_RDONLY | (fsModule.constants.O_NOFOLLOW ?? 0);
+  // A link at a file's path is not the file: it is written over, never read through; nor is a
+  // FIFO (which would hold the open) or a file of another size (which is not the same bytes).
+  const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK } = fsModule.constants;
+  const noFollow = O_RDONLY | (O_NOFOLLOW ?? 0) | (O_NONBLOCK ?? 0);
   for (let i = 0; i < batch.targets.length; i++) {
     const target = batch.targets[i]!;
     const bytes = batch.bytes.subarray(batch.starts[i], batch.ends[i]);
@@ -87,7 +89,8 @@ function createFiles(
       let fd: number | undefined;
       try {
         fd = fsModule.openSync(target, noFollow);
-        there = fsModule.readFileSync(fd).equals(bytes);
+        const info = fsModule.fstatSync(fd);
+        there = info.isFile() && info.size === bytes.length && fsModule.readFileSync(fd).equals(bytes);
       } catch {
         // Not there (or not a file): written.
       } finally {
@@ -148,7 +151,7 @@ parentPort.on('message', ({ id, batch }) => {
     const created = createFiles(batch, state, fs, path);
     parentPort.postMessage({ id, created, bytes: batch.bytes }, [batch.bytes.buffer]);
   } catch (error) {
-    const reply = { id, bytes: batch.bytes, error: { message: String(error && error.message), code: error && error.code, path: error && error.path } };
+    const reply = { id, bytes: batch.bytes, error: { message: String(error && error.message), code: error && error.code, syscall: error && error.syscall, path: error && error.path } };
     parentPort.postMessage(reply, [batch.bytes.buffer]);
   }
 });
@@ -185,7 +188,7 @@ interface Reply {
   created?: Created;
   /** The batch's buffer, handed back to be filled again. */
   bytes: Uint8Array;
-  error?: { message: string; code?: string; path?: string };
+  error?: { message: string; code?: string; syscall?: string; path?: string };
 }
 
 /** What running a batch came to (see createFiles), with the batch's buffer handed back. */
@@ -305,7 +308,8 @@ export function startFileCreator(threads: number, suffix: string, beforeWrite: (
       pending.delete(reply.id);
       load.set(worker, load.get(worker)! - 1);
       if (reply.error) {
-        job.reject(Object.assign(new Error(reply.error.message), { code: reply.error.code, path: reply.error.path }));
+        const { message, ...system } = reply.error;
+        job.reject(Object.assign(new Error(message), system));
         return;
       }
       const bytes = Buffer.from(reply.bytes.buffer, reply.bytes.byteOffset, reply.bytes.length);

@@ -3,8 +3,9 @@ import { createHash } from 'node:crypto';
 import { lstat, readdir, readFile, realpath, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { lockOutput } from './_lock.js';
 import { inputsHash, localDiagnostics, portableDiagnostics, recordHolds, recordInputs, type BuildRecord } from './_last-build.js';
-import { hasErrors, UsageError, type Diagnostic } from './diagnostics.js';
+import { errorCode, hasErrors, UsageError, type Diagnostic } from './diagnostics.js';
 import { loadContent, type Loaded, type SourceFile } from './load.js';
 import { manifestUrl } from './paths.js';
 import { hostReport, HOSTS, type Host, type HostReport } from './hosts.js';
@@ -13,7 +14,7 @@ import { plan, type OutputFile } from './plan.js';
 import { baseUrl as baseUrlSchema } from './schema.js';
 import type { Environment } from './secrets.js';
 import { streamOwners, validate, type Content } from './validate.js';
-import { intactOutput, lockOutput, writeOutput, type WriteResult } from './write.js';
+import { intactOutput, stagingDirOf, writeOutput, type WriteResult } from './write.js';
 
 export interface BuildOptions {
   contentDir: string;
@@ -309,7 +310,7 @@ async function checkOptions(options: BuildOptions, s3: boolean): Promise<{ outDi
   if (!s3) return { outDir };
   const given = options.s3Dir ?? defaultS3Dir(options.outDir);
   const s3Dir = await realLocation('--s3-dir', given);
-  checkLocation('--s3-dir', given, s3Dir, { content, home, '--out': outDir });
+  checkLocation('--s3-dir', given, s3Dir, { content, home, '--out': outDir, 'staging of --out': stagingDirOf(outDir) });
   return { outDir, s3Dir };
 }
 
@@ -325,10 +326,11 @@ function defaultS3Dir(outDir: string): string {
 async function realLocation(flag: string, given: string): Promise<string> {
   const rest: string[] = [];
   for (let at = path.resolve(given); ; at = path.dirname(at)) {
-    const info = await lstat(at).catch((error: NodeJS.ErrnoException) => {
+    const info = await lstat(at).catch((error: unknown) => {
+      const code = errorCode(error);
       // Not there, or below a file (which the next step up finds).
-      if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return undefined;
-      throw new UsageError(`${flag} ${given}: ${at} cannot be read (${error.code ?? error.message})`);
+      if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+      throw new UsageError(`${flag} ${given}: ${at} cannot be read (${code || String(error)})`);
     });
     if (info) {
       const real = await realpath(at).catch(() => {
@@ -353,13 +355,17 @@ function checkLocation(flag: string, given: string, real: string, others: Record
     throw new UsageError(`${flag} ${given}${real === path.resolve(given) ? '' : ` (${real})`} ${what}; choose a folder of its own, such as dist`);
   };
   const inside = (child: string, parent: string) => child.startsWith(parent.endsWith(path.sep) ? parent : parent + path.sep);
+  const overlap = (a: string, b: string) => a === b || inside(a, b) || inside(b, a);
   if (real === path.parse(real).root) refuse('is the root folder');
   const { home, ...rest } = others;
   if (home !== undefined && real === home) refuse('is your home folder');
   if (home !== undefined && inside(home, real)) refuse('holds your home folder');
+  // Where its new folders are made beside it, and removed whole: as much the build's as the folder.
+  const staging = stagingDirOf(real);
   for (const [name, other] of Object.entries(rest)) {
     const what = name === 'content' ? 'the content folder' : `the ${name} folder`;
-    if (real === other || inside(other, real) || inside(real, other)) refuse(`overlaps ${what} ${other}`);
+    if (overlap(real, other)) refuse(`overlaps ${what} ${other}`);
+    if (overlap(staging, other)) refuse(`has its staging folder ${staging} where ${what} ${other} is`);
   }
 }
 

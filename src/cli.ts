@@ -8,6 +8,7 @@ import {
   formatDiagnostics,
   githubAnnotation,
   hasErrors,
+  IoError,
   printable,
   sortDiagnostics,
   systemErrorMessage,
@@ -162,6 +163,8 @@ export const BUG_STATUS = 70;
  * Anything else is a bug: its own status, so that nobody looks for it in the content.
  */
 export function failure(error: unknown): { status: number; message: string } {
+  // An I/O error names paths that come from the content (a local file's name): one line.
+  if (error instanceof IoError) return { status: 2, message: printable(error.message) };
   if (error instanceof UsageError) return { status: 2, message: printable(error.message, { newlines: true }) };
   const system = systemErrorMessage(error);
   if (system !== undefined) return { status: 2, message: printable(system) };

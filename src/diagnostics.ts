@@ -105,6 +105,26 @@ export function systemErrorMessage(error: unknown): string | undefined {
   return `cannot ${verb}${what}: ${systemErrorReason(error.code, typeof errno === 'number' ? errno : undefined)} (${error.code})`;
 }
 
+/** The system's code of an error (`ENOSPC`), or ''. */
+export function errorCode(error: unknown): string {
+  return error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : '';
+}
+
+/**
+ * A failed system call on the output (or S3) folder as an IoError: the call, the path and the
+ * reason in words (systemErrorMessage), then `outcome`, what the folder holds now. Anything that
+ * is not a system error is returned as it is: a bug, not the disk's fault.
+ */
+export function ioFailure(error: unknown, outcome: string, at?: string): Error {
+  if (error instanceof IoError) return error;
+  // A failed write() or close() names no file: `at` is the one it was writing.
+  if (at !== undefined && error instanceof Error && !('path' in error)) Object.assign(error, { path: at });
+  const message = systemErrorMessage(error);
+  if (message === undefined) return error instanceof Error ? error : new Error(String(error));
+  const file = error instanceof Error && 'path' in error && typeof error.path === 'string' ? error.path : '';
+  return new IoError(`${message}. ${outcome}`, file, errorCode(error));
+}
+
 /** The reason of a system error code in words: the usual ones as people say them, others as the system does. */
 export function systemErrorReason(code: string, errno?: number): string {
   return SYSTEM_ERRORS.get(code) ?? (errno === undefined ? undefined : getSystemErrorMap().get(errno)?.[1]) ?? 'the system refused';
@@ -539,6 +559,26 @@ export function formatPath(path: readonly PropertyKey[]): string {
 
 /** Longer words get no "did you mean": nobody mistypes them, and the distance is quadratic in length. */
 const MAX_SUGGESTED_LENGTH = 256;
+
+/**
+ * Characters compared, word by candidate, by the "did you mean" hints of one run: far more than
+ * people's mistakes need, and a bound on content made to ask for millions of hints among
+ * thousands of long candidates (the distance is quadratic in their lengths).
+ */
+const SUGGESTION_WORK = 20_000_000;
+
+/** `closest` within a budget of work for a whole run; `candidates` are made only while it lasts. */
+export function suggester(work = SUGGESTION_WORK): (word: string, candidates: () => readonly string[]) => string | undefined {
+  let left = work;
+  return (word, candidates) => {
+    if (left <= 0 || word.length > MAX_SUGGESTED_LENGTH) return undefined;
+    const list = candidates();
+    let characters = list.length;
+    for (const candidate of list) characters += candidate.length;
+    left -= characters * Math.max(1, word.length);
+    return left >= 0 ? closest(word, list) : undefined;
+  };
+}
 
 /** The closest candidate within a small edit distance, for "did you mean" hints. */
 export function closest(word: string, candidates: readonly string[]): string | undefined {

@@ -15,6 +15,7 @@ import {
   type Host,
 } from './hosts.js';
 import type { SourceFile } from './load.js';
+import { byteSize, contentBytes, OUTPUT_LIMIT, outputLimit } from './_output-limit.js';
 import { renderPages, type PageTemplates } from './page.js';
 import { discoverGenreLink, MANIFEST_FILE, resourcePath, type Extra } from './paths.js';
 import type {
@@ -277,23 +278,6 @@ export function catalogPages(total: number, genre?: Extra): { skip: number; extr
 // ---------------------------------------------------------------------------------------------
 // Output size
 
-/**
- * How much a build may write, against the text of the content it is built from (addon.yaml and
- * the item files): `factor` times its bytes and one file per `bytesPerFile` of them, and never
- * less than the floors. Real addons write several times their content, in a file per item or
- * video and a page per hundred listings; genres multiply that: in a catalog with a genre filter,
- * an item of n genres is listed on n pages (of three files each), each listing repeating its n
- * genres and their links, so one item of thousands of genres asks for gigabytes. Copied local
- * files are left out of both sides: a copy is its file's size, and counting them would let a
- * large image raise the allowance of generated files.
- */
-export const OUTPUT_LIMIT = {
-  factor: 1000,
-  floorBytes: 64 * 1024 * 1024,
-  bytesPerFile: 16,
-  floorFiles: 100_000,
-} as const;
-
 /** What the size of a plan is worked out from, before its files are laid out. */
 interface Layout {
   content: Content;
@@ -361,15 +345,6 @@ function subtitlesSize(subtitles: readonly Subtitle[]): number {
   return bytes;
 }
 
-/** The bytes of the content's text: addon.yaml and every file that holds an item. */
-function contentBytes(content: Content): number {
-  const sources = new Set<Item['source']>([content.addonFile]);
-  for (const item of content.items) sources.add(item.source);
-  let bytes = 0;
-  for (const source of sources) bytes += Buffer.byteLength(source.text);
-  return bytes;
-}
-
 /**
  * The output-too-large error when the plan would write more than OUTPUT_LIMIT allows, located
  * where most of it comes from; undefined otherwise. Catalog pages and the manifest are counted
@@ -393,11 +368,8 @@ function outputTooLarge(layout: Layout): Diagnostic | undefined {
     size.files += own.files;
     size.bytes += own.bytes;
   }
-  const input = contentBytes(content);
-  const limit: Size = {
-    files: Math.max(OUTPUT_LIMIT.floorFiles, Math.floor(input / OUTPUT_LIMIT.bytesPerFile)),
-    bytes: Math.max(OUTPUT_LIMIT.floorBytes, input * OUTPUT_LIMIT.factor),
-  };
+  const input = contentBytes([content.addonFile, ...content.items.map((item) => item.source)]);
+  const limit: Size = outputLimit(input);
   const overBytes = size.bytes > limit.bytes;
   if (!overBytes && size.files <= limit.files) return undefined;
 
@@ -480,19 +452,6 @@ function largestSource(layout: Layout, pageBytes: number, measure: keyof Size) {
     share: `this item's own files (meta, streams, subtitles) take at least ${byteSize(own.bytes)} in ${count(own.files)} files`,
     hint: 'each stream is written with the subtitles of its item or video: give it fewer streams or subtitles, or split it into several items',
   };
-}
-
-/** Bytes as people read them: `3.4 GiB`, `850 KiB`, `512 bytes`. */
-function byteSize(bytes: number): string {
-  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
-  if (bytes < 1024) return `${bytes} bytes`;
-  let value = bytes;
-  let unit = -1;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  return `${value < 10 ? value.toFixed(1) : Math.round(value)} ${units[unit]}`;
 }
 
 // ---------------------------------------------------------------------------------------------

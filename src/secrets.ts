@@ -47,7 +47,7 @@ function isGuarded(policy: Pick<SecretPolicy, 'secrets' | 'publish'>, name: stri
 /**
  * `text` with each `${NAME}` replaced by what `replace` returns for it and each `$${…}` by the
  * literal `${…}`, as the pattern `/\$(\$?)\{([^}]*)\}/g` would, in one pass: that pattern looks
- * for a `}` again from each `${`, and a value of many `${` without one took minutes.
+ * for a `}` again from each `${`, which is quadratic in a value of many `${` without one.
  */
 function replaceReferences(text: string, replace: (name: string, whole: string) => string): string {
   let open = text.indexOf('${');

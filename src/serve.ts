@@ -1,7 +1,7 @@
 // `addon-gen serve`: a local host for the addon that answers as the addon specification says.
 // `route` decides every answer from the request and the manifest alone; `startServer` does the I/O.
 import { constants, watch, type BigIntStats, type FSWatcher } from 'node:fs';
-import { mkdtemp, open, readdir, readFile, readlink, realpath, rm, stat, type FileHandle } from 'node:fs/promises';
+import { mkdtemp, open, readdir, readlink, realpath, rm, stat, type FileHandle } from 'node:fs/promises';
 import { createServer, maxHeaderSize, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -429,7 +429,7 @@ export async function startServer(options: ServeOptions): Promise<AddonServer> {
       const root = await realpath(options.dir).catch(() => {
         throw new UsageError(`--dir ${options.dir} does not exist`);
       });
-      const headersFile = await readFile(path.join(root, '_headers'), 'utf8').catch(() => undefined);
+      const headersFile = await readInside(root, '_headers');
       state.headerSource = headersFile === undefined ? 'none' : '_headers';
       state.tree = { root, manifest: await readManifest(root, options.dir), rules: parseHeadersFile(headersFile ?? '') };
     } else {
@@ -821,20 +821,26 @@ async function isInside(root: string, absolute: string, fd: number, info: BigInt
   return there.dev === info.dev && there.ino === info.ino;
 }
 
-async function readCatalogPage(root: string, file: string): Promise<{ metas: unknown[] } | undefined> {
+/** The text of a file of the tree, opened as openInside opens it; undefined when it is not one. */
+async function readInside(root: string, file: string): Promise<string | undefined> {
   const opened = await openInside(root, file);
   if (!opened) return undefined;
-  let body: unknown;
   try {
-    body = JSON.parse(await opened.handle.readFile('utf8'));
+    return await opened.handle.readFile('utf8');
   } finally {
     await opened.handle.close();
   }
+}
+
+async function readCatalogPage(root: string, file: string): Promise<{ metas: unknown[] } | undefined> {
+  const text = await readInside(root, file);
+  if (text === undefined) return undefined;
+  const body: unknown = JSON.parse(text);
   return typeof body === 'object' && body !== null && 'metas' in body && Array.isArray(body.metas) ? { ...body, metas: body.metas } : undefined;
 }
 
 async function readManifest(root: string, what: string): Promise<Manifest> {
-  const text = await readFile(path.join(root, MANIFEST_FILE), 'utf8').catch(() => undefined);
+  const text = await readInside(root, MANIFEST_FILE);
   if (text === undefined) throw new UsageError(`${what} has no ${MANIFEST_FILE}; build the addon first`);
   let json: unknown;
   try {

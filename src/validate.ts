@@ -3,14 +3,16 @@
 import { readFileSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { closest, formatPath, hasErrors, type Diagnostic, type DiagnosticList } from './diagnostics.js';
+import { formatPath, hasErrors, suggester, type Diagnostic, type DiagnosticList } from './diagnostics.js';
 import { issuesToDiagnostics, type Locator } from './_issues.js';
+import { byteSize, contentBytes, OUTPUT_LIMIT, outputLimit } from './_output-limit.js';
 import { locate, type Loaded, type SourceFile, type SourceValue } from './load.js';
 import { ASSETS_DIR, normalizeBaseUrl, publicUrl } from './paths.js';
 import { expandVariables, needsWalk, policyLists, secretPolicy, secretsIn, type Environment, type SecretPolicy } from './secrets.js';
 import {
   baseUrl as baseUrlSchema,
   contentSchemas,
+  fileNameProblem,
   type AddonSettings,
   type CatalogSettings,
   type ContentItem,
@@ -157,7 +159,8 @@ export async function validate(loaded: Loaded, options: ValidateOptions): Promis
   }
 
   const items: Item[] = [];
-  const catalogKeys = addon ? catalogKeySet(addon.catalogs) : undefined;
+  const catalogIndex = addon ? indexCatalogs(addon.catalogs) : undefined;
+  const suggest = suggester();
   let itemSchema = schemas.item;
   let checked = 0;
   for await (const value of loaded.items) {
@@ -168,13 +171,14 @@ export async function validate(loaded: Loaded, options: ValidateOptions): Promis
     if (!parsed) continue;
     const at = locatorOf(value);
     checkCredentials(parsed, at, options.allowCredentialsInOutput ?? false, diagnostics);
-    items.push(normalizeItem(parsed, at, value.source, diagnostics));
-    if (addon && catalogKeys) checkCatalogNames(parsed, addon.catalogs, catalogKeys, at, diagnostics);
+    items.push(normalizeItem(parsed, at, value.source, diagnostics, suggest));
+    if (catalogIndex) checkCatalogNames(parsed, catalogIndex, at, diagnostics, suggest);
   }
   if (!addon || !loaded.addon) return { diagnostics: diagnostics.list() };
 
   checkUniqueIds(items, diagnostics);
-  const catalogs = resolveCatalogs(addon.catalogs, items, locatorOf(loaded.addon), diagnostics);
+  const inputBytes = contentBytes([loaded.addon.source, ...items.map((item) => item.source)]);
+  const catalogs = resolveCatalogs(addon.catalogs, items, inputBytes, locatorOf(loaded.addon), diagnostics);
   warnUncatalogued(items, catalogs, diagnostics);
   const { catalogs: _settings, ...settings } = addon;
   const content: Content = {
@@ -258,6 +262,16 @@ function localFiles(contentDir: string) {
         hint: 'copy the file into the content folder; only files inside it are published',
       });
     }
+    // Each part of its path becomes a name in the output and in a URL, and is printed in messages.
+    for (const part of relative.split(path.sep)) {
+      const problem = fileNameProblem(part, false);
+      if (problem) {
+        return fail(`"${value}": the name "${part}" ${problem}, so it cannot become a file name on every host`, {
+          code: 'bad-file-name',
+          hint: 'rename the file: no backslash or control character, at most 200 bytes per name',
+        });
+      }
+    }
     let real: string | undefined; // where the file is once symbolic links are followed
     try {
       if (statSync(absolute).isFile()) real = realpathSync(absolute);
@@ -302,7 +316,7 @@ function localFiles(contentDir: string) {
 // ---------------------------------------------------------------------------------------------
 // Items
 
-function normalizeItem(item: ContentItem, at: Locator, source: SourceFile, diagnostics: DiagnosticList): Item {
+function normalizeItem(item: ContentItem, at: Locator, source: SourceFile, diagnostics: DiagnosticList, suggest: Suggest): Item {
   const { videos, streams, subtitles, trailerStreams, ...meta } = item;
   // Object.assign, not an object spread ({...meta, …}): V8 gives each object a spread makes a
   // hidden class of its own, about 300 bytes per item and per video that a build keeps to its end.
@@ -314,7 +328,7 @@ function normalizeItem(item: ContentItem, at: Locator, source: SourceFile, diagn
     source,
   });
   if (!videos) {
-    if (item.behaviorHints?.defaultVideoId !== undefined) unknownDefaultVideo(item, [], at, diagnostics);
+    if (item.behaviorHints?.defaultVideoId !== undefined) unknownDefaultVideo(item, () => [], at, diagnostics, suggest);
     return normalized;
   }
 
@@ -376,13 +390,13 @@ function normalizeItem(item: ContentItem, at: Locator, source: SourceFile, diagn
   normalized.videos = sortVideos(normalizedVideos);
 
   const defaultVideoId = item.behaviorHints?.defaultVideoId;
-  if (defaultVideoId !== undefined && !seen.has(defaultVideoId)) unknownDefaultVideo(item, [...seen.keys()], at, diagnostics);
+  if (defaultVideoId !== undefined && !seen.has(defaultVideoId)) unknownDefaultVideo(item, () => [...seen.keys()], at, diagnostics, suggest);
   return normalized;
 }
 
-function unknownDefaultVideo(item: ContentItem, ids: string[], at: Locator, diagnostics: DiagnosticList) {
+function unknownDefaultVideo(item: ContentItem, ids: () => string[], at: Locator, diagnostics: DiagnosticList, suggest: Suggest) {
   diagnostics.add(at.file, 'error', () => {
-    const suggestion = closest(item.behaviorHints!.defaultVideoId!, ids);
+    const suggestion = suggest(item.behaviorHints!.defaultVideoId!, ids);
     return {
       code: 'unknown-default-video',
       severity: 'error',
@@ -474,8 +488,8 @@ function checkUniqueIds(items: Item[], diagnostics: DiagnosticList) {
 const collator = new Intl.Collator('en', { numeric: true, sensitivity: 'base' });
 
 /** Membership, order and genre options of each catalog (see README, "Catalogs"). */
-function resolveCatalogs(settings: CatalogSettings[], items: Item[], at: Locator, diagnostics: DiagnosticList): Catalog[] {
-  const catalogs = new Map<string, Catalog & { settings: CatalogSettings }>();
+function resolveCatalogs(settings: CatalogSettings[], items: Item[], inputBytes: number, at: Locator, diagnostics: DiagnosticList): Catalog[] {
+  const catalogs = new Map<string, Catalog & { settings: CatalogSettings; index: number }>();
   settings.forEach((s, index) => {
     const key = catalogKey(s.type, s.id);
     if (catalogs.has(key)) {
@@ -492,7 +506,7 @@ function resolveCatalogs(settings: CatalogSettings[], items: Item[], at: Locator
     const where: Locator = Object.assign((nodePath: readonly (string | number)[], key?: string) => at(['catalogs', index, ...nodePath], key), {
       file: at.file,
     });
-    catalogs.set(key, { id: s.id, type: s.type, name: s.name, genres: [], items: [], where, settings: s });
+    catalogs.set(key, { id: s.id, type: s.type, name: s.name, genres: [], items: [], where, settings: s, index });
   });
 
   // An item that names catalogs is in exactly those; one that names none is in every `all`
@@ -504,6 +518,11 @@ function resolveCatalogs(settings: CatalogSettings[], items: Item[], at: Locator
     const list = allOfType.get(catalog.type);
     if (list) list.push(catalog);
     else allOfType.set(catalog.type, [catalog]);
+  }
+  const tooMany = tooManyListings(catalogs, items, inputBytes);
+  if (tooMany) {
+    diagnostics.push(tooMany);
+    return [...catalogs.values()].map(({ settings: _s, index: _i, ...catalog }) => catalog);
   }
   for (const item of items) {
     if (!item.catalogs) {
@@ -517,7 +536,7 @@ function resolveCatalogs(settings: CatalogSettings[], items: Item[], at: Locator
     }
   }
 
-  return [...catalogs.values()].map(({ settings: s, ...catalog }) => {
+  return [...catalogs.values()].map(({ settings: s, index: _i, ...catalog }) => {
     sortItems(catalog.items, s.sort);
     let genres: string[];
     if (s.genres === 'auto') {
@@ -531,29 +550,89 @@ function resolveCatalogs(settings: CatalogSettings[], items: Item[], at: Locator
   });
 }
 
+/**
+ * output-too-large, when the catalogs would list items more often than a build may (see
+ * OUTPUT_LIMIT): counted before any catalog lists an item. Catalogs that list every item
+ * of a type, times those items, are a few lines of addon.yaml and a short item file each, and
+ * listing them all took gigabytes of memory before plan could measure the output.
+ */
+function tooManyListings(
+  catalogs: ReadonlyMap<string, Catalog & { settings: CatalogSettings; index: number }>,
+  items: readonly Item[],
+  inputBytes: number,
+): Diagnostic | undefined {
+  const ofType = new Map<string, number>();
+  const named = new Map<Catalog, number>();
+  for (const item of items) {
+    if (!item.catalogs) ofType.set(item.type, (ofType.get(item.type) ?? 0) + 1);
+    else {
+      for (const id of item.catalogs) {
+        const catalog = catalogs.get(catalogKey(item.type, id));
+        if (catalog) named.set(catalog, (named.get(catalog) ?? 0) + 1);
+      }
+    }
+  }
+  let listings = 0;
+  let largest: { catalog: Catalog & { index: number }; count: number } | undefined;
+  for (const catalog of catalogs.values()) {
+    const count = (named.get(catalog) ?? 0) + (catalog.settings.items === 'all' ? (ofType.get(catalog.type) ?? 0) : 0);
+    listings += count;
+    if (!largest || count > largest.count) largest = { catalog, count };
+  }
+  const limit = outputLimit(inputBytes).listings;
+  if (!largest || listings <= limit) return undefined;
+  const count = (n: number) => n.toLocaleString('en-US');
+  const { catalog } = largest;
+  return {
+    code: 'output-too-large',
+    severity: 'error',
+    ...catalog.where(['id']),
+    path: `catalogs[${catalog.index}].id`,
+    message: `the ${count(catalogs.size)} catalogs would list items ${count(listings)} times, from ${byteSize(inputBytes)} of content: over the ${count(limit)} listings a build may make for it (${OUTPUT_LIMIT.listingsPerByte} per byte of content, and never less than ${count(OUTPUT_LIMIT.floorListings)}); this catalog lists ${count(largest.count)} items`,
+    hint: 'use fewer catalogs that list every item of a type: with `items: listed`, a catalog lists only the items that name it in `catalogs`',
+  };
+}
+
 function catalogKey(type: string, id: string): string {
   return `${type}\u0000${id}`;
 }
 
-/** The type and id of every catalog, as catalogKey gives them. */
-function catalogKeySet(settings: readonly CatalogSettings[]): ReadonlySet<string> {
-  return new Set(settings.map((s) => catalogKey(s.type, s.id)));
+type Suggest = ReturnType<typeof suggester>;
+
+/** What items are checked against: the catalogs by type and id, the type of each id, the ids of each type. */
+interface CatalogIndex {
+  keys: ReadonlySet<string>;
+  typeOf: ReadonlyMap<string, string>;
+  idsOf: ReadonlyMap<string, string[]>;
+}
+
+/** Made once: items that name unknown catalogs by the thousand are each looked up, not searched for. */
+function indexCatalogs(settings: readonly CatalogSettings[]): CatalogIndex {
+  const typeOf = new Map<string, string>();
+  const idsOf = new Map<string, string[]>();
+  for (const { id, type } of settings) {
+    if (!typeOf.has(id)) typeOf.set(id, type);
+    const ids = idsOf.get(type);
+    if (ids) ids.push(id);
+    else idsOf.set(type, [id]);
+  }
+  return { keys: new Set(settings.map((s) => catalogKey(s.type, s.id))), typeOf, idsOf };
 }
 
 /** Every catalog id an item names must exist for the item's type. */
-function checkCatalogNames(item: ContentItem, settings: CatalogSettings[], keys: ReadonlySet<string>, at: Locator, diagnostics: DiagnosticList) {
+function checkCatalogNames(item: ContentItem, catalogs: CatalogIndex, at: Locator, diagnostics: DiagnosticList, suggest: Suggest) {
   item.catalogs?.forEach((id, index) => {
-    if (keys.has(catalogKey(item.type, id))) return;
+    if (catalogs.keys.has(catalogKey(item.type, id))) return;
     diagnostics.add(at.file, 'error', () => {
-      const otherType = settings.find((c) => c.id === id);
-      const suggestion = closest(id, settings.filter((c) => c.type === item.type).map((c) => c.id));
+      const otherType = catalogs.typeOf.get(id);
+      const suggestion = suggest(id, () => catalogs.idsOf.get(item.type) ?? []);
       return {
         code: 'unknown-catalog',
         severity: 'error',
         ...at(['catalogs', index]),
         path: `catalogs[${index}]`,
         message: otherType
-          ? `catalog "${id}" lists ${otherType.type} items, and this item is a ${item.type}`
+          ? `catalog "${id}" lists ${otherType} items, and this item is a ${item.type}`
           : `no catalog in addon.yaml has the id "${id}"`,
         hint: suggestion
           ? `did you mean "${suggestion}"?`
@@ -705,17 +784,26 @@ export function derivePrefixes(ids: readonly string[]): string[] {
 function checkPrefixes(content: Content, at: Locator, diagnostics: DiagnosticList) {
   // An id's starts of each length a prefix has, looked up: comparing every id with every prefix
   // takes ids times prefixes.
+  // Shortest first: no prefix longer than the id can start it, and ids are short.
   const prefixes = new Set(content.idPrefixes);
-  const lengths = [...new Set(content.idPrefixes.map((p) => p.length))];
+  const lengths = [...new Set(content.idPrefixes.map((p) => p.length))].sort((a, b) => a - b);
+  const listed = content.idPrefixes.slice(0, 5).join(', ') + (content.idPrefixes.length > 5 ? ', …' : '');
+  const covered = (id: string) => {
+    for (const length of lengths) {
+      if (length > id.length) return false;
+      if (prefixes.has(id.slice(0, length))) return true;
+    }
+    return false;
+  };
   for (const item of content.items) {
     for (const id of idsOf(item)) {
-      if (lengths.some((length) => prefixes.has(id.slice(0, length)))) continue;
+      if (covered(id)) continue;
       diagnostics.add(item.where.file, 'error', () => ({
         code: 'invalid-value',
         severity: 'error',
         ...item.where(['id']),
         path: 'id',
-        message: `"${id}" starts with none of the idPrefixes in addon.yaml (${content.idPrefixes.join(', ')}), so the client would never ask for it`,
+        message: `"${id}" starts with none of the idPrefixes in addon.yaml (${listed}), so the client would never ask for it`,
         hint: `add a prefix of "${id}" to idPrefixes (line ${at(['idPrefixes']).line} of addon.yaml), or remove idPrefixes to derive them`,
       }));
     }

@@ -3,13 +3,11 @@
 // and this one does not are removed. Files the build never wrote are left alone.
 import { readdir as readdirCallback } from 'node:fs';
 import { lstat, mkdir, open, readFile, rename, rm, rmdir, stat, type FileHandle } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
-import { z } from 'zod';
 import { type BatchBuilder, startFileCreator } from './_create-files.js';
-import { IoError, systemErrorReason } from './diagnostics.js';
+import { CANNOT_WRITE, LOCK_FILE_INSIDE } from './_lock.js';
+import { errorCode, IoError, ioFailure } from './diagnostics.js';
 import type { OutputFile } from './plan.js';
 
 /**
@@ -34,15 +32,6 @@ const STATE_CHUNK = 2048;
  * the output yet is made whole there and moves in with one rename, never seen half-written.
  */
 const STAGING_SUFFIX = '.addon-gen-staging';
-/**
- * The end of the name of the file beside the output folder that a build holds while it works on
- * the folder (see lockOutput), and its name inside when the folder above cannot be written.
- */
-const LOCK_SUFFIX = '.addon-gen.lock';
-const LOCK_INSIDE = '.addon-gen.lock';
-/** How long a build waits for another one that works on the same folder, and how often it looks. */
-const LOCK_WAIT_MS = 10 * 60 * 1000;
-const LOCK_POLL_MS = 100;
 /** Threads that create files, and the number of files from which a build starts them. */
 const THREADS = 2;
 const THREADS_FROM = 1000;
@@ -104,7 +93,7 @@ export async function writeOutput(outDir: string, files: readonly OutputFile[], 
   const { onFile } = options;
   const root = path.resolve(outDir);
   await mkdir(root, { recursive: true }).catch((error: unknown) => {
-    throw ioError(error, root, 'Nothing was written.');
+    throw ioFailure(error, 'Nothing was written.');
   });
   const previous = await readState(root);
   const result: WriteResult = {
@@ -138,18 +127,22 @@ export async function writeOutput(outDir: string, files: readonly OutputFile[], 
       yield* previous.files.keys();
     }, ours);
   const existing = await tree();
-  // A folder of ours that is a link leads out of the output folder: writing (and removing) files
-  // below it would change files elsewhere. Refused before anything is touched.
-  if (existing.links.length > 0) {
-    const [first] = existing.links;
+  // Where a folder of ours goes, a link leads out of the output folder: writing (and removing)
+  // files below it would change files elsewhere. A file there would stop the build half-way.
+  // Both are refused before anything is touched.
+  const [blocked] = existing.inTheWay;
+  if (blocked) {
+    const at = path.join(root, blocked.path);
     throw new IoError(
-      `${path.join(root, first!)} is a symbolic link, where the build writes a folder of the addon: addon-gen writes only inside ${root}, never through links. Nothing was written; remove the link (or make it a real folder) and build again`,
-      path.join(root, first!),
+      blocked.link
+        ? `${at} is a symbolic link, where the build writes a folder of the addon: addon-gen writes only inside ${root}, never through links. Nothing was written; remove the link (or make it a real folder) and build again`
+        : `${at} is a file, where the build writes a folder of the addon. Nothing was written; move the file away and build again`,
+      at,
     );
   }
   // Leftovers of an interrupted build, or of one that failed.
   await Promise.all([removeAll(root, existing.temporary), rm(stagingDirOf(root), { recursive: true, force: true })]).catch((error: unknown) => {
-    throw ioError(error, root, 'Nothing was written.');
+    throw ioFailure(error, 'Nothing was written.');
   });
   const foreign = existing.foreign;
   const staging = await stageNewFolders(root, files, existing.top);
@@ -197,8 +190,8 @@ export async function writeOutput(outDir: string, files: readonly OutputFile[], 
     // lists their files: a build cut off between the two leaves a record of files some of which
     // are missing, and the next build writes those again, as it does any missing file.
     for (const top of staging?.tops ?? []) {
-      await rename(path.join(staging!.dir, top), path.join(root, top)).catch((error: NodeJS.ErrnoException) => {
-        if (error.code !== 'ENOENT') throw error;
+      await rename(path.join(staging!.dir, top), path.join(root, top)).catch((error: unknown) => {
+        if (errorCode(error) !== 'ENOENT') throw error;
       });
     }
   } catch (error) {
@@ -211,7 +204,7 @@ export async function writeOutput(outDir: string, files: readonly OutputFile[], 
       : previous.files.size === 0
         ? `${root} holds part of this build, each file whole; the next build that can write completes it`
         : `${root} now holds some files of this build and the others of the last one, each whole; the next build that can write completes it`;
-    throw ioError(error, root, outcome);
+    throw ioFailure(error, outcome);
   } finally {
     if (staging) await rm(staging.dir, { recursive: true, force: true }).catch(() => {});
   }
@@ -336,14 +329,14 @@ export async function intactOutput<T>(outDir: string, holds: (record: unknown) =
  * What is in the output folder: `has(path)` for the files below folders that hold ours, and the
  * other entries, not descending into folders that hold none of ours (a `.git`, say). The folders
  * of `paths` are worked out only when the output folder has a folder: not for a first build.
- * Also the symbolic links where a folder of ours belongs, and the temporary files of builds that
- * were cut off or failed, found on the way.
+ * Also what is in the way where a folder of ours belongs (a link, a file), and the temporary
+ * files of builds that were cut off or failed, found on the way.
  */
 async function listTree(
   root: string,
   paths: () => Iterable<string>,
   ours: (path: string) => boolean,
-): Promise<{ has(path: string): boolean; foreign: string[]; top: Set<string>; links: string[]; temporary: string[] }> {
+): Promise<{ has(path: string): boolean; foreign: string[]; top: Set<string>; inTheWay: { path: string; link: boolean }[]; temporary: string[] }> {
   let dirs: Set<string> | undefined;
   const isOurDir = (dir: string) => {
     if (!dirs) {
@@ -357,7 +350,7 @@ async function listTree(
   const names = new Map<string, Set<string>>();
   const foreign: string[] = [];
   const top = new Set<string>();
-  const links: string[] = [];
+  const inTheWay: { path: string; link: boolean }[] = [];
   const temporary: string[] = [];
   const visit = async (dir: string): Promise<void> => {
     const entries = await readdirFast(dir === '' ? root : path.join(root, dir)).catch(() => []);
@@ -372,13 +365,14 @@ async function listTree(
           foreign.push(`${relative}/`);
         } else if (entry.name.endsWith(TEMP_SUFFIX)) {
           temporary.push(relative);
-        } else if (relative === STATE_FILE || relative === LOCK_INSIDE) {
+        } else if (relative === STATE_FILE || relative === LOCK_FILE_INSIDE) {
           // The bookkeeping, kept inside while the folder above cannot be written.
+        } else if (isOurDir(relative)) {
+          inTheWay.push({ path: relative, link: entry.isSymbolicLink() });
         } else if (entry.isSymbolicLink()) {
           // A link where a file of ours goes is not that file: it is written over (a rename
           // replaces the link, not what it points at). Others' links are left alone.
-          if (isOurDir(relative)) links.push(relative);
-          else if (!ours(relative)) foreign.push(relative);
+          if (!ours(relative)) foreign.push(relative);
         } else {
           here.add(entry.name);
           if (!ours(relative)) foreign.push(relative);
@@ -392,7 +386,7 @@ async function listTree(
     const slash = file.lastIndexOf('/');
     return names.get(slash < 0 ? '' : file.slice(0, slash))?.has(file.slice(slash + 1)) ?? false;
   };
-  return { has, foreign: foreign.sort(), top, links: links.sort(), temporary };
+  return { has, foreign: foreign.sort(), top, inTheWay: inTheWay.sort((a, b) => (a.path < b.path ? -1 : 1)), temporary };
 }
 
 /** Beside the output folder, where its bookkeeping is kept: `.dist.addon-gen.json` for `dist`. */
@@ -407,7 +401,7 @@ function stateFileInside(root: string): string {
 }
 
 /** Beside the output folder, where new folders are made before they move in. */
-function stagingDirOf(root: string): string {
+export function stagingDirOf(root: string): string {
   return path.join(path.dirname(root), `.${path.basename(root)}${STAGING_SUFFIX}`);
 }
 
@@ -629,14 +623,6 @@ async function writeState(root: string, state: Omit<State, 'files'> & { files: I
   if (target !== inside) await rm(inside, { force: true });
 }
 
-/** Why a folder cannot be written in: permissions, or a read-only file system. */
-const CANNOT_WRITE = new Set(['EACCES', 'EPERM', 'EROFS']);
-
-/** The system's code of an error (`ENOSPC`), or ''. */
-function errorCode(error: unknown): string {
-  return error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : '';
-}
-
 /**
  * A new file, never one that is there: a link left at a temporary name (by anyone) would
  * otherwise be followed, and its target overwritten.
@@ -644,131 +630,6 @@ function errorCode(error: unknown): string {
 async function createNew(file: string): Promise<FileHandle> {
   await rm(file, { force: true });
   return open(file, 'wx');
-}
-
-/**
- * What a failed file system operation on the output folder is to the user: the path, the reason
- * in words, and `outcome`, what the output folder holds now.
- */
-function ioError(error: unknown, root: string, outcome: string): IoError {
-  if (error instanceof IoError) return error;
-  const code = errorCode(error);
-  const at = error instanceof Error && 'path' in error && typeof error.path === 'string' ? error.path : root;
-  const reason = code ? `${systemErrorReason(code)} (${code})` : error instanceof Error ? error.message : String(error);
-  return new IoError(`cannot write ${at}: ${reason}. ${outcome}`, at, code || undefined);
-}
-
-
-/**
- * Holds `outDir` for one build until the returned function is called: a second build into the
- * same folder waits for the first (up to LOCK_WAIT_MS, then fails clearly). Two builds at once
- * would share a staging folder and bookkeeping, and one could end with a partial tree. The lock
- * is a file beside the folder (inside while the folder above cannot be written) naming the
- * process; a lock whose process on this machine is gone (killed) is taken over at once. Not
- * proper-lockfile: it judges a lock stale by a timestamp refreshed on a timer, which a build's
- * main thread, busy for seconds planning a large addon, would let lapse.
- */
-export async function lockOutput(outDir: string): Promise<() => Promise<void>> {
-  const root = path.resolve(outDir);
-  const owner = JSON.stringify({ pid: process.pid, host: os.hostname() });
-  let file = lockFileOf(root);
-  const deadline = Date.now() + LOCK_WAIT_MS;
-  // The folders made to hold the lock beside an output folder whose parents are not there yet:
-  // removed with the lock while still empty (a build that fails leaves nothing behind).
-  let made: string | undefined;
-  let making = false;
-  const removeMade = async () => {
-    for (let dir = path.dirname(root); made !== undefined && dir.startsWith(made); dir = path.dirname(dir)) {
-      if (!(await rmdir(dir).then(() => true, () => false))) return;
-    }
-  };
-  const fail = async (error: IoError) => {
-    await removeMade();
-    return error;
-  };
-  for (;;) {
-    try {
-      const handle = await open(file, 'wx');
-      try {
-        await handle.writeFile(owner);
-        await handle.close();
-      } catch (error) {
-        await handle.close().catch(() => {});
-        await rm(file, { force: true }).catch(() => {});
-        throw error;
-      }
-      const held = file;
-      heldHere.add(held);
-      return async () => {
-        heldHere.delete(held);
-        await rm(held, { force: true }).catch(() => {});
-        await removeMade();
-      };
-    } catch (error) {
-      const code = errorCode(error);
-      if (CANNOT_WRITE.has(code) && file !== path.join(root, LOCK_INSIDE)) {
-        // Beside is out of reach; inside, if the folder is there. If it is not, it cannot be
-        // made either, and the write will say so: nothing to hold.
-        if (!(await stat(root).catch(() => undefined))?.isDirectory()) return async () => {};
-        file = path.join(root, LOCK_INSIDE);
-        continue;
-      }
-      if (code === 'ENOENT' && !making) {
-        making = true;
-        made = await mkdir(path.dirname(root), { recursive: true }).catch(() => undefined);
-        continue;
-      }
-      if (code !== 'EEXIST') throw await fail(ioError(error, root, 'Nothing was written.'));
-    }
-    if (await takeOverIfAbandoned(file)) continue;
-    if (Date.now() > deadline) {
-      throw await fail(new IoError(
-        `another build has been writing into ${root} for ${LOCK_WAIT_MS / 60000} minutes (it holds ${file}). Nothing was written; if no build runs, remove ${file} and build again`,
-        file,
-      ));
-    }
-    await sleep(LOCK_POLL_MS);
-  }
-}
-
-/** Removes the lock `file` when the process that holds it was on this machine and is gone; true if it did. */
-async function takeOverIfAbandoned(file: string): Promise<boolean> {
-  const text = await readFile(file, 'utf8').catch(() => undefined);
-  if (text === undefined) return true; // released meanwhile: try again at once
-  let holder: unknown;
-  try {
-    holder = JSON.parse(text);
-  } catch {
-    // Being written by its holder right now, or cut off: only a lock left for long is abandoned.
-    const age = Date.now() - ((await stat(file).catch(() => undefined))?.mtimeMs ?? Date.now());
-    return age > 10_000 && (await rm(file, { force: true }).then(() => true));
-  }
-  const lock = LockHolder.safeParse(holder);
-  if (!lock.success || lock.data.host !== os.hostname()) return false;
-  // One naming this process that it does not hold is an earlier holder's whose number it now has.
-  if (lock.data.pid === process.pid ? heldHere.has(file) : isAlive(lock.data.pid)) return false;
-  await rm(file, { force: true });
-  return true;
-}
-
-/** The lock files this process holds: builds run through the library may share a process. */
-const heldHere = new Set<string>();
-
-/** What a lock file holds. */
-const LockHolder = z.object({ pid: z.number().int(), host: z.string() });
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return errorCode(error) === 'EPERM'; // there, but another user's
-  }
-}
-
-/** Beside the output folder: `.dist.addon-gen.lock` for `dist`. */
-function lockFileOf(root: string): string {
-  return path.join(path.dirname(root), `.${path.basename(root)}${LOCK_SUFFIX}`);
 }
 
 /**

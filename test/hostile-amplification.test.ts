@@ -189,3 +189,42 @@ describe('credential headers', () => {
     });
   }
 });
+
+describe('catalogs that list every item, by the thousand', () => {
+  it('are refused from the count of what they would list, before any catalog lists an item', async () => {
+    // 3,000 catalogs of every film times 3,000 films: 236 KB of content, nine million listings
+    // that took 470 MB to make before the output could be measured.
+    const catalogs = Array.from({ length: 3000 }, (_, i) => `  - { id: c${i}, type: movie, name: C }`).join('\n');
+    const dir = await contentDir({ 'addon.yaml': addonYaml(`catalogs:\n${catalogs}\n`), 'a.yaml': movies(3000) });
+    const out = await tempDir();
+    const result = await build({ contentDir: dir, outDir: out, env: {} });
+    const [error] = codes(result, 'output-too-large');
+    expect(error).toMatchObject({ file: path.join(dir, 'addon.yaml'), path: 'catalogs[0].id', severity: 'error' });
+    expect(error!.message).toContain('the 3,000 catalogs would list items 9,000,000 times');
+    expect(error!.hint).toContain('items: listed');
+    expect(await readdir(out)).toEqual([]);
+  });
+});
+
+describe('"did you mean" among thousands of long catalog ids', () => {
+  it('stays within its budget of work: a hundred unknown names are reported at once', async () => {
+    const long = (i: number) => `${'c'.repeat(190)}${String(i).padStart(10, '0')}`;
+    const catalogs = Array.from({ length: 3000 }, (_, i) => `  - { id: "${long(i)}", type: movie, name: C, items: listed }`).join('\n');
+    const names = Array.from({ length: 100 }, (_, i) => `"${long(i).replace(/^c/, 'x')}"`).join(', ');
+    const dir = await contentDir({ 'addon.yaml': addonYaml(`catalogs:\n${catalogs}\n`), 'a.yaml': `id: a\ntype: movie\nname: A\ncatalogs: [${names}]\n` });
+    const result = await build({ contentDir: dir, env: {} });
+    expect(codes(result, 'unknown-catalog')).toHaveLength(100);
+  });
+});
+
+describe('idPrefixes by the thousand', () => {
+  it('are checked against each id only up to its length', async () => {
+    const prefixes = Array.from({ length: 3000 }, (_, i) => `"${'p'.repeat(i + 1)}:"`).join(', ');
+    const dir = await contentDir({ 'addon.yaml': addonYaml(`${AUTO}idPrefixes: [${prefixes}]\n`), 'a.yaml': movies(20_000) });
+    const result = await build({ contentDir: dir, env: {} });
+    const errors = result.diagnostics.filter((d) => d.code === 'invalid-value');
+    expect(errors.length).toBeGreaterThan(0);
+    expect(errors[0]!.message).toMatch(/starts with none of the idPrefixes in addon\.yaml \("?p:"?, "?pp:/);
+    expect(errors[0]!.message).toContain(', …)');
+  });
+});

@@ -238,6 +238,75 @@ describe('links inside the output folder', () => {
   });
 });
 
+describe('what a build keeps beside the output folder', () => {
+  it('may not be the content folder: its staging folder is removed whole', async () => {
+    const work = await tempDir();
+    const content = path.join(work, '.dist.addon-gen-staging');
+    await mkdir(content);
+    await writeFile(path.join(content, 'addon.yaml'), addonYaml(CATALOGS));
+    await writeFile(path.join(content, 'films.yaml'), movies(3));
+    const before = await snapshot(content);
+    const run = await runCli(['build', '.dist.addon-gen-staging', '--out', 'dist'], { cwd: work });
+    expect(run.status, run.stderr).toBe(2);
+    expect(run.stderr).toMatch(/--out dist has its staging folder .* where the content folder .* is/);
+    expect(await snapshot(content)).toEqual(before);
+    const s3 = await runCli(['build', '.dist.addon-gen-staging', '--out', 'out', '--s3-dir', '.out.addon-gen-staging'], { cwd: work });
+    expect(s3.status, s3.stderr).toBe(2);
+    expect(await snapshot(content)).toEqual(before);
+  });
+
+  it('is a lock that cannot be read, or one held on another machine: refused at once, naming the file', async () => {
+    const content = await films(3);
+    const work = await tempDir();
+    const lock = path.join(work, '.dist.addon-gen.lock');
+    await mkdir(lock);
+    const folder = await runCli(['build', content, '--out', 'dist'], { cwd: work });
+    expect(folder.status, folder.stderr).toBe(2);
+    expect(folder.stderr).toContain(`the lock ${lock} of ${path.join(work, 'dist')} cannot be read (EISDIR)`);
+    await rm(lock, { recursive: true });
+    await writeFile(lock, JSON.stringify({ pid: 12345, host: 'another-machine' }));
+    const elsewhere = await runCli(['build', content, '--out', 'dist'], { cwd: work });
+    expect(elsewhere.status, elsewhere.stderr).toBe(2);
+    expect(elsewhere.stderr).toContain(`${lock} says that a build on the machine "another-machine" (process 12345) is writing into ${path.join(work, 'dist')}`);
+    expect(existsSync(path.join(work, 'dist'))).toBe(false);
+  });
+});
+
+describe('what stands where the files of the addon go', () => {
+  it('a FIFO where a file of the addon goes is written over, not waited on', async () => {
+    const content = await films(3);
+    const out = await tempDir('addon-gen-out-');
+    expect((await runCli(['build', content, '--out', out])).status).toBe(0);
+    const meta = path.join(out, 'meta', 'movie', 't:0001.json');
+    await rm(meta);
+    await new Promise((resolve, reject) => execFile('mkfifo', [meta], (error) => (error ? reject(error) : resolve(undefined))));
+    // A name of the same length: the bookkeeping says the file is there at its size, and compares it.
+    await writeFile(path.join(content, 'films.yaml'), movies(3).replace('Movie 1', 'Movie X'));
+    const run = await runCli(['build', content, '--out', out]);
+    expect(run.status, run.stderr).toBe(0);
+    expect((await lstat(meta)).isFile()).toBe(true);
+    expect(JSON.parse(await readFile(meta, 'utf8'))).toMatchObject({ meta: { name: 'Movie X' } });
+  });
+
+  it('a local file whose name holds a newline is a content error, and prints no command of its own', async () => {
+    const name = 'a\\b\n::warning title=pwned::injected.png';
+    const content = await contentDir({
+      'addon.yaml': addonYaml(`${CATALOGS}baseUrl: https://e.org/\nlogo: "./${name.replace(/\n/g, '\\n')}"\n`),
+      [name]: 'png',
+    });
+    const out = await tempDir('addon-gen-out-');
+    const run = await new Promise<Run>((resolve) =>
+      execFile(process.execPath, [BIN, 'build', content, '--out', out], { env: { ...process.env, GITHUB_ACTIONS: 'true' } }, (error, stdout, stderr) =>
+        resolve({ status: error ? Number((error as { code?: unknown }).code ?? 1) : 0, stdout, stderr }),
+      ),
+    );
+    expect(run.status, run.stderr).toBe(1);
+    expect(run.stderr).toContain('bad-file-name');
+    for (const line of `${run.stdout}\n${run.stderr}`.split(/\r?\n|\r/)) expect(line.trimStart()).not.toMatch(/^::warning/);
+    expect(await readdir(out)).toEqual([]);
+  });
+});
+
 describe('two builds at once', () => {
   const started: ReturnType<typeof spawn>[] = [];
   afterEach(() => {
@@ -387,7 +456,7 @@ describe('a full or read-only disk', () => {
     await writeFile(path.join(content, 'films.yaml'), movies(25));
     const run = await runCli(['build', content, '--out', out]);
     expect(run.status, run.stderr).toBe(2);
-    expect(run.stderr).toMatch(new RegExp(`cannot write ${disk}\\S*: the file system is read-only \\(EROFS\\)`));
+    expect(run.stderr).toMatch(new RegExp(`cannot [a-z ]+ ${disk}\\S*: the file system is read-only \\(EROFS\\)\\. Nothing was written`));
     expect(await snapshot(disk)).toEqual(before);
   });
 });
