@@ -7,6 +7,8 @@ export {
   DiagnosticList,
   formatDiagnostics,
   githubAnnotation,
+  IoError,
+  UsageError,
   useColor,
   type Diagnostic,
   type DiagnosticCode,
