@@ -1,7 +1,7 @@
 // Part of stage 4, write: one build at a time per output folder. Two builds at once would share a
 // staging folder and bookkeeping, and one could end with a partial tree.
 import { randomUUID } from 'node:crypto';
-import { link, mkdir, open, readFile, rename, rm, rmdir, stat } from 'node:fs/promises';
+import { link, lstat, mkdir, open, readFile, rename, rm, rmdir, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -131,7 +131,9 @@ async function holderOf(file: string): Promise<Holder> {
     text = await readFile(file, 'utf8');
   } catch (error) {
     const code = errorCode(error);
-    return code === 'ENOENT' ? { kind: 'gone' } : { kind: 'unreadable', why: code || String(error) };
+    // Not there to read, and yet there to open: a link that leads nowhere.
+    if (code === 'ENOENT') return (await lstat(file).catch(() => undefined)) ? { kind: 'unreadable', why: 'a broken link' } : { kind: 'gone' };
+    return { kind: 'unreadable', why: code || String(error) };
   }
   let json: unknown;
   try {

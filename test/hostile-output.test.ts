@@ -264,6 +264,11 @@ describe('what a build keeps beside the output folder', () => {
     expect(folder.status, folder.stderr).toBe(2);
     expect(folder.stderr).toContain(`the lock ${lock} of ${path.join(work, 'dist')} cannot be read (EISDIR)`);
     await rm(lock, { recursive: true });
+    await symlink(path.join(work, 'nowhere'), lock);
+    const broken = await runCli(['build', content, '--out', 'dist'], { cwd: work });
+    expect(broken.status, broken.stderr).toBe(2);
+    expect(broken.stderr).toContain(`the lock ${lock} of ${path.join(work, 'dist')} cannot be read (a broken link)`);
+    await rm(lock);
     await writeFile(lock, JSON.stringify({ pid: 12345, host: 'another-machine' }));
     const elsewhere = await runCli(['build', content, '--out', 'dist'], { cwd: work });
     expect(elsewhere.status, elsewhere.stderr).toBe(2);
