@@ -384,8 +384,10 @@ export function printable(text: string, options: { newlines?: boolean } = {}): s
   });
 }
 
-const UNPRINTABLE = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
-const UNPRINTABLE_BUT_LF = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+/** All that printable() replaces but LF: the controls, the line separators, the bidi overrides and isolates. */
+const UNPRINTABLE_CLASS = '\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069';
+const UNPRINTABLE = new RegExp(`[\\u000a${UNPRINTABLE_CLASS}]`, 'g');
+const UNPRINTABLE_BUT_LF = new RegExp(`[${UNPRINTABLE_CLASS}]`, 'g');
 
 // ---------------------------------------------------------------------------------------------
 // Machine formats

@@ -15,7 +15,7 @@ import {
   type Host,
 } from './hosts.js';
 import type { SourceFile } from './load.js';
-import { byteSize, contentBytes, OUTPUT_LIMIT, outputLimit } from './_output-limit.js';
+import { byteSize, OUTPUT_LIMIT, outputLimit } from './_output-limit.js';
 import { renderPages, type PageTemplates } from './page.js';
 import { discoverGenreLink, MANIFEST_FILE, resourcePath, type Extra } from './paths.js';
 import type {
@@ -368,7 +368,7 @@ function outputTooLarge(layout: Layout): Diagnostic | undefined {
     size.files += own.files;
     size.bytes += own.bytes;
   }
-  const input = contentBytes([content.addonFile, ...content.items.map((item) => item.source)]);
+  const input = content.textBytes;
   const limit: Size = outputLimit(input);
   const overBytes = size.bytes > limit.bytes;
   if (!overBytes && size.files <= limit.files) return undefined;

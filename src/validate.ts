@@ -78,8 +78,8 @@ export interface Asset {
 
 export interface Content {
   addon: Omit<AddonSettings, 'catalogs'>;
-  /** addon.yaml as read: with the items' files, the text the output is built from. */
-  addonFile: SourceFile;
+  /** The bytes of the text the output is built from: addon.yaml and the items' files (see _output-limit.ts). */
+  textBytes: number;
   /** Normalized (ends in `/`); undefined when neither addon.yaml nor a flag gives one. */
   baseUrl?: string;
   types: string[];
@@ -183,7 +183,7 @@ export async function validate(loaded: Loaded, options: ValidateOptions): Promis
   const { catalogs: _settings, ...settings } = addon;
   const content: Content = {
     addon: settings,
-    addonFile: loaded.addon.source,
+    textBytes: inputBytes,
     baseUrl,
     types: addon.types ?? uniqueInOrder([...addon.catalogs.map((c) => c.type), ...items.map((i) => i.type)]),
     idPrefixes: addon.idPrefixes ?? derivePrefixes(items.flatMap(idsOf)),
