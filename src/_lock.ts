@@ -25,11 +25,12 @@ export const CANNOT_WRITE = new Set(['EACCES', 'EPERM', 'EROFS']);
 const LockHolder = z.object({ pid: z.number().int().positive(), host: z.string() });
 
 /**
- * The lock files this process holds. Builds run through the library may share a process, so a
- * lock naming this process is held only if this set says so: otherwise it is an earlier holder's
- * whose process number this one has now. The one piece of state kept between calls.
+ * By output folder, the end of the queue of this process's builds into it. Builds run through
+ * the library may share a process: they take turns here before any of them looks at the lock
+ * file, so a lock file naming this process is never one of its own builds' but an earlier
+ * holder's whose process number it has now. The one piece of state kept between calls.
  */
-const heldHere = new Set<string>();
+const queues = new Map<string, Promise<void>>();
 
 /**
  * Holds `outDir` for one build until the returned function is called: a second build into the
@@ -42,6 +43,30 @@ const heldHere = new Set<string>();
  */
 export async function lockOutput(outDir: string): Promise<() => Promise<void>> {
   const root = path.resolve(outDir);
+  const before = queues.get(root);
+  let leave!: () => void;
+  const turn = new Promise<void>((resolve) => (leave = resolve));
+  const end = (before ?? Promise.resolve()).then(() => turn);
+  queues.set(root, end);
+  const done = () => {
+    leave();
+    if (queues.get(root) === end) queues.delete(root);
+  };
+  await before;
+  try {
+    const unlock = await lockFile(root);
+    return async () => {
+      await unlock();
+      done();
+    };
+  } catch (error) {
+    done();
+    throw error;
+  }
+}
+
+/** Holds the lock file of `root` for this process (see lockOutput). */
+async function lockFile(root: string): Promise<() => Promise<void>> {
   const owner = JSON.stringify({ pid: process.pid, host: os.hostname() });
   let file = path.join(path.dirname(root), `.${path.basename(root)}${LOCK_SUFFIX}`);
   const deadline = Date.now() + LOCK_WAIT_MS;
@@ -70,9 +95,7 @@ export async function lockOutput(outDir: string): Promise<() => Promise<void>> {
         throw error;
       }
       const held = file;
-      heldHere.add(held);
       return async () => {
-        heldHere.delete(held);
         // Only its own: a lock taken over as abandoned (wrongly, by a process that could not
         // tell) is not removed under its new holder.
         if ((await readFile(held, 'utf8').catch(() => undefined)) === owner) await rm(held, { force: true }).catch(() => {});
@@ -146,8 +169,8 @@ async function holderOf(file: string): Promise<Holder> {
   if (!lock.success) return { kind: 'unreadable', why: 'not a lock of addon-gen' };
   const { pid, host } = lock.data;
   if (host !== os.hostname()) return { kind: 'elsewhere', host, pid };
-  const held = pid === process.pid ? heldHere.has(file) : isAlive(pid);
-  return held ? { kind: 'held' } : { kind: 'abandoned', text };
+  // This process's own builds take turns before they look (see queues): not one of theirs.
+  return pid !== process.pid && isAlive(pid) ? { kind: 'held' } : { kind: 'abandoned', text };
 }
 
 /**
