@@ -64,6 +64,12 @@ export interface FetchRecord {
   error: string | null;
   /** Response body as text (null when there was none). */
   body: string | null;
+  /** The `Origin` header sent with the request (see `StartCoreOptions.origin`), or null. */
+  origin: string | null;
+  /** The response's `Access-Control-Allow-Origin` header (null when absent or no response). */
+  allowOrigin: string | null;
+  /** The response's `Content-Type` header (null when absent or no response). */
+  contentType: string | null;
 }
 
 export interface BoardCatalog {
@@ -157,7 +163,16 @@ export interface StartCoreOptions {
   timeoutMs?: number;
   /** Print the core's own log lines (they are always kept in `core.logs`). */
   verbose?: boolean;
+  /**
+   * Send this `Origin` header on every fetch, as a browser does on a cross-origin request
+   * (Stremio Web: `BROWSER_ORIGIN`). Each FetchRecord keeps the response's
+   * `Access-Control-Allow-Origin`, so a test can check the CORS a browser would need.
+   */
+  origin?: string;
 }
+
+/** The origin of Stremio Web, for `StartCoreOptions.origin`. */
+export const BROWSER_ORIGIN = 'https://web.stremio.com';
 
 export interface Core {
   installAddon(manifestUrl: string): Promise<Json>;
@@ -269,7 +284,11 @@ async function bootInstance(storage: Map<string, string>, opts: StartCoreOptions
 
   const coreFetch = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
     const request = new Request(input, init);
-    const record: FetchRecord = { url: request.url, status: null, error: null, body: null };
+    if (opts.origin !== undefined) request.headers.set('Origin', opts.origin);
+    const record: FetchRecord = {
+      url: request.url, status: null, error: null, body: null,
+      origin: request.headers.get('Origin'), allowOrigin: null, contentType: null,
+    };
     fetches.push(record);
     inFlight++;
     touch();
@@ -279,6 +298,8 @@ async function bootInstance(storage: Map<string, string>, opts: StartCoreOptions
       // Read the body here so that "no fetch in flight" also covers the body.
       const body = NULL_BODY_STATUS.has(res.status) ? null : await res.arrayBuffer();
       record.status = res.status;
+      record.allowOrigin = res.headers.get('access-control-allow-origin');
+      record.contentType = res.headers.get('content-type');
       record.body = body && Buffer.from(body).toString('utf8');
       return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
     } catch (err) {
@@ -584,8 +605,8 @@ export async function startCore(opts: StartCoreOptions = {}): Promise<Core> {
           metaRequest: { base: target.transportUrl, path: { resource: 'meta', type: target.type, id: target.id, extra: [] } },
           subtitlesPath: { resource: 'subtitles', type: target.type, id: target.videoId, extra: [] },
         }, 'player');
-        await settle();
         if (params) {
+          await settle();
           dispatch({ action: 'Player', args: { action: 'VideoParamsChanged', args: { videoParams: params } } }, 'player');
         }
       });
