@@ -18,6 +18,19 @@ export function resourcePath(resource: Resource, type: string, id: string, extra
 }
 
 /**
+ * The extras of the player's subtitles request for a video it knows only from its stream's
+ * behaviorHints, in the client core's order: the one it sets last (filename) first, each left
+ * out when unknown.
+ */
+export function subtitlesRequestExtras(hints: { filename?: string; videoSize?: number; videoHash?: string }): Extra[] {
+  const extras: Extra[] = [];
+  if (hints.filename !== undefined) extras.push(['filename', hints.filename]);
+  if (hints.videoSize !== undefined) extras.push(['videoSize', String(hints.videoSize)]);
+  if (hints.videoHash !== undefined) extras.push(['videoHash', hints.videoHash]);
+  return extras;
+}
+
+/**
  * The path the client requests for the same resource: each segment, extra name and extra value
  * through encodeURIComponent, as the client core does (`tt1:1:2` -> `tt1%3A1%3A2`).
  */

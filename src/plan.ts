@@ -4,8 +4,10 @@ import { hash } from 'node:crypto';
 import { DiagnosticList, type Diagnostic } from './diagnostics.js';
 import {
   cacheHints,
+  hasRewrites,
   headerRules,
   HOSTS,
+  notFoundPages,
   renderHeadersFile,
   renderRedirectsFile,
   renderS3Cors,
@@ -17,7 +19,7 @@ import {
 import type { SourceFile } from './load.js';
 import { byteSize, OUTPUT_LIMIT, outputLimit } from './_output-limit.js';
 import { renderPages, type PageTemplates } from './page.js';
-import { discoverGenreLink, MANIFEST_FILE, resourcePath, type Extra } from './paths.js';
+import { discoverGenreLink, MANIFEST_FILE, resourcePath, subtitlesRequestExtras, type Extra } from './paths.js';
 import type {
   CacheHints,
   ExtraProp,
@@ -31,6 +33,7 @@ import type {
   Subtitle as WireSubtitle,
   Video as WireVideo,
 } from './schema.js';
+import { fileNameProblem } from './schema.js';
 import { streamOwners, type Catalog, type Content, type Item, type Stream, type StreamOwner, type Subtitle, type Video } from './validate.js';
 
 /** Items per catalog page; the client asks for the next page at `skip=<items so far>`. */
@@ -158,15 +161,20 @@ export function plan(content: Content, options: PlanOptions = {}): Plan {
     }
   }
 
+  // Every id of a type the manifest declares subtitles for gets a subtitles file, `[]` when it
+  // has none: the player asks for the subtitles of every video it opens, and a 404 is a failure.
+  const subtitleTypes = new Set(subtitlesTypes(manifest));
   for (const item of content.items) {
     const inputs = fingerprints?.item(item);
-    const file = (resource: ItemFile['resource'], owner: StreamOwner) => {
-      files.push(new ItemFile(resourcePath(resource, item.type, owner.id, []), resource, item, owner, inputs, rendering));
+    const file = (resource: ItemFile['resource'], owner: StreamOwner, extras: readonly Extra[] = []) => {
+      files.push(new ItemFile(resourcePath(resource, item.type, owner.id, extras), resource, item, owner, inputs, rendering));
     };
     file('meta', item);
     for (const owner of streamOwners(item)) {
       file('stream', owner);
-      if (owner.subtitles.length > 0) file('subtitles', owner);
+      if (!subtitleTypes.has(item.type)) continue;
+      file('subtitles', owner);
+      for (const extras of playerSubtitlesExtras(owner)) file('subtitles', owner, extras);
     }
   }
 
@@ -182,6 +190,7 @@ export function plan(content: Content, options: PlanOptions = {}): Plan {
     hostFile('_headers', renderHeadersFile(rules));
     hostFile('_redirects', renderRedirectsFile(REWRITES));
   }
+  if (hosts.includes('cloudflare')) for (const page of notFoundPages()) hostFile(page.path, page.body);
   if (hosts.includes('vercel')) hostFile('vercel.json', renderVercelJson(rules, REWRITES));
   if (hosts.includes('github-pages')) hostFile('.nojekyll', '');
   const s3Files: OutputFile[] = hosts.includes('s3')
@@ -191,7 +200,7 @@ export function plan(content: Content, options: PlanOptions = {}): Plan {
       ]
     : [];
 
-  const diagnostics = [...conflicts(files)];
+  const diagnostics = [...conflicts(files), ...subtitlesWithoutStreams(content, hosts)];
   const { manifestBytes } = layout;
   if (manifestBytes > MANIFEST_LIMIT_BYTES) {
     diagnostics.push({
@@ -452,6 +461,62 @@ function largestSource(layout: Layout, pageBytes: number, measure: keyof Size) {
     share: `this item's own files (meta, streams, subtitles) take at least ${byteSize(own.bytes)} in ${count(own.files)} files`,
     hint: 'each stream is written with the subtitles of its item or video: give it fewer streams or subtitles, or split it into several items',
   };
+}
+
+/**
+ * Subtitles reach the player in two ways: embedded in each stream, and through the subtitles
+ * resource. On a host without rewrites the resource answers only requests without extras or with
+ * a stream's own hints, and the desktop apps add the video's hash and size: subtitles of a video
+ * with no stream of this addon to carry them would never show there.
+ */
+function subtitlesWithoutStreams(content: Content, hosts: readonly Host[]): Diagnostic[] {
+  const strict = hosts.filter((host) => !hasRewrites(host));
+  if (strict.length === 0) return [];
+  let count = 0;
+  let first: { item: Item; path: (string | number)[] } | undefined;
+  for (const item of content.items) {
+    for (const [index, owner] of streamOwners(item).entries()) {
+      if (owner.subtitles.length === 0 || owner.streams.length > 0) continue;
+      count++;
+      first ??= { item, path: item.videos ? ['videos', index, 'subtitles'] : ['subtitles'] };
+    }
+  }
+  if (!first) return [];
+  return [
+    {
+      code: 'subtitles-need-rewrites',
+      severity: 'warning',
+      ...first.item.where(first.path),
+      path: first.path.join('.'),
+      message: `${count} ${count === 1 ? 'item or video has' : 'items and videos have'} subtitles and no stream to carry them: on ${strict.join(' and ')} the Stremio apps ask for subtitles with the video's hash and size, which no file can answer`,
+      hint: 'give the video a stream (its subtitles travel in it), or publish on Cloudflare Pages, Netlify or Vercel, whose rewrite answers those requests',
+    },
+  ];
+}
+
+/**
+ * The subtitles requests with extras that can be answered by a file: a player without the
+ * streaming server (a browser) knows of a video only what its stream's behaviorHints say, and
+ * asks with those. The streaming server adds a hash and size of its own, which no build can know.
+ */
+function playerSubtitlesExtras(owner: StreamOwner): Extra[][] {
+  const requests = new Map<string, Extra[]>();
+  for (const stream of owner.streams) {
+    const extras = subtitlesRequestExtras(stream.behaviorHints ?? {});
+    if (extras.length === 0) continue;
+    const file = resourcePath('subtitles', 'type', 'id', extras).slice('subtitles/type/id/'.length);
+    // A file name no host can hold (a `/` in the file name): only the embedded copy reaches the player.
+    if (fileNameProblem(file, false) === undefined) requests.set(file, extras);
+  }
+  return [...requests.values()];
+}
+
+/** The types the manifest declares the subtitles resource for. */
+function subtitlesTypes(manifest: Manifest): string[] {
+  for (const resource of manifest.resources) {
+    if (typeof resource !== 'string' && resource.name === 'subtitles') return resource.types;
+  }
+  return [];
 }
 
 // ---------------------------------------------------------------------------------------------
