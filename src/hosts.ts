@@ -64,6 +64,23 @@ export function headerRules(content: Content): HeaderRule[] {
  */
 export const REWRITES: Rewrite[] = [{ source: '/subtitles/:type/:id/*', destination: '/subtitles/:type/:id.json' }];
 
+/** Folders the addon's JSON lives in: a 404 below them should be JSON too. */
+export const RESOURCE_FOLDERS = RESOURCE_PATTERNS.filter(([, source]) => source.endsWith('/*')).map(([, source]) => source.slice(1, -2));
+
+/**
+ * Cloudflare Pages answers a missing path with the nearest `404.html` up the tree, with the
+ * headers `_headers` gives the request path: one per resource folder holding the addon
+ * specification's error object makes its 404s JSON in body and type.
+ */
+export function notFoundPages(): { path: string; body: string }[] {
+  return RESOURCE_FOLDERS.map((folder) => ({ path: `${folder}/404.html`, body: `${JSON.stringify({ error: 'not found' })}\n` }));
+}
+
+/** Whether a host applies the rewrites: GitHub Pages and S3 serve files and nothing else. */
+export function hasRewrites(host: Host): boolean {
+  return host === 'cloudflare' || host === 'netlify' || host === 'vercel';
+}
+
 /** Cache hints for a resource: the `cache` settings, overridden per resource (assets: the defaults). */
 export function cacheHints(content: Content, resource: ResourceName | 'asset'): CacheHints {
   const cache = content.addon.cache;
@@ -149,7 +166,8 @@ export function renderS3Upload(rules: readonly HeaderRule[], outFromScript: stri
   const lines = [
     '#!/bin/sh',
     '# Written by addon-gen. Uploads the addon to S3 with the headers each resource needs.',
-    '#   BUCKET=my-bucket [PREFIX=path/] sh upload.sh',
+    '#   BUCKET=my-bucket [PREFIX=path/] [ENDPOINT_URL=https://…] sh upload.sh',
+    '# ENDPOINT_URL points the AWS CLI at another S3-compatible service (Cloudflare R2, MinIO, …).',
     '# First, once: aws s3api put-bucket-cors --bucket "$BUCKET" --cors-configuration "file://$(dirname "$0")/cors.json"',
     '# S3 website endpoints are HTTP only; the client needs HTTPS, so put CloudFront (or another CDN) in front.',
     'set -eu',
@@ -157,6 +175,7 @@ export function renderS3Upload(rules: readonly HeaderRule[], outFromScript: stri
     'PREFIX="${PREFIX:-}"',
     `OUT="$(dirname "$0")/${outFromScript}"`,
     'DEST="s3://$BUCKET/$PREFIX"',
+    'set -- ${ENDPOINT_URL:+--endpoint-url "$ENDPOINT_URL"}',
   ];
   const jsonPatterns: string[] = [];
   for (const [, source] of RESOURCE_PATTERNS) {
@@ -165,13 +184,13 @@ export function renderS3Upload(rules: readonly HeaderRule[], outFromScript: stri
     jsonPatterns.push(include);
     const cache = headers['Cache-Control'] ? ` --cache-control ${quote(headers['Cache-Control'])}` : '';
     lines.push(
-      `aws s3 sync "$OUT" "$DEST" --exclude '*' --include ${quote(include)} --content-type ${quote(JSON_CONTENT_TYPE)}${cache} --delete`,
+      `aws "$@" s3 sync "$OUT" "$DEST" --exclude '*' --include ${quote(include)}${include.endsWith('/*') ? ` --exclude ${quote(include.replace(/\*$/, '404.html'))}` : ''} --content-type ${quote(JSON_CONTENT_TYPE)}${cache} --delete`,
     );
   }
   const assets = headersFor(rules, '/assets/x')['Cache-Control'];
   const rest = jsonPatterns.map((p) => ` --exclude ${quote(p)}`).join('');
   lines.push(
-    `aws s3 sync "$OUT" "$DEST"${rest} --exclude '.addon-gen.json' --exclude '_headers' --exclude '_redirects' --exclude 'vercel.json' --exclude '.nojekyll'${assets ? ` --cache-control ${quote(assets)}` : ''} --delete`,
+    `aws "$@" s3 sync "$OUT" "$DEST"${rest} --exclude '.addon-gen.json' --exclude '_headers' --exclude '_redirects' --exclude 'vercel.json' --exclude '.nojekyll'${assets ? ` --cache-control ${quote(assets)}` : ''} --delete`,
   );
   return `${lines.join('\n')}\n`;
 }
@@ -191,7 +210,18 @@ export interface HostReport {
   bytes: number;
   /** Limits of the host's free plan that this output is measured against. */
   limits: HostLimitCheck[];
+  /** How far addon-gen's own tests check this host, on which software (README "Hosts"). */
+  tested: string;
 }
+
+/** The software test/hosts-client.test.ts serves each host's output with, or why there is none. */
+export const TESTED_ON: Record<Host, string> = {
+  'github-pages': 'tested on nginx set up like Pages; the apps\' subtitles requests with a hash and size get 404 there, the copy in each stream shows',
+  cloudflare: 'tested on wrangler pages dev, Cloudflare\'s Pages runtime',
+  netlify: 'not tested: production Netlify is out of reach and netlify dev decodes paths differently',
+  vercel: 'not tested: production Vercel is out of reach and vercel dev decodes paths differently',
+  s3: 'tested on s3rver through the AWS CLI; serve it over HTTPS (CloudFront)',
+};
 
 const MiB = 1024 * 1024;
 const LIMITS: Partial<Record<Host, { what: string; limit: number; measure: (files: number, bytes: number, largest: number) => number }[]>> = {
@@ -229,7 +259,7 @@ export function hostReport(
         hint: 'split the addon, use fewer genres (each doubles the catalog pages), or choose another host',
       });
     }
-    return { host, files: written.files, bytes: written.bytes, limits };
+    return { host, files: written.files, bytes: written.bytes, limits, tested: TESTED_ON[host] };
   });
 
   // Counted, not listed: in a large series addon nearly every path has a `:`.
