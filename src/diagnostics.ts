@@ -46,6 +46,8 @@ export const CODES = {
   'output-conflict': 'Two inputs would write the same output file.',
   'host-limit': 'The output is over a limit of a chosen host (files, file size, site size).',
   'host-file-name': 'File names that a host or Windows checkouts refuse.',
+  'insecure-base-url': 'The base URL is plain http:// on another machine than this one; the client needs HTTPS.',
+  'subtitles-need-rewrites': 'Subtitles that only the subtitles resource carries, on a host that cannot answer the player\'s request for them.',
   'case-conflict': 'Two output files whose paths differ only in letter case or in Unicode normalization (é as one character, or as e plus a combining accent).',
   'unset-variable': 'A value uses `${NAME}` and the variable is not set.',
   'secret-in-output': 'A value would publish a secret (a guarded variable or its value).',

@@ -193,6 +193,7 @@ export async function validate(loaded: Loaded, options: ValidateOptions): Promis
     variables: Object.fromEntries([...used].sort(([a], [b]) => (a < b ? -1 : 1))),
   };
   checkAssetSecrets(content.assets, policy, options.contentDir, diagnostics);
+  checkBaseUrlScheme(baseUrl, options.baseUrl === undefined ? locatorOf(loaded.addon) : undefined, diagnostics);
   if (addon.idPrefixes) checkPrefixes(content, locatorOf(loaded.addon), diagnostics);
   const all = diagnostics.list();
   return hasErrors(all) ? { diagnostics: all } : { content, diagnostics: all };
@@ -808,6 +809,28 @@ function checkPrefixes(content: Content, at: Locator, diagnostics: DiagnosticLis
       }));
     }
   }
+}
+
+/**
+ * The client refuses remote addons over plain HTTP; only the machine itself is exempt. `at` is
+ * addon.yaml's locator when the base URL comes from there, undefined for `--base-url`.
+ */
+function checkBaseUrlScheme(baseUrl: string | undefined, at: Locator | undefined, diagnostics: DiagnosticList) {
+  if (baseUrl === undefined) return;
+  const url = new URL(baseUrl);
+  if (url.protocol === 'https:' || isLoopback(url.hostname)) return;
+  diagnostics.push({
+    code: 'insecure-base-url',
+    severity: 'warning',
+    ...(at ? at(['baseUrl']) : {}),
+    ...(at ? { path: 'baseUrl' } : {}),
+    message: `the base URL ${baseUrl} is not https: Stremio installs remote addons only over HTTPS (plain HTTP only from 127.0.0.1)`,
+    hint: `publish where the addon is served over HTTPS, and give that address as ${at ? 'baseUrl in addon.yaml' : '--base-url'} (https://…/)`,
+  });
+}
+
+function isLoopback(hostname: string): boolean {
+  return hostname === 'localhost' || hostname === '[::1]' || /^127(?:\.\d{1,3}){3}$/.test(hostname);
 }
 
 function uniqueInOrder<T>(values: readonly T[]): T[] {
