@@ -109,6 +109,11 @@ export async function run(argv: readonly string[], io: Io = processIo): Promise<
     .option('--host <address>', 'address to listen on', '127.0.0.1')
     .option('--base-url <url>', 'URL to build the addon for (default: the address it listens on)')
     .option('--dir <dir>', 'serve this already built output folder as it is, without building')
+    .addOption(
+      new Option('--like <host>', 'answer as this host does: cloudflare, netlify and vercel rewrite subtitles requests with extras; github-pages and s3 serve files only')
+        .choices(HOSTS)
+        .default('github-pages'),
+    )
     .option('-w, --watch', 'rebuild when content files change; a failed rebuild keeps the last good build')
     .option('--allow-credentials-in-output', CREDENTIALS_FLAG)
     .option(MAX_FILE_SIZE_FLAG, MAX_FILE_SIZE_HELP)
@@ -188,6 +193,7 @@ interface ServeFlags {
   host: string;
   baseUrl?: string;
   dir?: string;
+  like: Host;
   watch?: boolean;
   allowCredentialsInOutput?: boolean;
   maxFileSize?: string;
@@ -221,6 +227,7 @@ async function serve(contentDir: string, options: ServeFlags, io: Io): Promise<n
       port: Number(options.port),
       host: options.host,
       baseUrl: options.baseUrl,
+      like: options.like,
       watch: options.watch,
       allowCredentialsInOutput: options.allowCredentialsInOutput,
       maxFileSize: parseMaxFileSize(options.maxFileSize),
@@ -446,7 +453,7 @@ function summaryText(result: BuildResult, options: ReportOptions): string {
   }
   for (const report of result.hosts ?? []) {
     const limits = report.limits.map((l) => `${l.value > l.limit ? 'OVER' : 'within'} ${formatCount(l.limit, l.what)}`);
-    lines.push(`  ${report.host}: ${limits.length > 0 ? limits.join('; ') : 'no size limits'}`);
+    lines.push(`  ${report.host}: ${limits.length > 0 ? limits.join('; ') : 'no size limits'}; ${report.tested}`);
   }
   const stages = Object.entries(result.stages).map(([stage, seconds]) => `${stage} ${seconds.toFixed(2)} s`);
   lines.push(`  ${result.seconds.toFixed(2)} s (${stages.join(', ')})`);

@@ -10,8 +10,7 @@ import type { Duplex } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { build, type BuildResult } from './build.js';
 import { printable, UsageError } from './diagnostics.js';
-import { headerRules, headersFor, JSON_CONTENT_TYPE, type HeaderRule } from './hosts.js';
-import { PAGE_SIZE } from './plan.js';
+import { hasRewrites, headerRules, headersFor, JSON_CONTENT_TYPE, type HeaderRule, type Host } from './hosts.js';
 import {
   MANIFEST_FILE,
   manifestUrl as manifestUrlOf,
@@ -26,44 +25,43 @@ import { baseUrl as baseUrlSchema, Manifest } from './schema.js';
 // ---------------------------------------------------------------------------------------------
 // Decisions: pure functions of the request and the manifest
 
-/** What to answer when a file a route names does not exist. */
-export type Fallback =
-  /** A valid request for content the addon does not have: 200 with an empty list. */
-  | { kind: 'empty'; path: string; body: Record<string, unknown[]> }
-  | { kind: 'error'; status: number; message: string };
+/** An answer that is not a file of the tree. */
+export type RouteError = { kind: 'error'; status: number; message: string };
 
 export type Route =
   | { kind: 'preflight' }
   /** The first of `paths` (decoded, below the tree) that is a file; `ifMissing` when none is. */
-  | { kind: 'file'; paths: string[]; ifMissing: Fallback }
+  | { kind: 'file'; paths: string[]; ifMissing: RouteError }
+  | RouteError;
+
+export interface RouteOptions {
+  /** The path of the base URL (`/` unless the addon was built for a sub-path). */
+  basePath?: string;
   /**
-   * A catalog page that starts inside a written page (`skip=150`): the items from `offset` of the
-   * first page, then the start of the next one. The client asks for such pages when it dropped items.
+   * Answer subtitles requests with extras from the id's file, as the rewrite rule of Cloudflare
+   * Pages, Netlify and Vercel does. GitHub Pages and S3 have no rules: off, the default.
    */
-  | { kind: 'window'; pages: [string, string]; offset: number; ifMissing: Fallback }
-  | Fallback;
+  rewrites?: boolean;
+}
 
 export const ALLOWED_METHODS = 'GET, HEAD, OPTIONS';
 /** Longer request URLs get 414; real ones are far shorter (the longest is a subtitles request). */
 export const MAX_URL_BYTES = 8 * 1024;
 
-/** The field each resource's body holds: the empty answer for content the addon does not have. */
-const LIST_FIELDS = { catalog: 'metas', stream: 'streams', subtitles: 'subtitles' } as const;
 /** Files at the root of the tree that hosts read as rules and do not serve. */
 const HOST_RULE_FILES = new Set(['_headers', '_redirects']);
-/** Resource names of the protocol; a first segment with another name is a plain file path. */
-const PROTOCOL_RESOURCES = new Set(['catalog', 'meta', 'stream', 'subtitles', 'addon_catalog']);
 
-const error = (status: number, message: string): Fallback => ({ kind: 'error', status, message });
-const malformed = (why: string): Fallback => error(400, `malformed request path: ${why}`);
+const error = (status: number, message: string): RouteError => ({ kind: 'error', status, message });
+const malformed = (why: string): RouteError => error(400, `malformed request path: ${why}`);
 
 /**
- * Decides the answer to one request. `rawUrl` is the request target as received (`req.url`),
- * `basePath` the path of the base URL (`/` unless the addon was built for a sub-path). Names only
- * ever come from single decoded segments that are checked to be file names, and extras only
- * after they matched the manifest, so no route can name a file outside the tree.
+ * Decides the answer to one request as a static host does: the path decoded and looked up as a
+ * file, nothing computed. A request no file answers is a 404 here as it is on the hosts, so the
+ * preview shows what production will. `rawUrl` is the request target as received (`req.url`).
+ * Names only ever come from single decoded segments checked to be file names, so no route can
+ * name a file outside the tree.
  */
-export function route(method: string, rawUrl: string, manifest: Manifest, basePath = '/'): Route {
+export function route(method: string, rawUrl: string, options: RouteOptions = {}): Route {
   if (method === 'OPTIONS') return { kind: 'preflight' };
   if (method !== 'GET' && method !== 'HEAD') return error(405, `${method} is not allowed here; use ${ALLOWED_METHODS}`);
   if (Buffer.byteLength(rawUrl) > MAX_URL_BYTES) return error(414, `the request URL is over ${MAX_URL_BYTES} bytes`);
@@ -75,83 +73,15 @@ export function route(method: string, rawUrl: string, manifest: Manifest, basePa
   let rawPath = target.split('?', 1)[0]!.split('#', 1)[0]!;
   if (!rawPath.startsWith('/')) return malformed('it must start with "/"');
   // An addon built for `https://host/repo/` is also answered under `/repo/`, as a proxy may forward it.
+  const basePath = options.basePath ?? '/';
   if (basePath !== '/' && rawPath.startsWith(basePath)) rawPath = rawPath.slice(basePath.length - 1);
 
-  const raw = rawPath.slice(1).split('/');
-  const first = decodeName(raw[0]!);
-  if (first !== undefined && raw.length > 1 && (PROTOCOL_RESOURCES.has(first) || declaredResource(manifest, first))) {
-    return resourceRoute(first, raw, manifest);
-  }
-  return staticRoute(raw);
-}
-
-/** `/{resource}/{type}/{id}.json` or `/{resource}/{type}/{id}/{extras}.json`. */
-function resourceRoute(resource: string, raw: string[], manifest: Manifest): Route {
-  if (raw.length !== 3 && raw.length !== 4) {
-    return malformed(`expected /${resource}/{type}/{id}.json or /${resource}/{type}/{id}/{extras}.json`);
-  }
-  const last = raw[raw.length - 1]!;
-  if (!last.endsWith('.json')) return malformed('resource paths end in .json');
-  const type = decodeName(raw[1]!);
-  const id = decodeName(raw.length === 3 ? last.slice(0, -'.json'.length) : raw[2]!);
-  if (type === undefined || id === undefined) return malformed('bad percent-encoding, or a type or id that cannot be a file name');
-  const extras = raw.length === 4 ? parseExtras(last.slice(0, -'.json'.length)) : [];
-  if (extras === undefined) return malformed('bad percent-encoding in the extras');
-
-  if (resource === 'catalog') return catalogRoute(type, id, extras, manifest);
-  const entry = declaredResource(manifest, resource);
-  if (!entry || (resource !== 'meta' && resource !== 'stream' && resource !== 'subtitles')) {
-    return error(404, `this addon has no ${resource} resource`);
-  }
-  if (!entry.types.includes(type)) return error(404, `this addon has no ${resource} for type "${type}"`);
-  // Extras (the player's filename/videoSize/videoHash on subtitles) select nothing in a static
-  // addon: every request for an id maps onto its one file, as the hosts' rewrite rules do.
-  const file = resourcePath(resource, type, id);
-  const ifMissing: Fallback =
-    resource === 'meta'
-      ? // `meta` is a single object, not a list: there is no empty answer, and `{"meta":null}` is an error to the client too.
-        error(404, `this addon has no ${type} "${id}"`)
-      : { kind: 'empty', path: file, body: { [LIST_FIELDS[resource]]: [] } };
-  return { kind: 'file', paths: [file], ifMissing };
-}
-
-/**
- * A catalog request onto the pages plan() writes: extras the catalog does not declare are ignored,
- * declared ones are read in any order and encoding, and `skip` picks the page of 100 it falls in.
- */
-function catalogRoute(type: string, id: string, extras: readonly Extra[], manifest: Manifest): Route {
-  const catalog = manifest.catalogs.find((c) => c.type === type && c.id === id);
-  if (!catalog) {
-    return manifest.catalogs.some((c) => c.type === type)
-      ? error(404, `this addon has no ${type} catalog "${id}"`)
-      : error(404, `this addon has no catalogs of type "${type}"`);
-  }
-  const given = new Map<string, string>();
-  for (const [name, value] of extras) {
-    // The first of repeated extras wins, as in the client's own parser.
-    if (catalog.extra.some((e) => e.name === name) && !given.has(name)) given.set(name, value);
-  }
-  const empty: Fallback = { kind: 'empty', path: resourcePath('catalog', type, id), body: { metas: [] } };
-
-  const filters: Extra[] = [];
-  for (const extra of catalog.extra) {
-    const value = given.get(extra.name);
-    if (extra.name === 'skip' || value === undefined) continue;
-    // An option the catalog does not offer is a filter that matches nothing.
-    if (extra.options ? !extra.options.includes(value) : decodedName(value) === undefined) return empty;
-    filters.push([extra.name, value]);
-  }
-  const rawSkip = given.get('skip') ?? '0';
-  if (!/^\d+$/.test(rawSkip)) return error(400, `skip must be a whole number, not "${rawSkip}"`);
-  const skip = Number(rawSkip);
-  if (!Number.isSafeInteger(skip)) return empty;
-
-  // Later pages carry the client core's order (skip first); plan() writes genre pages in both.
-  const page = (n: number) => resourcePath('catalog', type, id, n === 0 ? filters : [['skip', String(n)], ...filters]);
-  const offset = skip % PAGE_SIZE;
-  if (offset === 0) return { kind: 'file', paths: [page(skip)], ifMissing: { ...empty, path: page(skip) } };
-  const start = skip - offset;
-  return { kind: 'window', pages: [page(start), page(start + PAGE_SIZE)], offset, ifMissing: empty };
+  const found = staticRoute(rawPath.slice(1).split('/'));
+  if (found.kind !== 'file' || !options.rewrites) return found;
+  // The rule `/subtitles/:type/:id/* /subtitles/:type/:id.json 200` (hosts.ts REWRITES).
+  const [resource, type, id, extras, ...rest] = found.paths[0]!.split('/');
+  if (resource !== 'subtitles' || extras === undefined || rest.length > 0) return found;
+  return { ...found, paths: [resourcePath('subtitles', type!, id!)] };
 }
 
 /** Any other path: a file of the tree (`/`, `/configure` and other folders give their index.html). */
@@ -191,41 +121,6 @@ function decodeName(segment: string): string | undefined {
 function decodedName(name: string): string | undefined {
   if (name === '' || name === '.' || name === '..' || /[/\\\u0000-\u001f\u007f]/.test(name)) return undefined;
   return name;
-}
-
-/**
- * `genre=Action&skip=100` -> pairs, each side decoded on its own (a value may hold an encoded `&`
- * or `=`). `+` is a space, as in the form encoding other clients and the official SDK use.
- */
-function parseExtras(raw: string): Extra[] | undefined {
-  const extras: Extra[] = [];
-  for (const part of raw.split('&')) {
-    if (part === '') continue;
-    const equals = part.indexOf('=');
-    const name = decodeExtra(equals === -1 ? part : part.slice(0, equals));
-    const value = decodeExtra(equals === -1 ? '' : part.slice(equals + 1));
-    if (name === undefined || value === undefined) return undefined;
-    extras.push([name, value]);
-  }
-  return extras;
-}
-
-function decodeExtra(text: string): string | undefined {
-  try {
-    const decoded = decodeURIComponent(text.replace(/\+/g, ' '));
-    return decoded.includes('\u0000') ? undefined : decoded;
-  } catch {
-    return undefined;
-  }
-}
-
-/** A resource the manifest declares, with its types (a plain name covers the manifest's types). */
-function declaredResource(manifest: Manifest, name: string): { types: string[] } | undefined {
-  for (const entry of manifest.resources) {
-    if (entry === name) return { types: manifest.types };
-    if (typeof entry !== 'string' && entry.name === name) return { types: entry.types };
-  }
-  return undefined;
 }
 
 /**
@@ -318,6 +213,11 @@ export interface ServeOptions {
   host?: string;
   /** The URL the addon is built for; default the URL the server listens on. */
   baseUrl?: string;
+  /**
+   * The host to answer as: with cloudflare, netlify or vercel a subtitles request with extras gets
+   * the id's file, as their rewrite rule does; github-pages (default) and s3 serve files only.
+   */
+  like?: Host;
   /** Rebuild when content files change (not with `dir`). */
   watch?: boolean;
   /** Credentials in `proxyHeaders` are a warning instead of an error. */
@@ -361,6 +261,8 @@ interface Tree {
   root: string;
   manifest: Manifest;
   rules: HeaderRule[];
+  /** Whether the host it answers as rewrites subtitles requests with extras (see RouteOptions). */
+  rewrites: boolean;
 }
 
 /** Builds (unless `dir`), listens, and serves until close(). Throws UsageError for bad options or a busy port. */
@@ -424,6 +326,7 @@ export async function startServer(options: ServeOptions): Promise<AddonServer> {
 
   try {
     const baseUrl = checkBaseUrl(options.baseUrl) ?? url;
+    const rewrites = hasRewrites(options.like ?? 'github-pages');
     basePath = new URL(baseUrl).pathname;
     if (options.dir !== undefined) {
       const root = await realpath(options.dir).catch(() => {
@@ -431,7 +334,7 @@ export async function startServer(options: ServeOptions): Promise<AddonServer> {
       });
       const headersFile = await readInside(root, '_headers');
       state.headerSource = headersFile === undefined ? 'none' : '_headers';
-      state.tree = { root, manifest: await readManifest(root, options.dir), rules: parseHeadersFile(headersFile ?? '') };
+      state.tree = { root, manifest: await readManifest(root, options.dir), rules: parseHeadersFile(headersFile ?? ''), rewrites };
     } else {
       builds = await startBuilds(options.contentDir!, baseUrl, options, state);
     }
@@ -504,7 +407,7 @@ async function startBuilds(contentDir: string, baseUrl: string, options: ServeOp
       reuse: false,
     });
     if (result.ok && !closed) {
-      state.tree = { root: slots[slot], manifest: await readManifest(slots[slot], 'the build'), rules: headerRules(result.content!) };
+      state.tree = { root: slots[slot], manifest: await readManifest(slots[slot], 'the build'), rules: headerRules(result.content!), rewrites: hasRewrites(options.like ?? 'github-pages') };
       state.headerSource = 'content';
       served = slot;
     }
@@ -617,13 +520,12 @@ async function handle(req: IncomingMessage, res: ServerResponse, tree: Tree | un
     if (method === 'OPTIONS') return preflight(res);
     return sendJson(res, 503, { error: 'the content has errors and nothing was built yet; fix them and save' });
   }
-  const decision = route(method, req.url ?? '/', tree.manifest, basePath);
+  const decision = route(method, req.url ?? '/', { basePath, rewrites: tree.rewrites });
   switch (decision.kind) {
     case 'preflight':
       return preflight(res);
     case 'error':
-    case 'empty':
-      return answer(res, decision, tree);
+      return refuseWith(res, decision);
     case 'file': {
       for (const file of decision.paths) {
         const opened = await openInside(tree.root, file);
@@ -634,21 +536,13 @@ async function handle(req: IncomingMessage, res: ServerResponse, tree: Tree | un
           await opened.handle.close();
         }
       }
-      return answer(res, decision.ifMissing, tree);
-    }
-    case 'window': {
-      const [first, next] = await Promise.all(decision.pages.map((page) => readCatalogPage(tree.root, page)));
-      if (!first) return answer(res, decision.ifMissing, tree);
-      const metas = [...first.metas.slice(decision.offset), ...(next?.metas ?? []).slice(0, decision.offset)];
-      // The first page's other fields (its cache hints) come along, in their order.
-      return sendJson(res, 200, { ...first, metas }, headersFor(tree.rules, `/${decision.pages[0]}`));
+      return refuseWith(res, decision.ifMissing);
     }
   }
 }
 
-function answer(res: ServerResponse, fallback: Fallback, tree: Tree): void {
-  if (fallback.kind === 'empty') return sendJson(res, 200, fallback.body, headersFor(tree.rules, `/${fallback.path}`));
-  return sendJson(res, fallback.status, { error: fallback.message }, fallback.status === 405 ? { Allow: ALLOWED_METHODS } : {});
+function refuseWith(res: ServerResponse, refusal: RouteError): void {
+  return sendJson(res, refusal.status, { error: refusal.message }, refusal.status === 405 ? { Allow: ALLOWED_METHODS } : {});
 }
 
 /** Every response carries these, whatever the rules say: the web client fetches across origins. */
@@ -832,12 +726,6 @@ async function readInside(root: string, file: string): Promise<string | undefine
   }
 }
 
-async function readCatalogPage(root: string, file: string): Promise<{ metas: unknown[] } | undefined> {
-  const text = await readInside(root, file);
-  if (text === undefined) return undefined;
-  const body: unknown = JSON.parse(text);
-  return typeof body === 'object' && body !== null && 'metas' in body && Array.isArray(body.metas) ? { ...body, metas: body.metas } : undefined;
-}
 
 async function readManifest(root: string, what: string): Promise<Manifest> {
   const text = await readInside(root, MANIFEST_FILE);
