@@ -106,3 +106,41 @@ describe('optional fields', () => {
     ]);
   });
 });
+
+describe('subtitles files', () => {
+  it('are written for every item and video of the types with subtitles, and for the requests streams hint at', async () => {
+    const dir = await contentDir({
+      'addon.yaml': addonYaml('catalogs:\n  - { id: all, type: movie, name: All }\n  - { id: shows, type: series, name: Shows }\n'),
+      'items.yaml': [
+        '- { id: "m:subs", type: movie, name: A, subtitles: [{ lang: eng, url: "https://s.example.org/a.srt" }],',
+        '    streams: [{ url: "https://v.example.org/a.mp4", behaviorHints: { filename: "A (1931) & B = C+D.mp4" } },',
+        '              { url: "https://v.example.org/a2.mp4", behaviorHints: { filename: "a.mkv", videoSize: 42, videoHash: "0011223344556677" } },',
+        '              { url: "https://v.example.org/a3.mp4", behaviorHints: { videoSize: 7, filename: "dir/a.mkv" } }] }',
+        '- { id: "m:none", type: movie, name: B, streams: [{ url: "https://v.example.org/b.mp4" }] }',
+        '- id: "s:show"',
+        '  type: series',
+        '  name: S',
+        '  videos: [{ season: 1, episode: 1, streams: [{ url: "https://v.example.org/s.mp4" }] }]',
+        '',
+      ].join('\n'),
+    });
+    const out = await tempDir();
+    const result = await build({ contentDir: dir, outDir: out, hosts: ['cloudflare'] });
+    expect(result.diagnostics).toEqual([]);
+    const tree = await readTree(out);
+    const subtitles = [...tree.keys()].filter((f) => f.startsWith('subtitles/') && f.endsWith('.json')).sort();
+    // The series has no subtitles, so the manifest does not declare them for it and it gets none.
+    expect(subtitles).toEqual([
+      'subtitles/movie/m:none.json',
+      'subtitles/movie/m:subs.json',
+      'subtitles/movie/m:subs/filename=A (1931) & B = C+D.mp4.json',
+      'subtitles/movie/m:subs/filename=a.mkv&videoSize=42&videoHash=0011223344556677.json',
+    ]);
+    const manifest = JSON.parse(tree.get('manifest.json')!.toString()) as { resources: unknown[] };
+    expect(manifest.resources).toContainEqual({ name: 'subtitles', types: ['movie'], idPrefixes: ['m:', 's:'] });
+    expect(JSON.parse(tree.get('subtitles/movie/m:none.json')!.toString())).toEqual({ subtitles: [] });
+    const list = tree.get('subtitles/movie/m:subs.json')!.toString();
+    expect(JSON.parse(list).subtitles).toHaveLength(1);
+    expect(tree.get('subtitles/movie/m:subs/filename=a.mkv&videoSize=42&videoHash=0011223344556677.json')!.toString()).toBe(list);
+  });
+});

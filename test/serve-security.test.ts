@@ -216,18 +216,7 @@ async function attack(base: string, targets: string[]): Promise<string[]> {
 // ---------------------------------------------------------------------------------------------
 
 describe('route never names a file outside the tree', () => {
-  const manifest: Manifest = {
-    id: 'org.example.test',
-    version: '1.0.0',
-    name: 'T',
-    description: '',
-    types: ['movie'],
-    resources: ['catalog', 'meta', 'stream', 'subtitles'],
-    catalogs: [
-      // Extras without options: their values become parts of file names, so they are checked too.
-      { type: 'movie', id: 'films', name: 'F', extra: [{ name: 'genre', isRequired: false }, { name: 'skip', isRequired: false }] },
-    ],
-  };
+
   const pieces = [
     '/', '.', '..', '%2e', '%2E', '%2f', '%2F', '%5c', '\\', '%00', '%25', '%c0%ae', '%c0%af', '%', '%zz',
     'a', 'x.json', '.json', 'catalog', 'meta', 'stream', 'subtitles', 'movie', 'films', 'genre=', 'skip=1', '&', '=',

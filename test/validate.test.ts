@@ -459,7 +459,27 @@ describe('many items', () => {
       return new Map(ours.map((f) => [f.path, typeof f.body === 'function' ? f.body() : f.body]));
     };
     const few = await filesOf(false);
-    expect([...few.keys()].sort()).toEqual(['meta/movie/c:1.json', 'meta/series/c:2.json', 'stream/movie/c:1.json', 'stream/series/c:2:1:1.json', 'stream/series/special.json', 'subtitles/movie/c:1.json', 'subtitles/series/special.json']);
+    expect([...few.keys()].sort()).toEqual(['meta/movie/c:1.json', 'meta/series/c:2.json', 'stream/movie/c:1.json', 'stream/series/c:2:1:1.json', 'stream/series/special.json', 'subtitles/movie/c:1.json', 'subtitles/series/c:2:1:1.json', 'subtitles/series/special.json']);
     expect(await filesOf(true)).toEqual(few);
+  });
+});
+
+describe('the base URL', () => {
+  it('warns when it is plain http:// on another machine, at baseUrl in addon.yaml or for --base-url', async () => {
+    const fromYaml = only(await check({ 'addon.yaml': addonYaml(`baseUrl: http://films.example.org/\n${CATALOG}`), 'movies.yaml': movies(1) }), 'insecure-base-url');
+    expect(fromYaml).toMatchObject({ severity: 'warning', file: 'addon.yaml', line: 5, column: 10, path: 'baseUrl' });
+    expect(fromYaml.message).toContain('HTTPS');
+    for (const url of ['http://192.168.1.20:8080/addon/', 'http://127.example.org/', 'http://localhost.example.org/']) {
+      const flag = only(await check({ 'addon.yaml': addonYaml(CATALOG), 'movies.yaml': movies(1) }, url), 'insecure-base-url');
+      expect(flag.file, url).toBeUndefined();
+      expect(flag.hint, url).toContain('--base-url');
+    }
+  });
+
+  it('is fine over https, and over http on this machine, which the client allows', async () => {
+    for (const url of ['https://films.example.org/', 'http://127.0.0.1:7000/', 'http://127.1.2.3/', 'http://localhost:7000/repo/', 'http://[::1]:7000/']) {
+      const diagnostics = await check({ 'addon.yaml': addonYaml(CATALOG), 'movies.yaml': movies(1) }, url);
+      expect(diagnostics, url).toEqual([]);
+    }
   });
 });

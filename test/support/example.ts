@@ -12,6 +12,11 @@ export interface ExampleOwner {
   id: string;
   streams: number;
   subtitles: number;
+  /**
+   * The extras of the player's subtitles request for each stream with subtitles hints, as the
+   * client core orders them (filename, videoSize, videoHash): `filename=a.mp4`.
+   */
+  hintedRequests: string[];
 }
 
 export interface ExampleItem {
@@ -84,6 +89,15 @@ export async function readExample(dir = EXAMPLE_DIR): Promise<Example> {
       id: owner === item ? item.id : (owner.id ?? `${item.id}:${owner.season}:${owner.episode}`),
       streams: owner.streams?.length ?? 0,
       subtitles: owner.subtitles?.length ?? 0,
+      hintedRequests: [
+        ...new Set(
+          (owner.streams ?? []).flatMap((stream: any) => {
+            const hints = stream.behaviorHints ?? {};
+            const extras = ['filename', 'videoSize', 'videoHash'].filter((k) => hints[k] !== undefined).map((k) => `${k}=${hints[k]}`);
+            return extras.length > 0 ? [extras.join('&')] : [];
+          }),
+        ),
+      ] as string[],
     })),
   }));
 
@@ -107,7 +121,8 @@ export async function readExample(dir = EXAMPLE_DIR): Promise<Example> {
 /**
  * Every file the example's output must hold: manifest, catalog pages for each catalog and genre
  * (first page, later pages of 100, an empty page at skip=<total>, both extra orders with a genre),
- * a meta per item, streams per movie and per episode, subtitles where there are some, local files.
+ * a meta per item, streams per movie and per episode, subtitles per movie and episode of the types
+ * that have some and per hinted stream, local files, pages and host rules.
  */
 export function expectedFiles(example: Example): Set<string> {
   const files = new Set(['manifest.json', ...example.localFiles]);
@@ -123,12 +138,18 @@ export function expectedFiles(example: Example): Set<string> {
     pages(catalog.type, catalog.id, catalog.members.length);
     for (const [genre, count] of catalog.genres) pages(catalog.type, catalog.id, count, genre);
   }
+  // Subtitles for every item and video of a type that has some, and the requests hints make.
+  const subtitleTypes = new Set(example.items.filter((i) => i.owners.some((o) => o.subtitles > 0)).map((i) => i.type));
   for (const item of example.items) {
     files.add(`meta/${item.type}/${item.id}.json`);
     for (const owner of item.owners) {
       files.add(`stream/${item.type}/${owner.id}.json`);
-      if (owner.subtitles > 0) files.add(`subtitles/${item.type}/${owner.id}.json`);
+      if (!subtitleTypes.has(item.type)) continue;
+      files.add(`subtitles/${item.type}/${owner.id}.json`);
+      for (const extras of owner.hintedRequests) files.add(`subtitles/${item.type}/${owner.id}/${extras}.json`);
     }
   }
+  // Cloudflare Pages' JSON 404 in each resource folder.
+  for (const folder of ['catalog', 'meta', 'stream', 'subtitles']) files.add(`${folder}/404.html`);
   return files;
 }
