@@ -103,7 +103,7 @@ export async function run(argv: readonly string[], io: Io = processIo): Promise<
 
   program
     .command('serve')
-    .description('build the content for the address it listens on into a private folder and serve it as the addon specification says')
+    .description('build the content for the address it listens on into a private folder and serve it as a static host does')
     .argument('[contentDir]', 'folder with addon.yaml and the item files', 'content')
     .option('-p, --port <port>', 'port to listen on (0: any free port)', '7000')
     .option('--host <address>', 'address to listen on', '127.0.0.1')

@@ -1,5 +1,5 @@
-// `addon-gen serve`: a local host for the addon that answers as the addon specification says.
-// `route` decides every answer from the request and the manifest alone; `startServer` does the I/O.
+// `addon-gen serve`: a local host for the addon that answers as the static hosts do, no better.
+// `route` decides every answer from the request alone; `startServer` does the I/O.
 import { constants, watch, type BigIntStats, type FSWatcher } from 'node:fs';
 import { mkdtemp, open, readdir, readlink, realpath, rm, stat, type FileHandle } from 'node:fs/promises';
 import { createServer, maxHeaderSize, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -18,7 +18,6 @@ import {
   resourcePath,
   stremioLink,
   webInstallLink,
-  type Extra,
 } from './paths.js';
 import { baseUrl as baseUrlSchema, Manifest } from './schema.js';
 
