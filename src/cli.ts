@@ -16,7 +16,7 @@ import {
   useColor,
   type Diagnostic,
 } from './diagnostics.js';
-import { HOSTS, type Host } from './hosts.js';
+import { hasRewrites, HOSTS, type Host } from './hosts.js';
 import { initProject, initText } from './init.js';
 import { jsonSchemaText, SCHEMA_DIR, writeJsonSchemas } from './jsonschema.js';
 import { parseByteSize, sourceLineOf } from './load.js';
@@ -109,11 +109,7 @@ export async function run(argv: readonly string[], io: Io = processIo): Promise<
     .option('--host <address>', 'address to listen on', '127.0.0.1')
     .option('--base-url <url>', 'URL to build the addon for (default: the address it listens on)')
     .option('--dir <dir>', 'serve this already built output folder as it is, without building')
-    .addOption(
-      new Option('--like <host>', 'answer as this host does: cloudflare, netlify and vercel rewrite subtitles requests with extras; github-pages and s3 serve files only')
-        .choices(HOSTS)
-        .default('github-pages'),
-    )
+    .option('--like <host>', `answer as this host does (${HOSTS.join(', ')}): cloudflare, netlify and vercel rewrite subtitles requests with extras; github-pages and s3 serve files only`, 'github-pages')
     .option('-w, --watch', 'rebuild when content files change; a failed rebuild keeps the last good build')
     .option('--allow-credentials-in-output', CREDENTIALS_FLAG)
     .option(MAX_FILE_SIZE_FLAG, MAX_FILE_SIZE_HELP)
@@ -193,7 +189,7 @@ interface ServeFlags {
   host: string;
   baseUrl?: string;
   dir?: string;
-  like: Host;
+  like: string;
   watch?: boolean;
   allowCredentialsInOutput?: boolean;
   maxFileSize?: string;
@@ -214,6 +210,8 @@ async function serve(contentDir: string, options: ServeFlags, io: Io): Promise<n
   if (!/^\d+$/.test(options.port) || Number(options.port) > 65535) {
     throw new UsageError(`--port ${options.port}: expected a port number from 0 to 65535`);
   }
+  const like = HOSTS.find((host) => host === options.like);
+  if (like === undefined) throw new UsageError(`--like ${options.like}: expected one of ${HOSTS.join(', ')}`);
   // Listening for Ctrl-C from the start, so that one pressed during the first build still cleans up.
   const stop = io.signal ? { signal: io.signal, dispose: () => {} } : processSignals();
   let started = false;
@@ -227,7 +225,7 @@ async function serve(contentDir: string, options: ServeFlags, io: Io): Promise<n
       port: Number(options.port),
       host: options.host,
       baseUrl: options.baseUrl,
-      like: options.like,
+      like,
       watch: options.watch,
       allowCredentialsInOutput: options.allowCredentialsInOutput,
       maxFileSize: parseMaxFileSize(options.maxFileSize),
@@ -249,7 +247,7 @@ async function serve(contentDir: string, options: ServeFlags, io: Io): Promise<n
     return 1;
   }
   started = true;
-  io.stdout(serveText(server, contentDir, options));
+  io.stdout(serveText(server, contentDir, options, like));
   await aborted(stop.signal);
   stop.dispose();
   await server.close();
@@ -257,7 +255,7 @@ async function serve(contentDir: string, options: ServeFlags, io: Io): Promise<n
   return 0;
 }
 
-function serveText(server: AddonServer, contentDir: string, options: ServeFlags): string {
+function serveText(server: AddonServer, contentDir: string, options: ServeFlags, like: Host): string {
   const { manifest } = server;
   const links = installLinks(server.manifestUrl);
   const from = options.dir !== undefined ? `${options.dir} as it is` : `a private build of ${contentDir}`;
@@ -269,6 +267,7 @@ function serveText(server: AddonServer, contentDir: string, options: ServeFlags)
     `  install:  ${links.stremio}`,
     `  web:      ${links.web}`,
     `  page:     ${server.url}`,
+    `  answers as ${like} does: ${hasRewrites(like) ? 'subtitles requests with extras get the id\'s file' : 'files only (--like cloudflare previews the subtitles rewrite)'}`,
   ];
   if (server.headerSource === 'none') lines.push(`  ${options.dir} has no _headers file: responses carry no Cache-Control`);
   if (options.watch) lines.push(`  watching ${contentDir} for changes`);

@@ -468,6 +468,7 @@ describe('addon-gen serve', () => {
     expect(out.stdout).toContain(`web:      https://web.stremio.com/#/addons?addon=http%3A%2F%2F127.0.0.1%3A${port}%2Fmanifest.json\n`);
     expect(out.stdout).toMatch(/^Serving Test Addon 1\.0\.0 at http:\/\/127\.0\.0\.1:\d+\//);
     expect(out.stdout).toContain(`page:     http://127.0.0.1:${port}/\n`);
+    expect(out.stdout).toContain('answers as github-pages does: files only (--like cloudflare previews the subtitles rewrite)\n');
     expect((await get(manifestUrl, '/manifest.json')).status).toBe(200);
 
     controller.abort();
@@ -535,6 +536,7 @@ describe('addon-gen serve', () => {
       ['serve', '--port', 'http'],
       ['serve', '/nonexistent/content', '--port', '0'],
       ['serve', '--dir', '/nonexistent/dist', '--port', '0'],
+      ['serve', '--like', 'heroku', '--port', '0'],
     ]) {
       const { out, status } = cli(argv);
       expect(await status, argv.join(' ')).toBe(2);
