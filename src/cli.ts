@@ -18,6 +18,7 @@ import {
 } from './diagnostics.js';
 import { hasRewrites, HOSTS, type Host } from './hosts.js';
 import { initProject, initText } from './init.js';
+import { findProject } from './project.js';
 import { jsonSchemaText, SCHEMA_DIR, writeJsonSchemas } from './jsonschema.js';
 import { parseByteSize, sourceLineOf } from './load.js';
 import { ContentError, installLinks, startServer, type AddonServer } from './serve.js';
@@ -55,8 +56,8 @@ export async function run(argv: readonly string[], io: Io = processIo): Promise<
   program
     .command('build')
     .description('check the content and write the addon (JSON files and copied local files) to the output folder')
-    .argument('[contentDir]', 'folder with addon.yaml and the item files', 'content')
-    .option('-o, --out <dir>', 'output folder', 'dist')
+    .argument('[contentDir]', 'folder with addon.yaml and the item files, or a project folder that holds it in content/', 'content')
+    .option('-o, --out <dir>', 'output folder (default: dist beside the content folder)')
     .option('--base-url <url>', 'public URL where the output will be published (overrides baseUrl in addon.yaml)')
     .option('--host <hosts>', `hosts to write rules for, comma-separated: ${HOSTS.join(', ')} or all`, 'all')
     .option('--s3-dir <dir>', 'folder for the S3 CORS configuration and upload script (default: <out>-s3)')
@@ -66,24 +67,25 @@ export async function run(argv: readonly string[], io: Io = processIo): Promise<
     .addOption(new Option('--json', 'print a machine-readable result on stdout'))
     .action(async (contentDir: string, options: BuildFlags) => {
       const hosts = parseHosts(options.host);
+      const project = await findProject(contentDir);
       const progress = progressLine(io, options);
       const result = await build({
         onProgress: progress.update,
-        contentDir,
-        outDir: options.out,
+        contentDir: project.contentDir,
+        outDir: options.out ?? project.outDir,
         baseUrl: options.baseUrl,
         hosts,
         s3Dir: options.s3Dir,
         maxFileSize: parseMaxFileSize(options.maxFileSize),
         allowCredentialsInOutput: options.allowCredentialsInOutput,
       }).finally(progress.clear);
-      status = report(result, { ...options, verb: 'build' }, io);
+      status = report(result, { ...options, out: options.out ?? project.outDir, verb: 'build' }, io);
     });
 
   program
     .command('validate')
     .description('run every check on the content and write nothing')
-    .argument('[contentDir]', 'folder with addon.yaml and the item files', 'content')
+    .argument('[contentDir]', 'folder with addon.yaml and the item files, or a project folder that holds it in content/', 'content')
     .option('--base-url <url>', 'public URL where the output will be published (overrides baseUrl in addon.yaml)')
     .option('--allow-credentials-in-output', CREDENTIALS_FLAG)
     .option(MAX_FILE_SIZE_FLAG, MAX_FILE_SIZE_HELP)
@@ -92,7 +94,7 @@ export async function run(argv: readonly string[], io: Io = processIo): Promise<
     .action(async (contentDir: string, options: ValidateFlags) => {
       const progress = progressLine(io, options);
       const result = await build({
-        contentDir,
+        contentDir: (await findProject(contentDir)).contentDir,
         baseUrl: options.baseUrl,
         maxFileSize: parseMaxFileSize(options.maxFileSize),
         allowCredentialsInOutput: options.allowCredentialsInOutput,
@@ -104,7 +106,7 @@ export async function run(argv: readonly string[], io: Io = processIo): Promise<
   program
     .command('serve')
     .description('build the content for the address it listens on into a private folder and serve it as a static host does')
-    .argument('[contentDir]', 'folder with addon.yaml and the item files', 'content')
+    .argument('[contentDir]', 'folder with addon.yaml and the item files, or a project folder that holds it in content/', 'content')
     .option('-p, --port <port>', 'port to listen on (0: any free port)', '7000')
     .option('--host <address>', 'address to listen on', '127.0.0.1')
     .option('--base-url <url>', 'URL to build the addon for (default: the address it listens on)')
@@ -117,7 +119,7 @@ export async function run(argv: readonly string[], io: Io = processIo): Promise<
       // With --dir the default content folder is not a request to build it.
       const contentGiven = command.args.length > 0;
       if (options.dir !== undefined && contentGiven) throw new UsageError('serve takes a content folder or --dir, not both');
-      status = await serve(contentDir, options, io);
+      status = await serve(options.dir !== undefined ? contentDir : (await findProject(contentDir)).contentDir, options, io);
     });
 
   program
@@ -174,7 +176,7 @@ export function failure(error: unknown): { status: number; message: string } {
 }
 
 interface BuildFlags {
-  out: string;
+  out?: string;
   baseUrl?: string;
   host: string;
   s3Dir?: string;

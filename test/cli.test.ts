@@ -95,6 +95,35 @@ describe('addon-gen build', () => {
   });
 });
 
+describe('a project folder as init makes it', () => {
+  it('builds its content/ into its own dist/, named as the project or as its content folder', async () => {
+    const project = path.join(await tempDir(), 'my-addon');
+    await mkdir(path.join(project, 'content'), { recursive: true });
+    for (const [name, text] of Object.entries(GOOD)) await writeFile(path.join(project, 'content', name), text);
+
+    const asProject = await cli(['build', project]);
+    expect(asProject.stderr).toBe('');
+    expect(asProject.status).toBe(0);
+    expect(asProject.stdout).toContain(`Built Test Addon 1.0.0 into ${path.join(project, 'dist')}/`);
+    expect(existsSync(path.join(project, 'dist', 'manifest.json'))).toBe(true);
+    // addon.yaml is read as the addon, not as an item of a folder above it.
+    expect(JSON.parse(await readFile(path.join(project, 'dist', 'manifest.json'), 'utf8')).id).toBe('org.example.test');
+
+    const asContent = await cli(['build', `${path.join(project, 'content')}/`]);
+    expect(asContent.status).toBe(0);
+    expect(asContent.stdout).toContain(`into ${path.join(project, 'dist')}/`);
+    expect(asContent.stdout).toMatch(/0 written, \d+ unchanged/);
+    // Nothing beside the project: the output and its bookkeeping are inside it.
+    expect(await readdir(path.dirname(project))).toEqual(['my-addon']);
+
+    expect((await cli(['validate', project])).status).toBe(0);
+    // --out still wins.
+    const elsewhere = path.join(await tempDir(), 'out');
+    expect((await cli(['build', project, '--out', elsewhere])).status).toBe(0);
+    expect(existsSync(path.join(elsewhere, 'manifest.json'))).toBe(true);
+  });
+});
+
 describe('addon-gen validate', () => {
   it('runs every check and writes nothing', async () => {
     const dir = await contentDir(GOOD);
