@@ -38,6 +38,8 @@ export const CODES = {
   'unknown-catalog': 'An item names a catalog that does not exist.',
   'unknown-default-video': '`behaviorHints.defaultVideoId` names no video of the item.',
   'uncovered-type': 'Items that no catalog lists: reachable only through meta requests.',
+  'unknown-type': 'An item\'s type is one letter away from a catalog\'s type or a known type, and no catalog lists it: probably a typo.',
+  'unknown-genre': 'An item\'s genre is not in the fixed `genres` list of a catalog that lists the item: its genre filter will not find the item by it.',
   'missing-asset': 'A local file named by a URL field does not exist.',
   'asset-outside-content': 'A local file path leaves the content folder.',
   'base-url-required': 'Local files or genre links need the public base URL.',
@@ -572,23 +574,28 @@ const MAX_SUGGESTED_LENGTH = 256;
 const SUGGESTION_WORK = 20_000_000;
 
 /** `closest` within a budget of work for a whole run; `candidates` are made only while it lasts. */
-export function suggester(work = SUGGESTION_WORK): (word: string, candidates: () => readonly string[]) => string | undefined {
+export function suggester(work = SUGGESTION_WORK): (word: string, candidates: () => readonly string[], maxDistance?: number) => string | undefined {
   let left = work;
-  return (word, candidates) => {
+  return (word, candidates, maxDistance) => {
     if (left <= 0 || word.length > MAX_SUGGESTED_LENGTH) return undefined;
     const list = candidates();
     let characters = list.length;
     for (const candidate of list) characters += candidate.length;
     left -= characters * Math.max(1, word.length);
-    return left >= 0 ? closest(word, list) : undefined;
+    return left >= 0 ? closest(word, list, maxDistance) : undefined;
   };
 }
 
-/** The closest candidate within a small edit distance, for "did you mean" hints. */
-export function closest(word: string, candidates: readonly string[]): string | undefined {
+/**
+ * The closest candidate within a small edit distance, for "did you mean" hints: letters added,
+ * removed, replaced or two neighbours swapped, case ignored. `maxDistance` narrows the default
+ * (2, or a third of the word's length when longer): 1 finds only `movies` for `movie`, `Movie`,
+ * `moive`, where a looser match would take a type or genre of one's own for a typo.
+ */
+export function closest(word: string, candidates: readonly string[], maxDistance?: number): string | undefined {
   if (word.length > MAX_SUGGESTED_LENGTH) return undefined;
   let best: string | undefined;
-  let bestDistance = Math.max(2, Math.floor(word.length / 3)) + 1;
+  let bestDistance = Math.min(maxDistance ?? Infinity, Math.max(2, Math.floor(word.length / 3))) + 1;
   const lower = word.toLowerCase();
   for (const candidate of candidates) {
     // The distance is at least the difference in length: no need to work it out.
@@ -602,7 +609,9 @@ export function closest(word: string, candidates: readonly string[]): string | u
   return best;
 }
 
+/** Optimal string alignment (Damerau-Levenshtein without edits of a swapped pair): `moive` is one from `movie`. */
 function editDistance(a: string, b: string): number {
+  let before: number[] = [];
   let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
   for (let i = 1; i <= a.length; i++) {
     const current = [i];
@@ -612,7 +621,9 @@ function editDistance(a: string, b: string): number {
         current[j - 1]! + 1,
         previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1),
       );
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) current[j] = Math.min(current[j]!, before[j - 2]! + 1);
     }
+    before = previous;
     previous = current;
   }
   return previous[b.length]!;

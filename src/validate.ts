@@ -172,14 +172,17 @@ export async function validate(loaded: Loaded, options: ValidateOptions): Promis
     const at = locatorOf(value);
     checkCredentials(parsed, at, options.allowCredentialsInOutput ?? false, diagnostics);
     items.push(normalizeItem(parsed, at, value.source, diagnostics, suggest));
-    if (catalogIndex) checkCatalogNames(parsed, catalogIndex, at, diagnostics, suggest);
+    if (catalogIndex) {
+      checkType(parsed, catalogIndex, addon!.types, at, diagnostics, suggest);
+      checkCatalogNames(parsed, catalogIndex, at, diagnostics, suggest);
+    }
   }
   if (!addon || !loaded.addon) return { diagnostics: diagnostics.list() };
 
   checkUniqueIds(items, diagnostics);
   const inputBytes = contentBytes([loaded.addon.source, ...items.map((item) => item.source)]);
-  const catalogs = resolveCatalogs(addon.catalogs, items, inputBytes, locatorOf(loaded.addon), diagnostics);
-  warnUncatalogued(items, catalogs, diagnostics);
+  const catalogs = resolveCatalogs(addon.catalogs, items, inputBytes, locatorOf(loaded.addon), diagnostics, suggest);
+  warnUncatalogued(items, catalogs, catalogIndex?.typos ?? new Map(), diagnostics);
   const { catalogs: _settings, ...settings } = addon;
   const content: Content = {
     addon: settings,
@@ -241,6 +244,9 @@ function realpathOr(file: string): string {
   }
 }
 
+/** A URL without its scheme: a host name (two or more labels, the last letters only), then a path or nothing. */
+const LOOKS_LIKE_HOST = /^(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z]{2,}(?::\d+)?(?:\/|$)/i;
+
 function localFiles(contentDir: string) {
   const root = path.resolve(contentDir);
   let realRoot: string | undefined;
@@ -282,7 +288,9 @@ function localFiles(contentDir: string) {
     if (real === undefined) {
       return fail(`"${value}" is neither a URL nor an existing file (looked for ${absolute})`, {
         code: 'missing-asset',
-        hint: 'check the spelling and that the path is relative to this YAML file; URLs need their scheme (https://…)',
+        hint: LOOKS_LIKE_HOST.test(value)
+          ? `did you mean "https://${value}"? A URL needs its scheme; without one it is a file name`
+          : 'check the spelling and that the path is relative to this YAML file; URLs need their scheme (https://…)',
       });
     }
     // The path is inside, but a symbolic link on it may lead out: what would be published is.
@@ -489,7 +497,14 @@ function checkUniqueIds(items: Item[], diagnostics: DiagnosticList) {
 const collator = new Intl.Collator('en', { numeric: true, sensitivity: 'base' });
 
 /** Membership, order and genre options of each catalog (see README, "Catalogs"). */
-function resolveCatalogs(settings: CatalogSettings[], items: Item[], inputBytes: number, at: Locator, diagnostics: DiagnosticList): Catalog[] {
+function resolveCatalogs(
+  settings: CatalogSettings[],
+  items: Item[],
+  inputBytes: number,
+  at: Locator,
+  diagnostics: DiagnosticList,
+  suggest: Suggest,
+): Catalog[] {
   const catalogs = new Map<string, Catalog & { settings: CatalogSettings; index: number }>();
   settings.forEach((s, index) => {
     const key = catalogKey(s.type, s.id);
@@ -537,7 +552,9 @@ function resolveCatalogs(settings: CatalogSettings[], items: Item[], inputBytes:
     }
   }
 
+  const reported = new Map<Item, Set<number>>();
   return [...catalogs.values()].map(({ settings: s, index: _i, ...catalog }) => {
+    if (Array.isArray(s.genres)) checkGenres(catalog, s.genres, reported, diagnostics, suggest);
     sortItems(catalog.items, s.sort);
     let genres: string[];
     if (s.genres === 'auto') {
@@ -549,6 +566,38 @@ function resolveCatalogs(settings: CatalogSettings[], items: Item[], inputBytes:
     }
     return { ...catalog, genres };
   });
+}
+
+/**
+ * unknown-genre: each genre of a member that a catalog with a fixed `genres` list does not offer,
+ * at the genre in the item's file. Its genre filter would never show the item under it; a genre
+ * that is one letter from an offered one is most likely a typo of it. Each genre of an item is
+ * reported once, for the first such catalog that lists it.
+ */
+function checkGenres(catalog: Catalog, offered: readonly string[], reported: Map<Item, Set<number>>, diagnostics: DiagnosticList, suggest: Suggest) {
+  const options = new Set(offered);
+  for (const item of catalog.items) {
+    item.genres?.forEach((genre, index) => {
+      if (options.has(genre)) return;
+      let done = reported.get(item);
+      if (!done) reported.set(item, (done = new Set()));
+      if (done.has(index)) return;
+      done.add(index);
+      diagnostics.add(item.where.file, 'warning', () => {
+        const suggestion = suggest(genre, () => offered, 2);
+        return {
+          code: 'unknown-genre',
+          severity: 'warning',
+          ...item.where(['genres', index]),
+          path: `genres[${index}]`,
+          message: `catalog "${catalog.id}" does not offer the genre "${genre}": its genre filter will not show this item under it`,
+          hint: suggestion
+            ? `did you mean "${suggestion}"?`
+            : `add "${genre}" to the genres of catalog "${catalog.id}" (line ${catalog.where(['genres']).line} of addon.yaml), or write \`genres: auto\` there`,
+        };
+      });
+    });
+  }
 }
 
 /**
@@ -605,6 +654,8 @@ interface CatalogIndex {
   keys: ReadonlySet<string>;
   typeOf: ReadonlyMap<string, string>;
   idsOf: ReadonlyMap<string, string[]>;
+  /** Item types that no catalog lists, each with the catalog or known type it is a letter from, if any. */
+  typos: Map<string, string | undefined>;
 }
 
 /** Made once: items that name unknown catalogs by the thousand are each looked up, not searched for. */
@@ -617,7 +668,37 @@ function indexCatalogs(settings: readonly CatalogSettings[]): CatalogIndex {
     if (ids) ids.push(id);
     else idsOf.set(type, [id]);
   }
-  return { keys: new Set(settings.map((s) => catalogKey(s.type, s.id))), typeOf, idsOf };
+  return { keys: new Set(settings.map((s) => catalogKey(s.type, s.id))), typeOf, idsOf, typos: new Map() };
+}
+
+/** The types Stremio's apps know (see the README, "Items"); others are allowed and shown as they are. */
+const KNOWN_TYPES = ['movie', 'series', 'channel', 'tv'];
+
+/**
+ * unknown-type: a type that no catalog lists and that is one edit (a letter added, removed,
+ * replaced or two swapped, or only the case) from a catalog's type or a known one. A type of
+ * one's own is allowed, so this is a warning; but `movies` beside catalogs of `movie` leaves the
+ * item out of every catalog without a word otherwise. Types that addon.yaml's `types` declares
+ * are meant. Each type is compared once, whatever the number of its items.
+ */
+function checkType(item: ContentItem, catalogs: CatalogIndex, declared: readonly string[] | undefined, at: Locator, diagnostics: DiagnosticList, suggest: Suggest) {
+  const { type } = item;
+  if (catalogs.idsOf.has(type) || KNOWN_TYPES.includes(type) || declared?.includes(type)) return;
+  if (!catalogs.typos.has(type)) {
+    const listed = [...catalogs.idsOf.keys()];
+    catalogs.typos.set(type, suggest(type, () => [...listed, ...KNOWN_TYPES.filter((t) => !listed.includes(t))], 1));
+  }
+  const suggestion = catalogs.typos.get(type);
+  if (suggestion === undefined) return;
+  const listed = catalogs.idsOf.has(suggestion);
+  diagnostics.add(at.file, 'warning', () => ({
+    code: 'unknown-type',
+    severity: 'warning',
+    ...at(['type']),
+    path: 'type',
+    message: `no catalog lists items of type "${type}", so this item is in none`,
+    hint: `did you mean "${suggestion}"? ${listed ? `Catalog "${catalogs.idsOf.get(suggestion)![0]}" lists ${suggestion} items; a` : 'A'} type of your own needs a catalog of that type`,
+  }));
 }
 
 /** Every catalog id an item names must exist for the item's type. */
@@ -644,11 +725,12 @@ function checkCatalogNames(item: ContentItem, catalogs: CatalogIndex, at: Locato
 }
 
 /** Items that no catalog lists can still be opened through meta requests, but nobody will find them. */
-function warnUncatalogued(items: Item[], catalogs: Catalog[], diagnostics: DiagnosticList) {
+function warnUncatalogued(items: Item[], catalogs: Catalog[], typos: ReadonlyMap<string, string | undefined>, diagnostics: DiagnosticList) {
   const listed = new Set(catalogs.flatMap((c) => c.items));
   const byType = new Map<string, Item[]>();
   for (const item of items) {
-    if (listed.has(item)) continue;
+    // A type taken for a typo has a warning at each item's type already (unknown-type).
+    if (listed.has(item) || typos.get(item.type) !== undefined) continue;
     const list = byType.get(item.type);
     if (list) list.push(item);
     else byType.set(item.type, [item]);
