@@ -455,6 +455,7 @@ function summaryText(result: BuildResult, options: ReportOptions): string {
   for (const report of result.hosts ?? []) {
     const limits = report.limits.map((l) => `${l.value > l.limit ? 'OVER' : 'within'} ${formatCount(l.limit, l.what)}`);
     lines.push(`  ${report.host}: ${limits.length > 0 ? limits.join('; ') : 'no size limits'}; ${report.tested}`);
+    if (report.note) lines.push(`    ${report.note}`);
   }
   const stages = Object.entries(result.stages).map(([stage, seconds]) => `${stage} ${seconds.toFixed(2)} s`);
   lines.push(`  ${result.seconds.toFixed(2)} s (${stages.join(', ')})`);

@@ -212,6 +212,8 @@ export interface HostReport {
   limits: HostLimitCheck[];
   /** How far addon-gen's own tests check this host, on which software (README "Hosts"). */
   tested: string;
+  /** A fact of this host that applies to this output, for the report (not a warning). */
+  note?: string;
 }
 
 /** The software test/hosts-client.test.ts serves each host's output with, or why there is none. */
@@ -238,7 +240,7 @@ const LIMITS: Partial<Record<Host, { what: string; limit: number; measure: (file
  */
 const WINDOWS_UNSAFE = /[<>:"|?*]|[. ](?:\/|$)/;
 
-/** Measures the written output against each chosen host and warns where a host would refuse it. */
+/** Measures the written output against each chosen host, warns where a host would refuse it, and notes what applies to it. */
 export function hostReport(
   hosts: readonly Host[] = HOSTS,
   files: readonly { path: string }[],
@@ -262,19 +264,17 @@ export function hostReport(
     return { host, files: written.files, bytes: written.bytes, limits, tested: TESTED_ON[host] };
   });
 
-  // Counted, not listed: in a large series addon nearly every path has a `:`.
-  let unsafe = 0;
-  const examples: string[] = [];
-  if (hosts.includes('github-pages')) {
-    for (const { path } of files) if (WINDOWS_UNSAFE.test(path) && ++unsafe <= 3) examples.push(path);
-  }
-  if (unsafe > 0) {
-    diagnostics.push({
-      code: 'host-file-name',
-      severity: 'warning',
-      message: `${unsafe} file name${unsafe === 1 ? ' has' : 's have'} characters that Windows checkouts and GitHub Pages' Jekyll build refuse, e.g. ${examples.join(', ')}`,
-      hint: 'the client needs these names (series video ids contain ":"): publish to GitHub Pages with the Actions workflow (actions/upload-pages-artifact and deploy-pages), not from a branch, and do not commit the output folder',
-    });
+  // Not a warning: the client needs these names, and the recommended way to publish (the Actions
+  // workflow) takes them. A fact of the host, shown in its line of the report. Counted, not
+  // listed: in a large series addon nearly every path has a `:`.
+  const pages = reports.find((report) => report.host === 'github-pages');
+  if (pages) {
+    let unsafe = 0;
+    const examples: string[] = [];
+    for (const { path } of files) if (WINDOWS_UNSAFE.test(path) && ++unsafe <= 2) examples.push(path);
+    if (unsafe > 0) {
+      pages.note = `${unsafe} file name${unsafe === 1 ? ' holds' : 's hold'} characters such as ":" (${examples.join(', ')}${unsafe > 2 ? ', …' : ''}) that Jekyll and Windows checkouts refuse: publish with the Actions workflow (as init sets up), not from a branch, and do not commit the output folder`;
+    }
   }
   return { hosts: reports, diagnostics };
 }

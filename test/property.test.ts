@@ -25,10 +25,10 @@ const PATH = process.env.PROPERTY_PATH;
 
 /**
  * Errors that concern a whole file, not a place in it: they have a file and no line. Problems of
- * the whole output (host-limit, manifest-too-large, host-file-name) have neither, and are warnings.
+ * the whole output (host-limit, manifest-too-large) have neither, and are warnings.
  */
 const FILE_ONLY: readonly DiagnosticCode[] = ['missing-addon-yaml', 'file-too-large', 'unreadable-file', 'symlink-not-followed'];
-const WHOLE_OUTPUT: readonly DiagnosticCode[] = ['host-limit', 'manifest-too-large', 'host-file-name'];
+const WHOLE_OUTPUT: readonly DiagnosticCode[] = ['host-limit', 'manifest-too-large'];
 
 // ---------------------------------------------------------------------------------------------
 // Values: mostly what the format wants, sometimes not
