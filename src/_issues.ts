@@ -32,15 +32,26 @@ export function issuesToDiagnostics(issues: readonly Issue[], schema: z.ZodType,
 function toDiagnostics(issue: Issue, schema: z.ZodType, locator: Locator): PendingDiagnostic[] {
   const path = issue.path.filter((k): k is string | number => typeof k !== 'symbol');
   if (issue.code === 'unrecognized_keys') {
-    return issue.keys.map((key) => ({ path: formatPath([...path, key]), build: () => unknownField(key, path, schema, locator) }));
+    return issue.keys.map((key) => ({ path: formatPath([...path, key]), build: () => unknownField(key, path, schema, locator, issue.input) }));
   }
   const pathText = formatPath(path) || undefined;
   return [{ path: pathText, build: () => ({ severity: 'error', ...locator(path), path: pathText, ...described(issue, path) }) }];
 }
 
-function unknownField(key: string, path: Path, schema: z.ZodType, locator: Locator): Diagnostic {
+function unknownField(key: string, path: Path, schema: z.ZodType, locator: Locator, input: unknown): Diagnostic {
   const known = keysAt(schema, path);
   const suggestion = closest(key, known);
+  const parent = suggestion ? undefined : emptyParent(key, path, schema, input);
+  if (parent !== undefined) {
+    return {
+      code: 'unknown-field',
+      severity: 'error',
+      ...locator(path, key),
+      path: formatPath([...path, key]),
+      message: `unknown field "${key}"`,
+      hint: `"${key}" is a field of ${parent} (line ${locator(path, parent).line}), which is empty: indent "${key}" further than ${parent} to put it there`,
+    };
+  }
   return {
     code: 'unknown-field',
     severity: 'error',
@@ -56,11 +67,51 @@ function unknownField(key: string, path: Path, schema: z.ZodType, locator: Locat
   };
 }
 
+/**
+ * A field whose value is empty (a key with nothing after it) and whose fields, or whose entries'
+ * fields, include `key`: the field that `key` was meant to be under, had it been indented. Only
+ * the mapping's own keys with an empty value are looked at.
+ */
+function emptyParent(key: string, path: Path, schema: z.ZodType, input: unknown): string | undefined {
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) return undefined;
+  for (const [field, value] of Object.entries(input)) {
+    if (value !== null || field === key) continue;
+    if (keysAt(schema, [...path, field]).includes(key) || keysAt(schema, [...path, field, 0]).includes(key)) return field;
+  }
+  return undefined;
+}
+
 /** The code, message and hint of an issue other than unknown keys. */
 function described(issue: Issue, path: Path): Pick<Diagnostic, 'code' | 'message' | 'hint'> {
+  const field = path[path.length - 1];
   if (issue.code === 'invalid_type' && issue.input === undefined) {
-    const field = path[path.length - 1];
     return { code: 'missing-field', message: `"${String(field)}" is required`, hint: `add ${String(field)}: …` };
+  }
+  if (issue.code === 'invalid_type') {
+    const { expected, input } = issue;
+    // `released: 1922`: YAML reads a year as a number, and a year is not a date.
+    if (field === 'released' && typeof input === 'number') {
+      return {
+        code: 'invalid-value',
+        message: `expected a date such as 1922-03-04, found ${describeValue(input)}`,
+        hint: Number.isInteger(input) && input >= 1000 && input <= 9999
+          ? `for a year, write the whole date (released: ${input}-01-01), or the year as text: releaseInfo: "${input}"`
+          : 'write a date like 1968-10-01 or a date-time like 1968-10-01T20:00:00Z',
+      };
+    }
+    // `season: "1"`: in quotes a number is text.
+    if (expected === 'number' && typeof input === 'string' && /^-?\d+(\.\d+)?$/.test(input.trim())) {
+      return { code: 'invalid-value', message: describeIssue(issue), hint: `write ${input.trim()} without quotes: in quotes it is text` };
+    }
+    // `behaviorHints:` with its fields under-indented, or nothing, after it.
+    if (input === null && (expected === 'object' || expected === 'record' || expected === 'array')) {
+      const what = expected === 'array' ? 'entries' : 'fields';
+      return {
+        code: 'invalid-value',
+        message: describeIssue(issue),
+        hint: `write its ${what} on the lines below "${String(field)}", indented further than it, or remove "${String(field)}"`,
+      };
+    }
   }
   if (issue.code === 'custom') {
     const params = (issue.params ?? {}) as IssueParams;
