@@ -532,7 +532,10 @@ const SYNTAX_HINTS: Record<string, string> = {
 };
 
 function yamlError(source: SourceFile, code: string, message: string, offset: number): Diagnostic {
-  const { line, col } = positions(source).lineCounter.linePos(offset);
+  // The yaml package's messages end with a position we already give.
+  const text = message.replace(/ at line \d+, column \d+:?[\s\S]*$/, '').trim();
+  const indented = indentationError(source, code, text, offset);
+  const { line, col } = positions(source).lineCounter.linePos(indented?.offset ?? offset);
   const duplicate = code === 'DUPLICATE_KEY';
   return {
     code: duplicate ? 'duplicate-key' : code === 'TOO_DEEP' ? 'yaml-too-deep' : 'yaml-syntax',
@@ -540,10 +543,92 @@ function yamlError(source: SourceFile, code: string, message: string, offset: nu
     file: source.file,
     line,
     column: col,
-    // The yaml package's messages end with a position we already give.
-    message: message.replace(/ at line \d+, column \d+:?[\s\S]*$/, '').trim(),
-    hint: duplicate ? 'remove one of the two keys; a later value would silently replace the earlier one' : SYNTAX_HINTS[code],
+    message: indented?.message ?? text,
+    hint: indented?.hint ?? (duplicate ? 'remove one of the two keys; a later value would silently replace the earlier one' : SYNTAX_HINTS[code]),
   };
+}
+
+/** One line of a file: where it starts, its text, the column of its first character, its key and the key's column. */
+interface LineInfo {
+  number: number;
+  start: number;
+  text: string;
+  /** 1-based column of the first character that is not a space. */
+  indent: number;
+  /** The key the line starts with, after any `- ` of list entries, and its 1-based column. */
+  key?: { name: string; column: number };
+}
+
+function lineInfo(source: SourceFile, number: number): LineInfo | undefined {
+  const lines = positions(source).lineCounter.lineStarts;
+  const start = lines[number - 1];
+  if (start === undefined) return undefined;
+  const newline = source.text.indexOf('\n', start);
+  const text = source.text.slice(start, newline === -1 ? source.text.length : newline).replace(/\r$/, '');
+  const indent = text.search(/[^ ]/) + 1;
+  const key = /^((?: *- +)*|\s*)([^\s#'"{[\-][^:#]*?|"[^"]*"|'[^']*'):(?:\s|$)/.exec(text);
+  return { number, start, text, indent, key: key ? { name: key[2]!.trim(), column: key[1]!.length + 1 } : undefined };
+}
+
+/** The nearest line before `number` that holds something: not blank, not only a comment. */
+function previousContent(source: SourceFile, number: number): LineInfo | undefined {
+  for (let n = number - 1; n >= 1 && n > number - 50; n--) {
+    const info = lineInfo(source, n);
+    if (info && info.indent > 0 && !info.text.trimStart().startsWith('#')) return info;
+  }
+  return undefined;
+}
+
+/**
+ * A syntax error caused by indentation, told as such, at the line whose indentation is wrong:
+ * - a key indented further than the key above it (`name: B` then `  poster: …`) makes one
+ *   plain value of both lines, which the parser reports at the value above, as a mapping in a
+ *   compact mapping; the line to fix is the next one;
+ * - keys of one mapping that start in different columns, or a line between a list's `-` and its
+ *   entry's keys: the parser's line, with both columns in the hint;
+ * - a line without a key, which went on with the value above but starts as far left as a key.
+ */
+function indentationError(source: SourceFile, code: string, message: string, offset: number): { offset: number; message?: string; hint: string } | undefined {
+  const lineCounter = positions(source).lineCounter;
+  const here = lineInfo(source, lineCounter.linePos(offset).line);
+  if (!here || here.indent === 0) return undefined;
+  if (code === 'BLOCK_AS_IMPLICIT_KEY' || code === 'MULTILINE_IMPLICIT_KEY') {
+    const before = /^((?: *- +)*|\s*)([^\s#][^:#]*?): +$/.exec(here.text.slice(0, offset - here.start));
+    if (!before || /:(?:\s|$)/.test(here.text.slice(offset - here.start).replace(/\s#.*$/, ''))) return undefined;
+    const column = before[1]!.length + 1;
+    for (let n = here.number + 1; n < here.number + 50; n++) {
+      const next = lineInfo(source, n);
+      if (!next) return undefined;
+      if (next.indent === 0 || next.text.trimStart().startsWith('#')) continue;
+      if (next.indent <= column || !next.key || next.key.column !== next.indent) return undefined;
+      const [key, above] = [next.key.name, before[2]!.trim()];
+      return {
+        offset: next.start + next.indent - 1,
+        message: `"${key}" is indented further than "${above}" above it, so YAML reads this line as more of the value of "${above}"`,
+        hint: `keys of one mapping start in the same column: indent "${key}" as far as "${above}" (column ${column})`,
+      };
+    }
+    return undefined;
+  }
+  const first = here.start + here.indent - 1;
+  const mapping = (code === 'BAD_INDENT' && /mapping/.test(message)) || (code === 'MISSING_CHAR' && /without - indicator/.test(message));
+  if (mapping) {
+    const above = previousContent(source, here.number);
+    const where = above?.key ? `, and "${above.key.name}" on line ${above.number} in column ${above.key.column}` : '';
+    return { offset: first, hint: `keys of one mapping start in the same column: this line starts in column ${here.indent}${where}; indent with spaces to line them up` };
+  }
+  if (code === 'BAD_INDENT' && /sequence/.test(message)) {
+    return { offset: first, hint: `the "-" of one list's entries start in the same column: this one is in column ${here.indent}; indent with spaces to line them up` };
+  }
+  if (code === 'MISSING_CHAR' && /Implicit map keys/.test(message) && !here.key) {
+    const above = previousContent(source, here.number);
+    const of = above?.key ? ` of "${above.key.name}" (line ${above.number})` : '';
+    return {
+      offset: first,
+      hint: `a line without "key:" continues the value above it, so it must be indented further than that value's key: indent it to continue the value${of}, or add the ":" a key needs`,
+    };
+  }
+  return undefined;
 }
 
 /**
