@@ -19,6 +19,7 @@ import {
 import { hasRewrites, HOSTS, type Host } from './hosts.js';
 import { initProject, initText } from './init.js';
 import { findProject } from './project.js';
+import { CENTRAL_API, publishAddon } from './publish.js';
 import { jsonSchemaText, SCHEMA_DIR, writeJsonSchemas } from './jsonschema.js';
 import { parseByteSize, sourceLineOf } from './load.js';
 import { ContentError, installLinks, startServer, type AddonServer } from './serve.js';
@@ -139,6 +140,16 @@ export async function run(argv: readonly string[], io: Io = processIo): Promise<
     .option('-o, --out <dir>', 'folder to write them to', SCHEMA_DIR)
     .action(async (options: { out: string }) => {
       io.stdout(jsonSchemaText(await writeJsonSchemas(options.out), options.out));
+    });
+
+  program
+    .command('publish')
+    .description("announce the published addon in Stremio's community catalog (as the official SDK's publishToCentral does)")
+    .argument('<manifestUrl>', 'the https:// URL of its manifest.json, where the host serves it')
+    .option('--api-url <url>', 'the API to announce it to', CENTRAL_API)
+    .action(async (manifestUrl: string, options: { apiUrl: string }) => {
+      const { manifest } = await publishAddon(manifestUrl, { apiUrl: options.apiUrl });
+      io.stdout(`${printable(`Published ${manifest.name} ${manifest.version} (${manifestUrl}) to ${options.apiUrl}: it appears in Stremio's community addons once listed`)}\n`);
     });
 
   try {

@@ -74,3 +74,8 @@ export function stremioLink(manifestUrl: string): string {
 export function webInstallLink(manifestUrl: string): string {
   return `https://web.stremio.com/#/addons?addon=${encodeURIComponent(manifestUrl)}`;
 }
+
+/** The machine itself, from which the client accepts addons over plain HTTP. */
+export function isLoopback(hostname: string): boolean {
+  return hostname === 'localhost' || hostname === '[::1]' || /^127(?:\.\d{1,3}){3}$/.test(hostname);
+}

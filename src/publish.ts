@@ -1,0 +1,88 @@
+// `addon-gen publish`: announces a published addon in Stremio's community catalog, as the official
+// SDK's publishToCentral does (POST {api}/api/addonPublish with the manifest URL). The manifest is
+// fetched and checked first, so that a typo in the URL fails here rather than in the catalog.
+import { z } from 'zod';
+import { UsageError } from './diagnostics.js';
+import { isLoopback } from './paths.js';
+
+/**
+ * What the client requires of any manifest (src/types/addon/manifest.rs): addon-gen's own are
+ * stricter, but an addon made otherwise may be announced too.
+ */
+const AnyManifest = z.looseObject({
+  id: z.string().min(1),
+  version: z.string().regex(/^\d+\.\d+\.\d+(?:[-+].*)?$/, 'version is not semver'),
+  name: z.string(),
+  types: z.array(z.string()),
+  resources: z.array(z.union([z.string(), z.looseObject({ name: z.string() })])),
+});
+type AnyManifest = z.infer<typeof AnyManifest>;
+
+/** The API that Stremio's community catalog (and the SDK's publishToCentral) uses. */
+export const CENTRAL_API = 'https://api.strem.io';
+
+export interface PublishOptions {
+  /** Another API base URL (a stand-in in tests); default CENTRAL_API. */
+  apiUrl?: string;
+  /** Milliseconds for each request; default 30 s. */
+  timeoutMs?: number;
+}
+
+export interface Published {
+  manifest: AnyManifest;
+  /** What the API answered in `result`. */
+  result: unknown;
+}
+
+/** Every way publishing fails: the message names the URL and what was wrong with it. */
+export class PublishError extends UsageError {
+  override name = 'PublishError';
+}
+
+export async function publishAddon(manifestUrl: string, options: PublishOptions = {}): Promise<Published> {
+  const url = parseUrl(manifestUrl, 'the manifest URL');
+  if (!url.pathname.endsWith('/manifest.json')) {
+    throw new PublishError(`${manifestUrl} does not end in /manifest.json: give the URL that installs the addon`);
+  }
+  if (url.protocol !== 'https:' && !isLoopback(url.hostname)) {
+    throw new PublishError(`${manifestUrl} is not https: Stremio installs remote addons only over HTTPS`);
+  }
+  const timeout = options.timeoutMs ?? 30_000;
+  const manifest = await fetchManifest(url, timeout);
+  const api = parseUrl(options.apiUrl ?? CENTRAL_API, '--api-url');
+  const endpoint = new URL('api/addonPublish', api.href.endsWith('/') ? api : `${api.href}/`);
+  const answer = await request(endpoint, timeout, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ transportUrl: url.href, transportName: 'http' }),
+  });
+  const body = await answer.json().catch(() => undefined);
+  const error = typeof body === 'object' && body !== null && 'error' in body ? body.error : undefined;
+  if (!answer.ok || error !== undefined || typeof body !== 'object' || body === null || !('result' in body)) {
+    const reason = error === undefined ? `status ${answer.status}` : typeof error === 'string' ? error : JSON.stringify(error);
+    throw new PublishError(`${endpoint.href} refused ${url.href}: ${reason}`);
+  }
+  return { manifest, result: body.result };
+}
+
+async function fetchManifest(url: URL, timeout: number): Promise<AnyManifest> {
+  const answer = await request(url, timeout, {});
+  if (answer.status !== 200) throw new PublishError(`${url.href} answered ${answer.status}: publish the addon there first`);
+  const parsed = AnyManifest.safeParse(await answer.json().catch(() => undefined));
+  if (!parsed.success) throw new PublishError(`${url.href} is not an addon manifest the client accepts: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+  return parsed.data;
+}
+
+async function request(url: URL, timeout: number, init: RequestInit): Promise<Response> {
+  try {
+    return await fetch(url, { ...init, redirect: 'follow', signal: AbortSignal.timeout(timeout) });
+  } catch (cause) {
+    const reason = cause instanceof Error ? (cause.cause instanceof Error ? cause.cause.message : cause.message) : String(cause);
+    throw new PublishError(`${url.href} could not be reached: ${reason}`);
+  }
+}
+
+function parseUrl(value: string, what: string): URL {
+  if (!URL.canParse(value) || !/^https?:$/.test(new URL(value).protocol)) throw new PublishError(`${what} ${value} is not an http(s) URL`);
+  return new URL(value);
+}
