@@ -23,6 +23,11 @@ export interface InitOptions {
   name?: string;
   /** Overwrite files that exist instead of refusing. */
   force?: boolean;
+  /**
+   * A cron expression (5 fields, UTC), e.g. `'0 6 * * *'` for daily at 06:00: the workflow also
+   * rebuilds and publishes on this schedule. Default: no schedule (only pushes and manual runs).
+   */
+  schedule?: string;
 }
 
 /** One file of the scaffold: its path below the project folder (forward slashes) and its text. */
@@ -38,6 +43,8 @@ export interface InitResult {
   files: InitFile[];
   /** The files that existed and were overwritten (with `force`). */
   replaced: string[];
+  /** The workflow's schedule (cron, UTC), when one was asked for. */
+  schedule?: string;
 }
 
 /** The values a template may name as `{{key}}`. */
@@ -46,6 +53,10 @@ export interface InitValues {
   name: string;
   /** The version of addon-gen that writes the project, pinned in the workflow. */
   addonGenVersion: string;
+  /** addon-gen's GitHub repository as `owner/name`, for its release URLs; default `<owner>/addon-gen`. */
+  repository?: string;
+  /** A checked cron expression (see checkSchedule) for the workflow's `on.schedule`; default none. */
+  schedule?: string;
 }
 
 /** Creates the project. Throws UsageError for a bad id or name and for files in the way. */
@@ -54,9 +65,11 @@ export async function initProject(options: InitOptions): Promise<InitResult> {
   const id = options.id ?? defaultId(folderName);
   const name = options.name ?? defaultName(folderName);
   checkSettings(id, name);
+  const schedule = options.schedule === undefined ? undefined : checkSchedule(options.schedule);
+  const pkg = await packageInfo();
 
   const files = [
-    ...renderInitFiles(await readInitTemplates(), { id, name, addonGenVersion: await packageVersion() }),
+    ...renderInitFiles(await readInitTemplates(), { id, name, addonGenVersion: pkg.version, repository: pkg.repository, schedule }),
     // The JSON Schemas that the content files' first lines point at, as this version has them.
     ...jsonSchemaFiles().map((file) => ({ path: `${SCHEMA_DIR}/${file.path}`, body: file.body })),
   ].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
@@ -80,7 +93,7 @@ export async function initProject(options: InitOptions): Promise<InitResult> {
     if (existing.includes(file.path)) await rm(target, { force: true });
     await writeFile(target, file.body, { flag: 'wx' });
   }
-  return { dir: options.dir, id, name, files, replaced: existing };
+  return { dir: options.dir, id, name, files, replaced: existing, ...(schedule !== undefined && { schedule }) };
 }
 
 /** `community.` and the folder name in lowercase letters, digits and dashes. */
@@ -114,6 +127,21 @@ function checkSettings(id: string, name: string) {
   }
 }
 
+/**
+ * A cron expression as GitHub Actions takes it: five fields (minute, hour, day of the month,
+ * month, day of the week), each digits, names (MON, JAN) and `* , - /`. Returned with single
+ * spaces. Only the form is checked, not the ranges: GitHub reports those when the workflow loads.
+ */
+export function checkSchedule(schedule: string): string {
+  const fields = schedule.trim().split(/\s+/).filter(Boolean);
+  if (fields.length !== 5 || !fields.every((field) => /^[0-9A-Za-z*,/-]+$/.test(field))) {
+    throw new UsageError(
+      `--schedule ${JSON.stringify(schedule)}: expected a cron expression of 5 fields (minute hour day-of-month month day-of-week, in UTC), such as '0 6 * * *' for daily at 06:00 UTC`,
+    );
+  }
+  return fields.join(' ');
+}
+
 // ---------------------------------------------------------------------------------------------
 // Templates
 
@@ -131,32 +159,55 @@ export async function readInitTemplates(): Promise<Map<string, string>> {
   return templates;
 }
 
+/** The placeholders that stand for a value inside a line. */
+type InlineKey = 'id' | 'name' | 'addonGenVersion' | 'repository';
+
 /** Pure: the scaffold's files with their final paths and the values filled in. */
 export function renderInitFiles(templates: ReadonlyMap<string, string>, values: InitValues): InitFile[] {
-  const scalars: Record<keyof InitValues, string> = {
+  const scalars: Record<InlineKey, string> = {
     id: yamlScalar(values.id),
     name: yamlScalar(values.name),
     addonGenVersion: values.addonGenVersion,
+    repository: values.repository ?? '<owner>/addon-gen',
   };
+  const schedule = values.schedule === undefined ? undefined : checkSchedule(values.schedule);
   const files = [...templates].map(([relative, text]) => ({
     path: relative
       .split('/')
       .map((segment) => segment.replace(/^dot-/, '.'))
       .join('/'),
-    body: fillIn(text, scalars),
+    body: fillIn(fillInSchedule(text, schedule), scalars),
   }));
   return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
 /**
- * Replaces `{{key}}` (only the keys of InitValues: GitHub's `${{ … }}` stays). The spaces after
- * a placeholder keep their column where the value allows, so trailing comments stay aligned.
+ * Replaces `{{key}}` (only the inline keys: GitHub's `${{ … }}` stays). The spaces after a
+ * placeholder keep their column where the value allows, so trailing comments stay aligned.
  */
-function fillIn(text: string, values: Record<keyof InitValues, string>): string {
-  return text.replace(/\{\{(id|name|addonGenVersion)\}\}( *)/g, (match, key: keyof InitValues, spaces: string) => {
+function fillIn(text: string, values: Record<InlineKey, string>): string {
+  return text.replace(/\{\{(id|name|addonGenVersion|repository)\}\}( *)/g, (match, key: InlineKey, spaces: string) => {
     const value = values[key];
     if (spaces === '') return value;
     return value + ' '.repeat(Math.max(1, match.length - value.length));
+  });
+}
+
+/**
+ * The line `# {{schedule}} …` (a comment, so that the template stays valid YAML) becomes the
+ * workflow's `schedule:` trigger at that indentation, or goes when there is no schedule.
+ */
+function fillInSchedule(text: string, schedule: string | undefined): string {
+  return text.replace(/^( *)# \{\{schedule\}\}.*\n/gm, (_line, indent: string) => {
+    if (schedule === undefined) return '';
+    const lines = [
+      '# Also rebuilds and publishes on a schedule (cron, in UTC), for content whose values come from',
+      '# variables or sources that change without a push. GitHub may start scheduled runs late, and',
+      '# turns them off in a public repository after 60 days without activity.',
+      'schedule:',
+      `  - cron: '${schedule}'`,
+    ];
+    return lines.map((line) => `${indent}${line}\n`).join('');
   });
 }
 
@@ -206,9 +257,15 @@ async function filesInTheWay(dir: string, files: readonly InitFile[]): Promise<{
   return { existing, blocked: [...blocked] };
 }
 
-async function packageVersion(): Promise<string> {
-  const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
-  return pkg.version;
+/** addon-gen's version, and its GitHub repository as `owner/name` when package.json names one. */
+async function packageInfo(): Promise<{ version: string; repository?: string }> {
+  const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+    repository?: string | { url?: string };
+  };
+  const url = typeof pkg.repository === 'string' ? pkg.repository : pkg.repository?.url;
+  const github = url?.match(/^(?:github:|(?:git\+)?https:\/\/github\.com\/)([\w.-]+\/[\w.-]+?)(?:\.git)?\/?$/);
+  return { version: pkg.version, ...(github?.[1] !== undefined && { repository: github[1] }) };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -230,7 +287,10 @@ export function initText(result: InitResult, cwd = process.cwd()): string {
     `  Editors with the YAML language server (VS Code: Red Hat's YAML) complete and check them from ${SCHEMA_DIR}/.`,
     '  To publish on GitHub Pages, push this folder to a GitHub repository and set',
     '  Settings > Pages > Source to "GitHub Actions": .github/workflows/addon.yml then builds',
-    '  and publishes every push to main. Other hosts: "Publish" in the addon-gen README.',
+    result.schedule === undefined
+      ? '  and publishes every push to main.'
+      : `  and publishes every push to main, and on the schedule '${result.schedule}' (cron, UTC).`,
+    '  Other hosts: "Publish" in the addon-gen README.',
   );
   return `${lines.join('\n')}\n`;
 }

@@ -9,12 +9,13 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { isCollection, isMap, isScalar, parse, parseDocument, type Node, type Pair } from 'yaml';
 import { run } from '../src/cli.js';
-import { defaultId, defaultName, readInitTemplates, renderInitFiles } from '../src/init.js';
+import { UsageError } from '../src/diagnostics.js';
+import { checkSchedule, defaultId, defaultName, initProject, initText, readInitTemplates, renderInitFiles } from '../src/init.js';
 import { contentDir, readTree, tempDir } from './support/content.js';
 
 const BIN = fileURLToPath(new URL('../bin/addon-gen.js', import.meta.url));
 const TEMPLATES = fileURLToPath(new URL('../templates/init/', import.meta.url));
-const PACKAGE = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string; files: string[] };
+const PACKAGE = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string; files: string[]; repository: { url: string } };
 const exec = promisify(execFile);
 
 const SCAFFOLD = [
@@ -294,6 +295,79 @@ describe('the scaffold', () => {
     walk(doc.contents, '');
     expect(uncommented).toEqual([]);
     expect(Object.keys(doc.toJS())).toEqual(['id', 'version', 'name', 'description', 'cache', 'catalogs']);
+  });
+
+  it('installs addon-gen from npm, and names the release tarball as the route when that version is not on npm', async () => {
+    const dir = await scaffold();
+    const text = await readFile(path.join(dir, '.github/workflows/addon.yml'), 'utf8');
+    // Every placeholder filled in (GitHub's own `${{ … }}` stays).
+    expect(text).not.toMatch(/(?<!\$)\{\{/);
+    const repository = PACKAGE.repository.url.replace(/^git\+https:\/\/github\.com\//, '').replace(/\.git$/, '');
+    const v = PACKAGE.version;
+    expect(text).toContain(`#   npm install --global https://github.com/${repository}/releases/download/v${v}/addon-gen-${v}.tgz\n`);
+    // The route from Git fails (it must compile, and a global install has no compiler): not offered.
+    expect(text).not.toMatch(/npm install --global github:/);
+  });
+
+  it('has no schedule unless asked, and a commented cron schedule when asked', async () => {
+    const templates = await readInitTemplates();
+    const workflowOf = (schedule?: string) => {
+      const files = renderInitFiles(templates, { id: 'org.example.films', name: 'Films', addonGenVersion: '9.9.9', ...(schedule !== undefined && { schedule }) });
+      const text = files.find((f) => f.path === '.github/workflows/addon.yml')!.body;
+      const doc = parseDocument(text);
+      expect(doc.errors).toEqual([]);
+      return { text, workflow: doc.toJS() as any };
+    };
+
+    const plain = workflowOf();
+    expect(Object.keys(plain.workflow.on)).toEqual(['push', 'workflow_dispatch']);
+    expect(plain.workflow.on.schedule).toBeUndefined();
+    expect(plain.text).not.toContain('schedule');
+
+    const daily = workflowOf('0 6 * * *');
+    expect(Object.keys(daily.workflow.on)).toEqual(['push', 'workflow_dispatch', 'schedule']);
+    expect(daily.workflow.on.schedule).toEqual([{ cron: '0 6 * * *' }]);
+    expect(daily.workflow.on.schedule[0].cron).toBe('0 6 * * *');
+    expect(daily.text).toMatch(/^ {2}# Also rebuilds and publishes on a schedule \(cron, in UTC\).*\n(?: {2}#.*\n)* {2}schedule:\n {4}- cron: '0 6 \* \* \*'\n/m);
+    // The rest of the workflow is the same.
+    expect({ ...daily.workflow, on: undefined }).toEqual({ ...plain.workflow, on: undefined });
+
+    // Spaces as typed are made single; the form is checked before anything is written.
+    expect(workflowOf(' 30  5 * *\t1-5 ').workflow.on.schedule).toEqual([{ cron: '30 5 * * 1-5' }]);
+    expect(workflowOf('0 0 1 JAN,JUL MON').workflow.on.schedule).toEqual([{ cron: '0 0 1 JAN,JUL MON' }]);
+  });
+
+  it('writes the schedule through initProject, and says so in the next steps', async () => {
+    const dir = path.join(await tempDir(), 'films');
+    const result = await initProject({ dir, schedule: '0 6 * * *' });
+    expect(result.schedule).toBe('0 6 * * *');
+    const workflow = await readYaml(path.join(dir, '.github/workflows/addon.yml'));
+    expect(workflow.on.schedule[0].cron).toBe('0 6 * * *');
+    expect(initText(result, dir)).toContain("and publishes every push to main, and on the schedule '0 6 * * *' (cron, UTC).\n");
+
+    const without = path.join(await tempDir(), 'films');
+    const plain = await initProject({ dir: without });
+    expect(plain.schedule).toBeUndefined();
+    expect((await readYaml(path.join(without, '.github/workflows/addon.yml'))).on.schedule).toBeUndefined();
+    expect(initText(plain, without)).toContain('  and publishes every push to main.\n');
+  });
+
+  it('refuses a schedule that is not a cron expression of 5 fields, before writing anything', async () => {
+    for (const bad of ['', 'daily', '0 6 * *', '0 6 * * * *', "0 6 * * *'", '0 6 * * *\n  - cron: x', '@daily']) {
+      const dir = path.join(await tempDir(), 'films');
+      const refused = initProject({ dir, schedule: bad });
+      await expect(refused, JSON.stringify(bad)).rejects.toBeInstanceOf(UsageError);
+      await expect(refused).rejects.toThrow(`--schedule ${JSON.stringify(bad)}: expected a cron expression of 5 fields (minute hour day-of-month month day-of-week, in UTC), such as '0 6 * * *' for daily at 06:00 UTC`);
+      expect(existsSync(dir), JSON.stringify(bad)).toBe(false);
+      expect(() => checkSchedule(bad)).toThrow(UsageError);
+    }
+  });
+
+  it('is valid YAML as a template too, for those who copy it by hand', async () => {
+    const template = (await readInitTemplates()).get('dot-github/workflows/addon.yml')!;
+    const doc = parseDocument(template);
+    expect(doc.errors).toEqual([]);
+    expect((doc.toJS() as any).on.schedule).toBeUndefined();
   });
 
   it('is all in the npm package, under names npm keeps', async () => {
