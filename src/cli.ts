@@ -129,8 +129,9 @@ export async function run(argv: readonly string[], io: Io = processIo): Promise<
     .argument('[dir]', 'project folder (created when missing)', '.')
     .option('--id <id>', 'addon id (default: community.<folder name>)')
     .option('--name <name>', 'addon name (default: the folder name)')
+    .option('--schedule <cron>', 'also rebuild and publish on this schedule, e.g. "0 6 * * *" (every day at 06:00 UTC)')
     .option('--force', 'overwrite files that already exist')
-    .action(async (dir: string, options: { id?: string; name?: string; force?: boolean }) => {
+    .action(async (dir: string, options: { id?: string; name?: string; schedule?: string; force?: boolean }) => {
       io.stdout(initText(await initProject({ dir, ...options })));
     });
 

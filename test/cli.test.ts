@@ -95,6 +95,21 @@ describe('addon-gen build', () => {
   });
 });
 
+describe('addon-gen init --schedule', () => {
+  it('adds the schedule to the workflow, and refuses what is not a cron expression', async () => {
+    const dir = path.join(await tempDir(), 'scheduled');
+    const { status, stderr } = await cli(['init', dir, '--schedule', '0 6 * * *']);
+    expect(stderr).toBe('');
+    expect(status).toBe(0);
+    expect(await readFile(path.join(dir, '.github/workflows/addon.yml'), 'utf8')).toMatch(/^\s+schedule:\n\s+- cron: '0 6 \* \* \*'$/m);
+    const bad = path.join(await tempDir(), 'bad');
+    const refused = await cli(['init', bad, '--schedule', 'daily']);
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toMatch(/^addon-gen: --schedule "daily": expected a cron expression of 5 fields/);
+    expect(existsSync(bad)).toBe(false);
+  });
+});
+
 describe('a project folder as init makes it', () => {
   it('builds its content/ into its own dist/, named as the project or as its content folder', async () => {
     const project = path.join(await tempDir(), 'my-addon');
