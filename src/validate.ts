@@ -244,8 +244,18 @@ function realpathOr(file: string): string {
   }
 }
 
-/** A URL without its scheme: a host name (two or more labels, the last letters only), then a path or nothing. */
-const LOOKS_LIKE_HOST = /^(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z]{2,}(?::\d+)?(?:\/|$)/i;
+/**
+ * A URL without its scheme: `www.` and a host, or a host name (two or more labels, the last of
+ * letters only, not a file extension: `poster.jpg` is a file) and a path.
+ */
+const LOOKS_LIKE_HOST = {
+  test: (value: string): boolean => {
+    if (/^www\.[a-z0-9-]+\.[a-z]/i.test(value)) return true;
+    const host = /^((?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+([a-z]{2,}))(?::\d+)?\//i.exec(value);
+    return host !== null && !FILE_EXTENSIONS.has(host[2]!.toLowerCase());
+  },
+};
+const FILE_EXTENSIONS = new Set(['jpg', 'jpeg', 'png', 'gif', 'webp', 'svg', 'srt', 'vtt', 'ass', 'mp4', 'mkv', 'webm', 'avi', 'mov', 'yaml', 'yml', 'json', 'txt', 'zip']);
 
 function localFiles(contentDir: string) {
   const root = path.resolve(contentDir);

@@ -240,6 +240,15 @@ describe('common mistakes', () => {
     ]);
   });
 
+  it('9b. a local file whose name looks like a host keeps the hint about paths', async () => {
+    const files = await check({ 'a.yaml': 'id: pd:a\ntype: movie\nname: A\nposter: nosferatu.jpg\nbackground: images.v2/bg.png\n' });
+    expect(files.map((d) => [d.code, d.path, d.hint])).toEqual(
+      ['poster', 'background'].map((field) => ['missing-asset', field, 'check the spelling and that the path is relative to this YAML file; URLs need their scheme (https://…)']),
+    );
+    const www = only(await check({ 'b.yaml': 'id: pd:b\ntype: movie\nname: B\nposter: www.example.org\n' }), 'missing-asset');
+    expect(www.hint).toBe('did you mean "https://www.example.org"? A URL needs its scheme; without one it is a file name');
+  });
+
   it('10. a season in quotes', async () => {
     const d = only(await check({ 'a.yaml': 'id: pd:a\ntype: series\nname: A\nvideos:\n  - season: "1"\n    episode: 1\n' }), 'invalid-value');
     expect(d).toEqual({
