@@ -611,13 +611,13 @@ function indentationError(source: SourceFile, code: string, message: string, off
     return undefined;
   }
   const first = here.start + here.indent - 1;
-  const mapping = (code === 'BAD_INDENT' && /mapping/.test(message)) || (code === 'MISSING_CHAR' && /without - indicator/.test(message));
+  const mapping = (code === 'BAD_INDENT' && /^All mapping items/.test(message)) || (code === 'MISSING_CHAR' && /without - indicator/.test(message));
   if (mapping) {
     const above = previousContent(source, here.number);
     const where = above?.key ? `, and "${above.key.name}" on line ${above.number} in column ${above.key.column}` : '';
     return { offset: first, hint: `keys of one mapping start in the same column: this line starts in column ${here.indent}${where}; indent with spaces to line them up` };
   }
-  if (code === 'BAD_INDENT' && /sequence/.test(message)) {
+  if (code === 'BAD_INDENT' && /^All sequence items/.test(message)) {
     return { offset: first, hint: `the "-" of one list's entries start in the same column: this one is in column ${here.indent}; indent with spaces to line them up` };
   }
   if (code === 'MISSING_CHAR' && /Implicit map keys/.test(message) && !here.key) {
