@@ -549,6 +549,9 @@ function yamlError(source: SourceFile, code: string, message: string, offset: nu
 }
 
 /** One line of a file: where it starts, its text, the column of its first character, its key and the key's column. */
+/** The longest line searched for its key by the indentation hints. */
+const MAX_KEY_LINE = 1000;
+
 interface LineInfo {
   number: number;
   start: number;
@@ -566,7 +569,8 @@ function lineInfo(source: SourceFile, number: number): LineInfo | undefined {
   const newline = source.text.indexOf('\n', start);
   const text = source.text.slice(start, newline === -1 ? source.text.length : newline).replace(/\r$/, '');
   const indent = text.search(/[^ ]/) + 1;
-  const key = /^((?: *- +)*|\s*)([^\s#'"{[\-][^:#]*?|"[^"]*"|'[^']*'):(?:\s|$)/.exec(text);
+  // Lines written by hand are short; a long one (generated, or hostile) is not searched for a key.
+  const key = text.length > MAX_KEY_LINE ? null : /^((?: *- +)*|\s*)([^\s#'"{[\-][^:#]*?|"[^"]*"|'[^']*'):(?:\s|$)/.exec(text);
   return { number, start, text, indent, key: key ? { name: key[2]!.trim(), column: key[1]!.length + 1 } : undefined };
 }
 
@@ -593,6 +597,7 @@ function indentationError(source: SourceFile, code: string, message: string, off
   const here = lineInfo(source, lineCounter.linePos(offset).line);
   if (!here || here.indent === 0) return undefined;
   if (code === 'BLOCK_AS_IMPLICIT_KEY' || code === 'MULTILINE_IMPLICIT_KEY') {
+    if (here.text.length > MAX_KEY_LINE) return undefined;
     const before = /^((?: *- +)*|\s*)([^\s#][^:#]*?): +$/.exec(here.text.slice(0, offset - here.start));
     if (!before || /:(?:\s|$)/.test(here.text.slice(offset - here.start).replace(/\s#.*$/, ''))) return undefined;
     const column = before[1]!.length + 1;
@@ -610,7 +615,8 @@ function indentationError(source: SourceFile, code: string, message: string, off
     }
     return undefined;
   }
-  const first = here.start + here.indent - 1;
+  // The parser's own column (the line's start) stays: the hint gives the columns that matter.
+  const first = offset;
   const mapping = (code === 'BAD_INDENT' && /^All mapping items/.test(message)) || (code === 'MISSING_CHAR' && /without - indicator/.test(message));
   if (mapping) {
     const above = previousContent(source, here.number);

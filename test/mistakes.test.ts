@@ -141,7 +141,7 @@ describe('common mistakes', () => {
       severity: 'error',
       file: 'a.yaml',
       line: 6,
-      column: 3,
+      column: 1,
       message: 'All mapping items must start at the same column',
       hint: 'keys of one mapping start in the same column: this line starts in column 3, and "url" on line 5 in column 5; indent with spaces to line them up',
     });
@@ -149,7 +149,7 @@ describe('common mistakes', () => {
     const short = only(await check({ 'b.yaml': 'id: pd:b\ntype: movie\nname: B\nstreams:\n  - url: https://example.org/b.mp4\n   description: SD\n' }), 'yaml-syntax');
     expect(short).toMatchObject({
       line: 6,
-      column: 4,
+      column: 1,
       message: 'Sequence item without - indicator',
       hint: 'keys of one mapping start in the same column: this line starts in column 4, and "url" on line 5 in column 5; indent with spaces to line them up',
     });
@@ -285,7 +285,7 @@ describe('more mistakes', () => {
     );
     expect(d).toMatchObject({
       line: 6,
-      column: 3,
+      column: 1,
       hint: 'keys of one mapping start in the same column: this line starts in column 3, and "defaultVideoId" on line 5 in column 5; indent with spaces to line them up',
     });
   });
