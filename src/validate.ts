@@ -7,7 +7,7 @@ import { formatPath, hasErrors, suggester, type Diagnostic, type DiagnosticList 
 import { issuesToDiagnostics, type Locator } from './_issues.js';
 import { byteSize, contentBytes, OUTPUT_LIMIT, outputLimit } from './_output-limit.js';
 import { locate, type Loaded, type SourceFile, type SourceValue } from './load.js';
-import { ASSETS_DIR, normalizeBaseUrl, publicUrl } from './paths.js';
+import { ASSETS_DIR, isLoopback, normalizeBaseUrl, publicUrl } from './paths.js';
 import { expandVariables, needsWalk, policyLists, secretPolicy, secretsIn, type Environment, type SecretPolicy } from './secrets.js';
 import {
   baseUrl as baseUrlSchema,
@@ -919,10 +919,6 @@ function checkBaseUrlScheme(baseUrl: string | undefined, at: Locator | undefined
     message: `the base URL ${baseUrl} is not https: Stremio installs remote addons only over HTTPS (plain HTTP only from 127.0.0.1)`,
     hint: `publish where the addon is served over HTTPS, and give that address as ${at ? 'baseUrl in addon.yaml' : '--base-url'} (https://…/)`,
   });
-}
-
-function isLoopback(hostname: string): boolean {
-  return hostname === 'localhost' || hostname === '[::1]' || /^127(?:\.\d{1,3}){3}$/.test(hostname);
 }
 
 function uniqueInOrder<T>(values: readonly T[]): T[] {
