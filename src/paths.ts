@@ -14,7 +14,12 @@ export function resourcePath(resource: Resource, type: string, id: string, extra
   // Joined rather than concatenated: V8 keeps a concatenation as a tree of its pieces, larger
   // than the one flat string a join makes, and a plan keeps a quarter of a million paths.
   if (extras.length === 0) return [resource, '/', type, '/', id, '.json'].join('');
-  return [resource, '/', type, '/', id, '/', extras.map(([name, value]) => `${name}=${value}`).join('&'), '.json'].join('');
+  return [resource, '/', type, '/', id, '/', extrasName(extras)].join('');
+}
+
+/** The file name of a request's extras: `skip=100&genre=Action.json` (decoded). */
+export function extrasName(extras: readonly Extra[]): string {
+  return `${extras.map(([name, value]) => `${name}=${value}`).join('&')}.json`;
 }
 
 /**

@@ -19,7 +19,7 @@ import {
 import type { SourceFile } from './load.js';
 import { byteSize, OUTPUT_LIMIT, outputLimit } from './_output-limit.js';
 import { renderPages, type PageTemplates } from './page.js';
-import { discoverGenreLink, MANIFEST_FILE, resourcePath, subtitlesRequestExtras, type Extra } from './paths.js';
+import { discoverGenreLink, extrasName, MANIFEST_FILE, resourcePath, subtitlesRequestExtras, type Extra } from './paths.js';
 import type {
   CacheHints,
   ExtraProp,
@@ -504,9 +504,9 @@ function playerSubtitlesExtras(owner: StreamOwner): Extra[][] {
   for (const stream of owner.streams) {
     const extras = subtitlesRequestExtras(stream.behaviorHints ?? {});
     if (extras.length === 0) continue;
-    const file = resourcePath('subtitles', 'type', 'id', extras).slice('subtitles/type/id/'.length);
+    const name = extrasName(extras);
     // A file name no host can hold (a `/` in the file name): only the embedded copy reaches the player.
-    if (fileNameProblem(file, false) === undefined) requests.set(file, extras);
+    if (fileNameProblem(name, false) === undefined) requests.set(name, extras);
   }
   return [...requests.values()];
 }

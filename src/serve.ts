@@ -22,7 +22,7 @@ import {
 import { baseUrl as baseUrlSchema, Manifest } from './schema.js';
 
 // ---------------------------------------------------------------------------------------------
-// Decisions: pure functions of the request and the manifest
+// Decisions: pure functions of the request
 
 /** An answer that is not a file of the tree. */
 export type RouteError = { kind: 'error'; status: number; message: string };
@@ -83,7 +83,7 @@ export function route(method: string, rawUrl: string, options: RouteOptions = {}
   return { ...found, paths: [resourcePath('subtitles', type!, id!)] };
 }
 
-/** Any other path: a file of the tree (`/`, `/configure` and other folders give their index.html). */
+/** A path's file in the tree (`/`, `/configure` and other folders give their index.html). */
 function staticRoute(raw: string[]): Route {
   const names: string[] = [];
   for (const [index, segment] of raw.entries()) {
