@@ -6,10 +6,10 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { DiagnosticList } from '../src/diagnostics.js';
-import { escapeHtml, jsonForScript, pageValues } from '../src/page.js';
-import { contentSchemas, fileNameProblem, isAbsoluteUrl, toRfc3339 } from '../src/schema.js';
-import { expandText, expandVariables, needsWalk, secretPolicy, secretsIn } from '../src/secrets.js';
+import { DiagnosticList } from '../src/diagnostics/index.js';
+import { escapeHtml, jsonForScript, pageValues } from '../src/plan/page.js';
+import { contentSchemas, fileNameProblem, isAbsoluteUrl, toRfc3339 } from '../src/validate/schema.js';
+import { expandText, expandVariables, needsWalk, secretPolicy, secretsIn } from '../src/validate/secrets.js';
 
 const MiB = 1024 * 1024;
 const FLOOR_MS_PER_MIB = 1;
@@ -97,7 +97,7 @@ function repeated(token: string, bytes: number): string {
  * build (lib/): its parse threads run compiled code.
  */
 async function validateFile(dir: string, text: string): Promise<void> {
-  const { build }: typeof import('../src/build.js') = await import(new URL('../lib/build.js', import.meta.url).href);
+  const { build }: typeof import('../src/build/index.js') = await import(new URL('../lib/build.js', import.meta.url).href);
   // A literal block scalar: the text is the value as it is, whatever it holds.
   const lines = text.split('\n').map((line) => `  ${line}`).join('\n');
   await writeFile(path.join(dir, 'a.yaml'), `id: a\ntype: movie\nname: A\ndescription: |-\n${lines}\n`);

@@ -5,7 +5,7 @@ import { readdir, readFile, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { build } from '../src/build.js';
+import { build } from '../src/build/index.js';
 import { generateContent, SIZES } from './generate.js';
 
 const size = (process.argv[2] ?? 'large') as keyof typeof SIZES;

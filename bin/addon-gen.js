@@ -9,6 +9,6 @@ process.env.UV_THREADPOOL_SIZE ??= '16';
 // measurable CPU (at twice, they start to cost).
 const v8 = await import('node:v8');
 v8.setFlagsFromString('--heap-growing-percent=150');
-const { run } = await import('../lib/cli.js');
+const { run } = await import('../lib/cli/index.js');
 
 process.exitCode = await run(process.argv.slice(2));

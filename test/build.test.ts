@@ -6,9 +6,9 @@ import { chmod, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/pro
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { build } from '../src/build.js';
-import type { Host } from '../src/hosts.js';
-import { stateFileOf } from '../src/write.js';
+import { build } from '../src/build/index.js';
+import type { Host } from '../src/hosts/index.js';
+import { stateFileOf } from '../src/write/index.js';
 import { addonYaml, contentDir, readTree, tempDir } from './support/content.js';
 import { clientRequest, envelopeProblems, hostFileFor } from './support/envelope.js';
 import { EXAMPLE_DIR as EXAMPLE, expectedFiles, readExample } from './support/example.js';

@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import fg from 'fast-glob';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { build } from '../src/build.js';
+import { build } from '../src/build/index.js';
 import { walkAddon, type WalkResult } from './support/client-walk.js';
 import { removeOutput } from './support/content.js';
 import { EXAMPLE_DIR, readExample, type Example } from './support/example.js';

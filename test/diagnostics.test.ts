@@ -15,7 +15,7 @@ import {
   sourceExcerpt,
   useColor,
   type Diagnostic,
-} from '../src/diagnostics.js';
+} from '../src/diagnostics/index.js';
 
 const BIN = fileURLToPath(new URL('../bin/addon-gen.js', import.meta.url));
 const DOC = fileURLToPath(new URL('../docs/diagnostics.md', import.meta.url));

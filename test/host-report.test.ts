@@ -1,7 +1,7 @@
 // The host report: files and bytes against the chosen hosts' limits, and the names GitHub Pages needs the Actions workflow for.
 import { describe, expect, it } from 'vitest';
-import { build } from '../src/build.js';
-import { hostReport } from '../src/hosts.js';
+import { build } from '../src/build/index.js';
+import { hostReport } from '../src/hosts/index.js';
 import { addonYaml, contentDir, tempDir } from './support/content.js';
 
 const SERIES = {

@@ -4,8 +4,8 @@
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { build, type BuildResult } from '../src/build.js';
-import type { Diagnostic } from '../src/diagnostics.js';
+import { build, type BuildResult } from '../src/build/index.js';
+import type { Diagnostic } from '../src/diagnostics/index.js';
 import { addonYaml, contentDir, movies, readTree, tempDir } from './support/content.js';
 
 const BASE = 'baseUrl: https://user.github.io/films/\n';

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { build } from '../src/build.js';
+import { build } from '../src/build/index.js';
 import { addonYaml, contentDir, movies, readTree, tempDir } from './support/content.js';
 
 const BIN = fileURLToPath(new URL('../bin/addon-gen.js', import.meta.url));
@@ -65,7 +65,7 @@ async function leftovers(dir: string): Promise<string[]> {
 
 beforeAll(async () => {
   // The command runs from lib/: it must be compiled from the current src/ (npm test does that first).
-  expect(existsSync(fileURLToPath(new URL('../lib/cli.js', import.meta.url))), 'lib/ is compiled').toBe(true);
+  expect(existsSync(fileURLToPath(new URL('../lib/cli/index.js', import.meta.url))), 'lib/ is compiled').toBe(true);
 });
 
 describe('the output and S3 folders, after links are resolved', () => {

@@ -8,8 +8,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { BUG_STATUS, failure } from '../src/cli.js';
-import { IoError, UsageError } from '../src/diagnostics.js';
+import { BUG_STATUS, failure } from '../src/cli/index.js';
+import { IoError, UsageError } from '../src/diagnostics/index.js';
 import { addonYaml, contentDir, tempDir } from './support/content.js';
 
 const BIN = fileURLToPath(new URL('../bin/addon-gen.js', import.meta.url));

@@ -5,9 +5,9 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { TOKENS } from '../bench/scanners.js';
-import { build, type BuildOptions } from '../src/build.js';
-import { DiagnosticList } from '../src/diagnostics.js';
-import { expandText, expandVariables, needsWalk, readEscapes, secretPolicy, secretsIn } from '../src/secrets.js';
+import { build, type BuildOptions } from '../src/build/index.js';
+import { DiagnosticList } from '../src/diagnostics/index.js';
+import { expandText, expandVariables, needsWalk, readEscapes, secretPolicy, secretsIn } from '../src/validate/secrets.js';
 import { addonYaml, contentDir, readTree, tempDir } from './support/content.js';
 
 const CATALOG = 'catalogs:\n  - { id: films, type: movie, name: Films }\n';

@@ -7,9 +7,9 @@ import { chmod, mkdir, readdir, readFile, realpath, symlink, truncate, writeFile
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { build, type BuildResult } from '../src/build.js';
-import { formatDiagnostics, sortDiagnostics, type Diagnostic } from '../src/diagnostics.js';
-import { loadContent, parseByteSize, sourceLineOf, type SourceValue } from '../src/load.js';
+import { build, type BuildResult } from '../src/build/index.js';
+import { formatDiagnostics, sortDiagnostics, type Diagnostic } from '../src/diagnostics/index.js';
+import { loadContent, parseByteSize, sourceLineOf, type SourceValue } from '../src/load/index.js';
 import { addonYaml, contentDir, movies, readTree, tempDir } from './support/content.js';
 
 const FIXTURES = fileURLToPath(new URL('./fixtures/hostile/', import.meta.url));

@@ -8,9 +8,9 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { isCollection, isMap, isScalar, parse, parseDocument, type Node, type Pair } from 'yaml';
-import { run } from '../src/cli.js';
-import { UsageError } from '../src/diagnostics.js';
-import { checkSchedule, defaultId, defaultName, initProject, initText, readInitTemplates, renderInitFiles } from '../src/init.js';
+import { run } from '../src/cli/index.js';
+import { UsageError } from '../src/diagnostics/index.js';
+import { checkSchedule, defaultId, defaultName, initProject, initText, readInitTemplates, renderInitFiles } from '../src/cli/init.js';
 import { contentDir, readTree, tempDir } from './support/content.js';
 
 const BIN = fileURLToPath(new URL('../bin/addon-gen.js', import.meta.url));

@@ -9,12 +9,12 @@ import fc from 'fast-check';
 import fg from 'fast-glob';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { build } from '../src/build.js';
-import { run } from '../src/cli.js';
-import type { DiagnosticCode } from '../src/diagnostics.js';
-import { initProject } from '../src/init.js';
-import { contentJsonSchemas, jsonSchemaFiles, type JsonSchema } from '../src/jsonschema.js';
-import { contentSchemas } from '../src/schema.js';
+import { build } from '../src/build/index.js';
+import { run } from '../src/cli/index.js';
+import type { DiagnosticCode } from '../src/diagnostics/index.js';
+import { initProject } from '../src/cli/init.js';
+import { contentJsonSchemas, jsonSchemaFiles, type JsonSchema } from '../src/validate/json-schema.js';
+import { contentSchemas } from '../src/validate/schema.js';
 import { addonYaml, contentDir, tempDir } from './support/content.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));

@@ -3,9 +3,9 @@
 // exact code, severity, place and words; none of them may pass silently.
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { build } from '../src/build.js';
-import type { Diagnostic } from '../src/diagnostics.js';
-import { initProject } from '../src/init.js';
+import { build } from '../src/build/index.js';
+import type { Diagnostic } from '../src/diagnostics/index.js';
+import { initProject } from '../src/cli/init.js';
 import { contentDir, tempDir } from './support/content.js';
 
 const ADDON = `id: org.example.films

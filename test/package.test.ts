@@ -119,7 +119,7 @@ describe('the npm package, packed and installed as users get it', () => {
     // The license travels with the package: package.json's "MIT" names it, LICENSE holds it.
     expect(top).toEqual(['LICENSE', 'README.md', 'bin', 'lib', 'package.json', 'schema', 'templates']);
     // The compiled CLI and library, the templates init copies (under names npm keeps), the schemas.
-    for (const file of ['bin/addon-gen.js', 'lib/cli.js', 'lib/index.js', 'lib/index.d.ts', 'lib/init.js', 'templates/init/dot-github/workflows/addon.yml', 'templates/init/dot-gitignore', 'templates/index.html', 'schema/addon.schema.json', 'schema/item.schema.json']) {
+    for (const file of ['bin/addon-gen.js', 'lib/cli/index.js', 'lib/index.js', 'lib/index.d.ts', 'lib/cli/init.js', 'templates/init/dot-github/workflows/addon.yml', 'templates/init/dot-gitignore', 'templates/index.html', 'schema/addon.schema.json', 'schema/item.schema.json']) {
       expect(paths, file).toContain(file);
     }
     // lib/ is compiled from src/ alone: no compiled tests, benchmarks or sources.

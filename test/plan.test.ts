@@ -3,7 +3,7 @@
 // fields, which are written only where the content sets them.
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { build } from '../src/build.js';
+import { build } from '../src/build/index.js';
 import { addonYaml, contentDir, movies, readTree, tempDir } from './support/content.js';
 import { walkCatalog } from './support/walk.js';
 

@@ -11,11 +11,11 @@ import { describe, expect, it } from 'vitest';
 import util, { isDeepStrictEqual } from 'node:util';
 import { parseAllDocuments, stringify } from 'yaml';
 import { z } from 'zod';
-import { build, type BuildResult } from '../src/build.js';
-import { diagnosticJson, formatDiagnostics, type DiagnosticCode } from '../src/diagnostics.js';
-import { loadContent, locate, sourceLineOf, type SourceFile } from '../src/load.js';
-import { contentSchemas } from '../src/schema.js';
-import { derivePrefixes } from '../src/validate.js';
+import { build, type BuildResult } from '../src/build/index.js';
+import { diagnosticJson, formatDiagnostics, type DiagnosticCode } from '../src/diagnostics/index.js';
+import { loadContent, locate, sourceLineOf, type SourceFile } from '../src/load/index.js';
+import { contentSchemas } from '../src/validate/schema.js';
+import { derivePrefixes } from '../src/validate/index.js';
 import { checkTree } from './support/walk.js';
 import { readTree, removeOutput } from './support/content.js';
 

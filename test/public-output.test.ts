@@ -6,8 +6,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { build, type BuildOptions } from '../src/build.js';
-import type { Diagnostic } from '../src/diagnostics.js';
+import { build, type BuildOptions } from '../src/build/index.js';
+import type { Diagnostic } from '../src/diagnostics/index.js';
 import { addonYaml, contentDir, readTree, tempDir } from './support/content.js';
 
 const CATALOG = 'catalogs:\n  - { id: films, type: movie, name: Films }\n';

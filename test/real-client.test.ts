@@ -2,7 +2,7 @@
 // real Stremio client core the way stremio-web drives it: install, board, discover with every
 // page and genre, every meta, the streams of every movie and episode, and subtitles in the player.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { build } from '../src/build.js';
+import { build } from '../src/build/index.js';
 import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';

@@ -8,8 +8,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { generateContent, SIZES } from '../bench/generate.js';
-import { build } from '../src/build.js';
-import { stateFileOf } from '../src/write.js';
+import { build } from '../src/build/index.js';
+import { stateFileOf } from '../src/write/index.js';
 import { readTree, tempDir } from './support/content.js';
 import { checkTree } from './support/walk.js';
 

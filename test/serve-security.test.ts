@@ -13,9 +13,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { build } from '../src/build.js';
-import type { Manifest } from '../src/schema.js';
-import { byteRange, route, startServer, type AddonServer } from '../src/serve.js';
+import { build } from '../src/build/index.js';
+import type { Manifest } from '../src/validate/schema.js';
+import { byteRange, route, startServer, type AddonServer } from '../src/serve/index.js';
 import { addonYaml, movies, readTree, removeOutput } from './support/content.js';
 import { EXAMPLE_DIR } from './support/example.js';
 import { exchange, parseReplies, request, type Reply } from './support/raw-http.js';
@@ -701,7 +701,7 @@ describe('serve under load', () => {
 
   /** serve-child.mjs in its own process: what it sends, asked for by kind. */
   async function serveChild(options: Record<string, unknown>) {
-    if (!existsSync(fileURLToPath(new URL('../lib/serve.js', import.meta.url)))) throw new Error('lib/ is not built: run npx tsc -p tsconfig.build.json');
+    if (!existsSync(fileURLToPath(new URL('../lib/serve/index.js', import.meta.url)))) throw new Error('lib/ is not built: run npx tsc -p tsconfig.build.json');
     const child = fork(CHILD, [JSON.stringify(options)], { execArgv: ['--expose-gc'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     const messages: ChildMessage[] = [];
     const waiting: (() => void)[] = [];

@@ -7,10 +7,10 @@ import { createServer as createNetServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { build, type BuildResult } from '../src/build.js';
-import { run } from '../src/cli.js';
-import { headerRules, renderHeadersFile } from '../src/hosts.js';
-import { parseHeadersFile, route, startServer, type AddonServer } from '../src/serve.js';
+import { build, type BuildResult } from '../src/build/index.js';
+import { run } from '../src/cli/index.js';
+import { headerRules, renderHeadersFile } from '../src/hosts/index.js';
+import { parseHeadersFile, route, startServer, type AddonServer } from '../src/serve/index.js';
 import { addonYaml, contentDir, movies, tempDir } from './support/content.js';
 
 // 250 movies t:0000…t:0249 in one catalog (even ones Action and Science Fiction, odd ones Drama),

@@ -1,10 +1,10 @@
 // Each validation rule on real files: its code, message, file, line, column and field path.
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { build } from '../src/build.js';
-import type { Diagnostic } from '../src/diagnostics.js';
-import { toRfc3339 } from '../src/schema.js';
-import { COMPILE_ITEM_SCHEMA_AT } from '../src/validate.js';
+import { build } from '../src/build/index.js';
+import type { Diagnostic } from '../src/diagnostics/index.js';
+import { toRfc3339 } from '../src/validate/schema.js';
+import { COMPILE_ITEM_SCHEMA_AT } from '../src/validate/index.js';
 import { addonYaml, contentDir, movies } from './support/content.js';
 
 const CATALOG = 'catalogs:\n  - { id: films, type: movie, name: Films }\n';

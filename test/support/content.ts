@@ -3,7 +3,7 @@ import { mkdtemp, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promis
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach } from 'vitest';
-import { stateFileOf } from '../../src/write.js';
+import { stateFileOf } from '../../src/write/index.js';
 
 const made: string[] = [];
 

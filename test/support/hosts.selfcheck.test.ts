@@ -5,7 +5,7 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { build } from '../../src/build.js';
+import { build } from '../../src/build/index.js';
 import { readTree, removeOutput } from './content.js';
 import { EXAMPLE_DIR } from './example.js';
 import { startNginx, type Nginx } from './nginx.js';

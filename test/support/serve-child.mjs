@@ -5,7 +5,7 @@
 // handles the collector had to close, and 'close' by closing the server and leaving.
 // Needs lib/ (npm run build:ts).
 import { existsSync, readdirSync } from 'node:fs';
-import { startServer } from '../../lib/serve.js';
+import { startServer } from '../../lib/serve/index.js';
 
 // A FileHandle the server forgot stays open until the collector closes it, with this warning.
 let closedByCollector = 0;

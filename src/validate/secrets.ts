@@ -1,8 +1,8 @@
 // Part of stage 2, validate: `${NAME}` in values, and the guard that keeps secrets out of the
 // output. Everything addon-gen writes is public, so a value that would publish a secret is an
 // error at the field that holds it, before anything is written.
-import type { Locator } from './_issues.js';
-import { formatPath, type Diagnostic, type DiagnosticList } from './diagnostics.js';
+import type { Locator } from './issues.js';
+import { formatPath, type Diagnostic, type DiagnosticList } from '../diagnostics/index.js';
 
 /** Names that look like they hold a secret, case-insensitively (`GITHUB_TOKEN`, `tmdb_api_key`). */
 const SECRET_NAME = /KEY|TOKEN|SECRET|PASSWORD|AUTH/i;

@@ -5,7 +5,7 @@ import { isUtf8 } from 'node:buffer';
 import { constants, type Dirent } from 'node:fs';
 import { open, readdir, readlink, realpath, stat, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import type { Diagnostic } from './diagnostics.js';
+import type { Diagnostic } from '../diagnostics/index.js';
 
 export const ADDON_FILE = 'addon.yaml';
 

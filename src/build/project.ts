@@ -2,8 +2,8 @@
 // project folder as `init` makes it (its content/ holds addon.yaml), and where its output goes.
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import { INIT_CONTENT_DIR } from './init.js';
-import { ADDON_FILE } from './load.js';
+import { INIT_CONTENT_DIR } from '../cli/init.js';
+import { ADDON_FILE } from '../load/index.js';
 
 export interface Project {
   /** The content folder to build. */

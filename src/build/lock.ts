@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
-import { errorCode, IoError, ioFailure } from './diagnostics.js';
+import { errorCode, IoError, ioFailure } from '../diagnostics/index.js';
 
 /** The end of the lock file's name beside the output folder: `.dist.addon-gen.lock` for `dist`. */
 const LOCK_SUFFIX = '.addon-gen.lock';

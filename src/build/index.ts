@@ -3,18 +3,19 @@ import { createHash } from 'node:crypto';
 import { lstat, readdir, readFile, realpath, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { lockOutput } from './_lock.js';
-import { inputsHash, localDiagnostics, portableDiagnostics, recordHolds, recordInputs, type BuildRecord } from './_last-build.js';
-import { errorCode, hasErrors, UsageError, type Diagnostic } from './diagnostics.js';
-import { loadContent, type Loaded, type SourceFile } from './load.js';
-import { manifestUrl } from './paths.js';
-import { hostReport, HOSTS, TESTED_ON, type Host, type HostReport } from './hosts.js';
-import type { PageTemplates } from './page.js';
-import { plan, type OutputFile } from './plan.js';
-import { baseUrl as baseUrlSchema } from './schema.js';
-import type { Environment } from './secrets.js';
-import { streamOwners, validate, type Content } from './validate.js';
-import { intactOutput, stagingDirOf, writeOutput, type WriteResult } from './write.js';
+import { lockOutput } from './lock.js';
+import { inputsHash, localDiagnostics, portableDiagnostics, recordHolds, recordInputs, type BuildRecord } from './last-build.js';
+import { errorCode, hasErrors, UsageError, type Diagnostic } from '../diagnostics/index.js';
+import { loadContent, type Loaded, type SourceFile } from '../load/index.js';
+import { manifestUrl } from '../shared/paths.js';
+import { hostReport, HOSTS, TESTED_ON, type Host, type HostReport } from '../hosts/index.js';
+import type { PageTemplates } from '../plan/page.js';
+import { plan, type OutputFile } from '../plan/index.js';
+import { baseUrl as baseUrlSchema } from '../validate/schema.js';
+import type { Environment } from '../validate/secrets.js';
+import { streamOwners, validate, type Content } from '../validate/index.js';
+import { intactOutput, stagingDirOf, writeOutput, type WriteResult } from '../write/index.js';
+import { templateUrl } from '../shared/package.js';
 
 export interface BuildOptions {
   contentDir: string;
@@ -264,7 +265,6 @@ function foreignFiles(outDir: string, foreign: readonly string[]): Diagnostic[] 
 
 /** The page templates shipped in the package's templates/ folder. */
 const TEMPLATES = ['index.html', 'configure.html', '404.html', 'head.html', 'style.css', 'links.js'];
-const templateUrl = (name: string) => new URL(`../templates/${name}`, import.meta.url);
 
 async function readTemplates(): Promise<PageTemplates> {
   const [install, configure, notFound, head, style, links] = await Promise.all(TEMPLATES.map((name) => readFile(templateUrl(name), 'utf8')));
@@ -281,11 +281,12 @@ async function readTemplates(): Promise<PageTemplates> {
  * checkout) must render every file again instead of trusting what the old code recorded.
  */
 async function generatorFingerprint(): Promise<string> {
-  const dir = new URL('.', import.meta.url);
+  // The folder of the stage folders (src/ or lib/), every file below it.
+  const dir = new URL('..', import.meta.url);
   const hash = createHash('sha1');
-  const code = (await readdir(dir)).filter((n) => /\.[cm]?[jt]s$/.test(n)).sort();
-  for (const url of [...code.map((name) => new URL(name, dir)), ...TEMPLATES.map(templateUrl)]) {
-    hash.update(url.pathname.slice(url.pathname.lastIndexOf('/') + 1)).update('\0').update(await readFile(url)).update('\0');
+  const code = (await readdir(dir, { recursive: true })).filter((n) => /\.[cm]?[jt]s$/.test(n)).sort();
+  for (const [name, url] of [...code.map((n) => [n, new URL(n, dir)] as const), ...TEMPLATES.map((n) => [n, templateUrl(n)] as const)]) {
+    hash.update(name).update('\0').update(await readFile(url)).update('\0');
   }
   return hash.digest('base64url');
 }

@@ -1,9 +1,9 @@
 // Header and rewrite rules for static hosts, as ordered data rendered into each host's format
 // (`_headers`/`_redirects` for Cloudflare Pages and Netlify, vercel.json, S3 scripts). `serve`
 // answers with the same headers, so a local preview behaves like the published addon.
-import type { Diagnostic } from './diagnostics.js';
-import type { CacheHints, ResourceName } from './schema.js';
-import type { Content } from './validate.js';
+import type { Diagnostic } from '../diagnostics/index.js';
+import type { CacheHints, ResourceName } from '../validate/schema.js';
+import type { Content } from '../validate/index.js';
 
 export const HOSTS = ['github-pages', 'cloudflare', 'netlify', 'vercel', 's3'] as const;
 export type Host = (typeof HOSTS)[number];

@@ -3,7 +3,7 @@
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { UsageError } from './diagnostics.js';
+import { UsageError } from '../diagnostics/index.js';
 import { contentSchemas, SOURCE_FIELD_NEEDS, STREAM_SOURCES } from './schema.js';
 
 /** Where `addon-gen schema` and `init` put the schemas: beside the content folder, in the project root. */

@@ -1,7 +1,7 @@
 // Stage 3, plan: a pure function from checked content to the list of files the addon consists of.
 // Every decision about paths, pages, key order and bodies is made here; nothing touches the disk.
 import { hash } from 'node:crypto';
-import { DiagnosticList, type Diagnostic } from './diagnostics.js';
+import { DiagnosticList, type Diagnostic } from '../diagnostics/index.js';
 import {
   cacheHints,
   hasRewrites,
@@ -15,11 +15,11 @@ import {
   renderVercelJson,
   REWRITES,
   type Host,
-} from './hosts.js';
-import type { SourceFile } from './load.js';
-import { byteSize, OUTPUT_LIMIT, outputLimit } from './_output-limit.js';
+} from '../hosts/index.js';
+import type { SourceFile } from '../load/index.js';
+import { byteSize, OUTPUT_LIMIT, outputLimit } from '../shared/output-limit.js';
 import { renderPages, type PageTemplates } from './page.js';
-import { discoverGenreLink, extrasName, MANIFEST_FILE, resourcePath, subtitlesRequestExtras, type Extra } from './paths.js';
+import { discoverGenreLink, extrasName, MANIFEST_FILE, resourcePath, subtitlesRequestExtras, type Extra } from '../shared/paths.js';
 import type {
   CacheHints,
   ExtraProp,
@@ -32,9 +32,9 @@ import type {
   Stream as WireStream,
   Subtitle as WireSubtitle,
   Video as WireVideo,
-} from './schema.js';
-import { fileNameProblem } from './schema.js';
-import { streamOwners, type Catalog, type Content, type Item, type Stream, type StreamOwner, type Subtitle, type Video } from './validate.js';
+} from '../validate/schema.js';
+import { fileNameProblem } from '../validate/schema.js';
+import { streamOwners, type Catalog, type Content, type Item, type Stream, type StreamOwner, type Subtitle, type Video } from '../validate/index.js';
 
 /** Items per catalog page; the client asks for the next page at `skip=<items so far>`. */
 export const PAGE_SIZE = 100;

@@ -1,8 +1,7 @@
 // The command line: a thin layer over build() and startServer(). `run(argv)` returns the exit
 // status (0 ok, 1 content errors, 2 usage and I/O errors, 70 a bug); only bin/ calls process.exit.
-import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
-import { build, type BuildResult, type Progress } from './build.js';
+import { build, type BuildResult, type Progress } from '../build/index.js';
 import {
   diagnosticJson,
   formatDiagnostics,
@@ -15,14 +14,15 @@ import {
   UsageError,
   useColor,
   type Diagnostic,
-} from './diagnostics.js';
-import { hasRewrites, HOSTS, type Host } from './hosts.js';
+} from '../diagnostics/index.js';
+import { hasRewrites, HOSTS, type Host } from '../hosts/index.js';
 import { initProject, initText } from './init.js';
-import { findProject } from './project.js';
+import { findProject } from '../build/project.js';
 import { CENTRAL_API, publishAddon } from './publish.js';
-import { jsonSchemaText, SCHEMA_DIR, writeJsonSchemas } from './jsonschema.js';
-import { parseByteSize, sourceLineOf } from './load.js';
-import { ContentError, installLinks, startServer, type AddonServer } from './serve.js';
+import { jsonSchemaText, SCHEMA_DIR, writeJsonSchemas } from '../validate/json-schema.js';
+import { parseByteSize, sourceLineOf } from '../load/index.js';
+import { ContentError, installLinks, startServer, type AddonServer } from '../serve/index.js';
+import { packageInfo } from '../shared/package.js';
 
 export interface Io {
   stdout: (text: string) => void;
@@ -49,7 +49,7 @@ export async function run(argv: readonly string[], io: Io = processIo): Promise<
   let status = 0;
   const program = new Command('addon-gen')
     .description('Turn a folder of YAML content files into a complete static Stremio addon.')
-    .version(packageVersion(), '-v, --version')
+    .version(packageInfo().version, '-v, --version')
     .exitOverride()
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
     .showHelpAfterError('(run addon-gen --help for usage)');
@@ -497,7 +497,3 @@ function formatBytes(bytes: number): string {
   return `${(bytes / 1024 / 1024 / 1024).toFixed(1)} GiB`;
 }
 
-function packageVersion(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
-  return pkg.version;
-}

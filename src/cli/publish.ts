@@ -2,8 +2,8 @@
 // SDK's publishToCentral does (POST {api}/api/addonPublish with the manifest URL). The manifest is
 // fetched and checked first, so that a typo in the URL fails here rather than in the catalog.
 import { z } from 'zod';
-import { UsageError } from './diagnostics.js';
-import { isLoopback } from './paths.js';
+import { UsageError } from '../diagnostics/index.js';
+import { isLoopback } from '../shared/paths.js';
 
 /**
  * What the client requires of any manifest (src/types/addon/manifest.rs): addon-gen's own are

@@ -7,9 +7,9 @@
 import os from 'node:os';
 import path from 'node:path';
 import { Composer, isCollection, isMap, isScalar, Lexer, LineCounter, Parser, visit, type CST, type Document } from 'yaml';
-import { DiagnosticList, type Diagnostic, type Location } from './diagnostics.js';
-import { parseFast, parseInThreads, type DocumentSpan, type FastError, type FastParse } from './_parse-threads.js';
-import { ADDON_FILE, DEFAULT_MAX_FILE_SIZE, parseByteSize, readContentFiles, type ContentText } from './_read.js';
+import { DiagnosticList, type Diagnostic, type Location } from '../diagnostics/index.js';
+import { parseFast, parseInThreads, type DocumentSpan, type FastError, type FastParse } from './parse-threads.js';
+import { ADDON_FILE, DEFAULT_MAX_FILE_SIZE, parseByteSize, readContentFiles, type ContentText } from './read.js';
 
 /**
  * How deeply values may nest: js-yaml's own default (it refuses flow lists one level earlier),

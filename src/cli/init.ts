@@ -6,10 +6,11 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fg from 'fast-glob';
 import { parse } from 'yaml';
-import { UsageError } from './diagnostics.js';
-import { jsonSchemaFiles, SCHEMA_DIR } from './jsonschema.js';
-import { ADDON_FILE } from './load.js';
-import { contentSchemas } from './schema.js';
+import { UsageError } from '../diagnostics/index.js';
+import { jsonSchemaFiles, SCHEMA_DIR } from '../validate/json-schema.js';
+import { ADDON_FILE } from '../load/index.js';
+import { contentSchemas } from '../validate/schema.js';
+import { packageInfo, templateUrl } from '../shared/package.js';
 
 /** Where the scaffold puts the content, relative to the project folder: the build's default. */
 export const INIT_CONTENT_DIR = 'content';
@@ -66,7 +67,7 @@ export async function initProject(options: InitOptions): Promise<InitResult> {
   const name = options.name ?? defaultName(folderName);
   checkSettings(id, name);
   const schedule = options.schedule === undefined ? undefined : checkSchedule(options.schedule);
-  const pkg = await packageInfo();
+  const pkg = packageInfo();
 
   const files = [
     ...renderInitFiles(await readInitTemplates(), { id, name, addonGenVersion: pkg.version, repository: pkg.repository, schedule }),
@@ -145,7 +146,7 @@ export function checkSchedule(schedule: string): string {
 // ---------------------------------------------------------------------------------------------
 // Templates
 
-const TEMPLATES_DIR = new URL('../templates/init/', import.meta.url);
+const TEMPLATES_DIR = templateUrl('init/');
 
 /**
  * The files of templates/init/, path -> text. A path segment written `dot-x` stands for `.x`:
@@ -257,16 +258,6 @@ async function filesInTheWay(dir: string, files: readonly InitFile[]): Promise<{
   return { existing, blocked: [...blocked] };
 }
 
-/** addon-gen's version, and its GitHub repository as `owner/name` when package.json names one. */
-async function packageInfo(): Promise<{ version: string; repository?: string }> {
-  const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8')) as {
-    version: string;
-    repository?: string | { url?: string };
-  };
-  const url = typeof pkg.repository === 'string' ? pkg.repository : pkg.repository?.url;
-  const github = url?.match(/^(?:github:|(?:git\+)?https:\/\/github\.com\/)([\w.-]+\/[\w.-]+?)(?:\.git)?\/?$/);
-  return { version: pkg.version, ...(github?.[1] !== undefined && { repository: github[1] }) };
-}
 
 // ---------------------------------------------------------------------------------------------
 // What the command prints

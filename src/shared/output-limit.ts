@@ -2,7 +2,7 @@
 // Content from a pull request or a scraper could otherwise fill the disk of the machine that
 // builds it: validate checks what the catalogs would list before it lists anything, plan the
 // whole output before it lays out a file.
-import type { SourceFile } from './load.js';
+import type { SourceFile } from '../load/index.js';
 
 /**
  * How much a build may write, against the text of the content it is built from (addon.yaml and

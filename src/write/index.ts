@@ -5,10 +5,10 @@ import { readdir as readdirCallback } from 'node:fs';
 import { lstat, mkdir, open, readFile, rename, rm, rmdir, stat, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { type BatchBuilder, startFileCreator } from './_create-files.js';
-import { CANNOT_WRITE, LOCK_FILE_INSIDE } from './_lock.js';
-import { errorCode, IoError, ioFailure } from './diagnostics.js';
-import type { OutputFile } from './plan.js';
+import { type BatchBuilder, startFileCreator } from './create-files.js';
+import { CANNOT_WRITE, LOCK_FILE_INSIDE } from '../build/lock.js';
+import { errorCode, IoError, ioFailure } from '../diagnostics/index.js';
+import type { OutputFile } from '../plan/index.js';
 
 /**
  * The build's own bookkeeping: each file it wrote, with the size of its bytes and the fingerprint

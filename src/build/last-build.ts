@@ -6,13 +6,13 @@
 import { createHash } from 'node:crypto';
 import { readFile, realpath } from 'node:fs/promises';
 import path from 'node:path';
-import type { Diagnostic } from './diagnostics.js';
-import type { HostReport } from './hosts.js';
-import type { Loaded } from './load.js';
-import { sha1, textFingerprint } from './plan.js';
-import { expandText, secretPolicy, secretsIn, type Environment } from './secrets.js';
-import type { Content } from './validate.js';
-import type { WriteResult } from './write.js';
+import type { Diagnostic } from '../diagnostics/index.js';
+import type { HostReport } from '../hosts/index.js';
+import type { Loaded } from '../load/index.js';
+import { sha1, textFingerprint } from '../plan/index.js';
+import { expandText, secretPolicy, secretsIn, type Environment } from '../validate/secrets.js';
+import type { Content } from '../validate/index.js';
+import type { WriteResult } from '../write/index.js';
 
 /** What a build records about itself in the output folder's bookkeeping. Public: no secret. */
 export interface BuildRecord {

@@ -3,11 +3,11 @@
 import { readFileSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { formatPath, hasErrors, suggester, type Diagnostic, type DiagnosticList } from './diagnostics.js';
-import { issuesToDiagnostics, type Locator } from './_issues.js';
-import { byteSize, contentBytes, OUTPUT_LIMIT, outputLimit } from './_output-limit.js';
-import { locate, type Loaded, type SourceFile, type SourceValue } from './load.js';
-import { ASSETS_DIR, isLoopback, normalizeBaseUrl, publicUrl } from './paths.js';
+import { formatPath, hasErrors, suggester, type Diagnostic, type DiagnosticList } from '../diagnostics/index.js';
+import { issuesToDiagnostics, type Locator } from './issues.js';
+import { byteSize, contentBytes, OUTPUT_LIMIT, outputLimit } from '../shared/output-limit.js';
+import { locate, type Loaded, type SourceFile, type SourceValue } from '../load/index.js';
+import { ASSETS_DIR, isLoopback, normalizeBaseUrl, publicUrl } from '../shared/paths.js';
 import { expandVariables, needsWalk, policyLists, secretPolicy, secretsIn, type Environment, type SecretPolicy } from './secrets.js';
 import {
   baseUrl as baseUrlSchema,

@@ -1,6 +1,6 @@
 // Turns zod issues into diagnostics: plain-language messages, a code, the YAML location, a hint.
 import type { z } from 'zod';
-import { closest, formatPath, type Diagnostic, type Location } from './diagnostics.js';
+import { closest, formatPath, type Diagnostic, type Location } from '../diagnostics/index.js';
 import { RENAMED_FIELDS, type IssueParams } from './schema.js';
 
 type Issue = z.core.$ZodIssue;

@@ -1,8 +1,8 @@
 // The addon's web pages (install page, configure page, 404 page) rendered from the templates in
 // templates/: each {{placeholder}} becomes a value, HTML-escaped unless it is a fragment built here.
 import { createHash } from 'node:crypto';
-import { MANIFEST_FILE, stremioLink, webInstallLink } from './paths.js';
-import type { Manifest } from './schema.js';
+import { MANIFEST_FILE, stremioLink, webInstallLink } from '../shared/paths.js';
+import type { Manifest } from '../validate/schema.js';
 
 /**
  * The text of templates/index.html, configure.html and 404.html, and the partials they share:

@@ -8,9 +8,9 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Duplex } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { build, type BuildResult } from './build.js';
-import { printable, UsageError } from './diagnostics.js';
-import { hasRewrites, headerRules, headersFor, JSON_CONTENT_TYPE, type HeaderRule, type Host } from './hosts.js';
+import { build, type BuildResult } from '../build/index.js';
+import { printable, UsageError } from '../diagnostics/index.js';
+import { hasRewrites, headerRules, headersFor, JSON_CONTENT_TYPE, type HeaderRule, type Host } from '../hosts/index.js';
 import {
   MANIFEST_FILE,
   manifestUrl as manifestUrlOf,
@@ -18,8 +18,8 @@ import {
   resourcePath,
   stremioLink,
   webInstallLink,
-} from './paths.js';
-import { baseUrl as baseUrlSchema, Manifest } from './schema.js';
+} from '../shared/paths.js';
+import { baseUrl as baseUrlSchema, Manifest } from '../validate/schema.js';
 
 // ---------------------------------------------------------------------------------------------
 // Decisions: pure functions of the request
