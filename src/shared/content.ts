@@ -1,0 +1,74 @@
+// The types that pass between stages: validate resolves the loaded YAML into `Content`, and plan,
+// write, serve and build read it. Defined here, apart from any stage, so that each imports the
+// description of the addon without the code that makes it.
+import type { SourceFile } from '../load/index.js';
+import type { Locator } from '../validate/issues.js';
+import type { AddonSettings, ContentItem, ContentStream, ContentSubtitle, ContentVideo } from '../validate/schema.js';
+
+export type Subtitle = Required<ContentSubtitle>;
+export type Stream = Omit<ContentStream, 'subtitles'> & { subtitles?: Subtitle[] };
+
+export interface Video extends Omit<ContentVideo, 'id' | 'title' | 'streams' | 'subtitles' | 'trailerStreams'> {
+  id: string;
+  title: string;
+  streams: Stream[];
+  subtitles: Subtitle[];
+  trailerStreams?: Stream[];
+}
+
+export interface Item extends Omit<ContentItem, 'videos' | 'streams' | 'subtitles' | 'trailerStreams'> {
+  streams: Stream[];
+  subtitles: Subtitle[];
+  trailerStreams?: Stream[];
+  /** In the client's order: season, episode, release date; specials (season 0) last. */
+  videos?: Video[];
+  /** Where a part of the item is written (`where(['id'])`), for diagnostics found later. */
+  where: Locator;
+  /** The file the item is written in: a rebuild skips rendering items of unchanged files. */
+  source: SourceFile;
+}
+
+/** What a stream file and a subtitles file belong to: a video, or an item without videos. */
+export interface StreamOwner {
+  id: string;
+  streams: Stream[];
+  subtitles: Subtitle[];
+}
+
+export function streamOwners(item: Item): StreamOwner[] {
+  return item.videos ?? [item];
+}
+
+export interface Catalog {
+  id: string;
+  type: string;
+  name: string;
+  /** The genre filter's options; empty when the catalog has no genre filter. */
+  genres: string[];
+  /** Members in catalog order. */
+  items: Item[];
+  /** Where the catalog is declared in addon.yaml (`where(['genres'])`), for diagnostics found later. */
+  where: Locator;
+}
+
+export interface Asset {
+  /** Output path below the output folder. */
+  path: string;
+  /** Absolute path of the content file to copy. */
+  source: string;
+}
+
+export interface Content {
+  addon: Omit<AddonSettings, 'catalogs'>;
+  /** The bytes of the text the output is built from: addon.yaml and the items' files (see _output-limit.ts). */
+  textBytes: number;
+  /** Normalized (ends in `/`); undefined when neither addon.yaml nor a flag gives one. */
+  baseUrl?: string;
+  types: string[];
+  idPrefixes: string[];
+  catalogs: Catalog[];
+  items: Item[];
+  assets: Asset[];
+  /** The variables that `${NAME}` replaced, with their values: the output depends on them too. */
+  variables: Record<string, string>;
+}

@@ -1,0 +1,180 @@
+// Items: each checked item resolved into an `Item`, with its videos' and subtitles' default ids
+// and its videos in the client's order.
+import type { DiagnosticList } from '../diagnostics/index.js';
+import type { SourceFile } from '../load/index.js';
+import type { Item, Stream, Subtitle, Video } from '../shared/content.js';
+import type { Suggest } from './catalogs.js';
+import type { Locator } from './issues.js';
+import type { ContentItem, ContentStream, ContentSubtitle } from './schema.js';
+
+export function normalizeItem(item: ContentItem, at: Locator, source: SourceFile, diagnostics: DiagnosticList, suggest: Suggest): Item {
+  const { videos, streams, subtitles, trailerStreams, ...meta } = item;
+  // Object.assign, not an object spread ({...meta, …}): V8 gives each object a spread makes a
+  // hidden class of its own, about 300 bytes per item and per video that a build keeps to its end.
+  const normalized: Item = Object.assign(meta, {
+    streams: (streams ?? []).map((s) => withSubtitleIds(s, item.id)),
+    subtitles: subtitleIds(subtitles ?? [], item.id),
+    trailerStreams: trailerStreams?.map((s) => withSubtitleIds(s, item.id)),
+    where: at,
+    source,
+  });
+  if (!videos) {
+    if (item.behaviorHints?.defaultVideoId !== undefined) unknownDefaultVideo(item, () => [], at, diagnostics, suggest);
+    return normalized;
+  }
+
+  // A stream or subtitle on an item with videos would never be requested: the client asks per video.
+  for (const field of ['streams', 'subtitles'] as const) {
+    if (item[field]?.length) {
+      diagnostics.add(at.file, 'error', () => ({
+        code: 'invalid-value',
+        severity: 'error',
+        ...at([field]),
+        path: field,
+        message: `an item with videos has no ${field} of its own: the client asks for the ${field} of each video`,
+        hint: `move these ${field} to the videos they belong to`,
+      }));
+    }
+  }
+
+  const seen = new Map<string, number>();
+  const normalizedVideos: Video[] = [];
+  videos.forEach((video, index) => {
+    const hasEpisode = video.season !== undefined && video.episode !== undefined;
+    const id = video.id ?? (hasEpisode ? `${item.id}:${video.season}:${video.episode}` : undefined);
+    const title = video.title ?? (video.episode !== undefined ? `Episode ${video.episode}` : undefined);
+    if (id === undefined || title === undefined) {
+      const field = id === undefined ? 'id' : 'title';
+      diagnostics.add(at.file, 'error', () => ({
+        code: 'missing-field',
+        severity: 'error',
+        ...at(['videos', index]),
+        path: `videos[${index}].${field}`,
+        message: `"${field}" is required for a video without season and episode`,
+        hint: `add ${field}: …, or give the video a season and an episode`,
+      }));
+      return;
+    }
+    const first = seen.get(id);
+    if (first !== undefined) {
+      diagnostics.add(at.file, 'error', () => ({
+        code: 'duplicate-video-id',
+        severity: 'error',
+        ...at(['videos', index]),
+        path: `videos[${index}]`,
+        message: `video id "${id}" is also the id of videos[${first}] (line ${at(['videos', first]).line})`,
+        hint: 'give each video its own id, or its own season and episode',
+      }));
+      return;
+    }
+    seen.set(id, index);
+    normalizedVideos.push(
+      Object.assign({}, video, {
+        id,
+        title,
+        streams: (video.streams ?? []).map((s) => withSubtitleIds(s, id)),
+        subtitles: subtitleIds(video.subtitles ?? [], id),
+        trailerStreams: video.trailerStreams?.map((s) => withSubtitleIds(s, id)),
+      }),
+    );
+  });
+  normalized.videos = sortVideos(normalizedVideos);
+
+  const defaultVideoId = item.behaviorHints?.defaultVideoId;
+  if (defaultVideoId !== undefined && !seen.has(defaultVideoId)) unknownDefaultVideo(item, () => [...seen.keys()], at, diagnostics, suggest);
+  return normalized;
+}
+
+function unknownDefaultVideo(item: ContentItem, ids: () => string[], at: Locator, diagnostics: DiagnosticList, suggest: Suggest) {
+  diagnostics.add(at.file, 'error', () => {
+    const suggestion = suggest(item.behaviorHints!.defaultVideoId!, ids);
+    return {
+      code: 'unknown-default-video',
+      severity: 'error',
+      ...at(['behaviorHints', 'defaultVideoId']),
+      path: 'behaviorHints.defaultVideoId',
+      message: `"${item.behaviorHints!.defaultVideoId}" is not the id of a video of this item`,
+      hint: suggestion
+        ? `did you mean "${suggestion}"?`
+        : item.videos
+          ? 'name one of the item\'s video ids (by default {itemId}:{season}:{episode})'
+          : 'a movie without videos plays its own streams; for a single-video item, add that video under `videos`',
+    };
+  });
+}
+
+/**
+ * The client's order (stremio-core sorts videos this way when it reads a meta): episodes by season
+ * with specials (season 0) after the others, then episode; videos without season and episode after
+ * all episodes, by release date (oldest first when the item has episodes, newest first when it has
+ * none, as in a channel), undated ones last. Array.prototype.sort is stable, like the client's.
+ */
+export function sortVideos(videos: Video[]): Video[] {
+  const isEpisode = (v: Video) => v.season !== undefined && v.episode !== undefined;
+  const hasEpisodes = videos.some(isEpisode);
+  const season = (v: Video) => (v.season === 0 ? Number.MAX_SAFE_INTEGER : v.season!);
+  return videos.sort((a, b) => {
+    if (isEpisode(a) && isEpisode(b)) return season(a) - season(b) || a.episode! - b.episode!;
+    if (isEpisode(a) || isEpisode(b)) return isEpisode(a) ? -1 : 1;
+    if (a.released && b.released) {
+      const older = Date.parse(a.released) - Date.parse(b.released);
+      return hasEpisodes ? older : -older;
+    }
+    return a.released ? -1 : b.released ? 1 : 0;
+  });
+}
+
+function subtitleIds(subtitles: ContentSubtitle[], ownerId: string): Subtitle[] {
+  const used = new Set<string>();
+  // The number each language's search goes on from: ids once used stay used, so the numbers
+  // below it are taken, and a thousand subtitles of one language are not a million lookups.
+  const next = new Map<string, number>();
+  return subtitles.map((s) => {
+    let id = s.id;
+    if (id === undefined) {
+      id = `${ownerId}:${s.lang}`;
+      let n = next.get(s.lang) ?? 2;
+      if (used.has(id)) while (used.has((id = `${ownerId}:${s.lang}:${n}`))) n++;
+      next.set(s.lang, n);
+    }
+    used.add(id);
+    return { id, lang: s.lang, url: s.url };
+  });
+}
+
+function withSubtitleIds(stream: ContentStream, ownerId: string): Stream {
+  // Most streams have no subtitles of their own: they are kept as checked, not copied.
+  if (hasNoSubtitles(stream)) return stream;
+  const { subtitles, ...rest } = stream;
+  return Object.assign(rest, { subtitles: subtitleIds(subtitles ?? [], ownerId) });
+}
+
+/** A stream without subtitles of its own is a `Stream` as it is: it has no subtitle ids to give. */
+function hasNoSubtitles(stream: ContentStream): stream is ContentStream & { subtitles?: undefined } {
+  return stream.subtitles === undefined;
+}
+
+export function checkUniqueIds(items: Item[], diagnostics: DiagnosticList) {
+  const first = new Map<string, Item>();
+  for (const item of items) {
+    const earlier = first.get(item.id);
+    if (!earlier) {
+      first.set(item.id, item);
+      continue;
+    }
+    // Reported in the later item's file, within its limit: 200,000 items that repeat the ids of
+    // another file show 100 of them, and cost no more to count than the rest.
+    diagnostics.add(item.where.file, 'error', () => {
+      const at = earlier.where(['id']);
+      return {
+        code: 'duplicate-id',
+        severity: 'error',
+        ...item.where(['id']),
+        path: 'id',
+        message: `item id "${item.id}" is also the id of the item at ${at.file}:${at.line}:${at.column}`,
+        hint: 'ids are global in Stremio: give each item its own id',
+      };
+    });
+  }
+}
+

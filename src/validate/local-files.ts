@@ -1,0 +1,109 @@
+// Local files: paths in URL fields that name files of the content folder, which a build copies
+// under `assets/` and publishes at the base URL.
+import { realpathSync, statSync } from 'node:fs';
+import path from 'node:path';
+import type { SourceValue } from '../load/index.js';
+import type { Asset } from '../shared/content.js';
+import { ASSETS_DIR, publicUrl } from '../shared/paths.js';
+import { fileNameProblem, type IssueParams, type LocalFileResolver } from './schema.js';
+
+function realpathOr(file: string): string {
+  try {
+    return realpathSync(file);
+  } catch {
+    return file;
+  }
+}
+
+/**
+ * A URL without its scheme: `www.` and a host, or a host name (two or more labels, the last of
+ * letters only, not a file extension: `poster.jpg` is a file) and a path.
+ */
+const LOOKS_LIKE_HOST = {
+  test: (value: string): boolean => {
+    if (/^www\.[a-z0-9-]+\.[a-z]/i.test(value)) return true;
+    const host = /^((?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+([a-z]{2,}))(?::\d+)?\//i.exec(value);
+    return host !== null && !FILE_EXTENSIONS.has(host[2]!.toLowerCase());
+  },
+};
+const FILE_EXTENSIONS = new Set(['jpg', 'jpeg', 'png', 'gif', 'webp', 'svg', 'srt', 'vtt', 'ass', 'mp4', 'mkv', 'webm', 'avi', 'mov', 'yaml', 'yml', 'json', 'txt', 'zip']);
+
+/**
+ * Resolves local file paths in URL fields: relative to the YAML file that names them, inside the
+ * content folder, existing, and published under `assets/` at the base URL.
+ */
+export function localFiles(contentDir: string) {
+  const root = path.resolve(contentDir);
+  let realRoot: string | undefined;
+  const copied = new Map<string, string>();
+  let current: { dir: string; baseUrl: string | undefined } = { dir: root, baseUrl: undefined };
+
+  const resolve: LocalFileResolver = (value) => {
+    const fail = (message: string, params: IssueParams) => ({ message, params });
+    if (path.isAbsolute(value) || /^[a-z]:[\\/]/i.test(value)) {
+      return fail(`"${value}" is an absolute path`, {
+        code: 'asset-outside-content',
+        hint: 'name local files relative to the YAML file, inside the content folder, or give an absolute URL',
+      });
+    }
+    const absolute = path.resolve(current.dir, value);
+    const relative = path.relative(root, absolute);
+    if (relative.startsWith('..') || path.isAbsolute(relative)) {
+      return fail(`"${value}" is outside the content folder`, {
+        code: 'asset-outside-content',
+        hint: 'copy the file into the content folder; only files inside it are published',
+      });
+    }
+    // Each part of its path becomes a name in the output and in a URL, and is printed in messages.
+    for (const part of relative.split(path.sep)) {
+      const problem = fileNameProblem(part, false);
+      if (problem) {
+        return fail(`"${value}": the name "${part}" ${problem}, so it cannot become a file name on every host`, {
+          code: 'bad-file-name',
+          hint: 'rename the file: no backslash or control character, at most 200 bytes per name',
+        });
+      }
+    }
+    let real: string | undefined; // where the file is once symbolic links are followed
+    try {
+      if (statSync(absolute).isFile()) real = realpathSync(absolute);
+    } catch {
+      // missing: reported below
+    }
+    if (real === undefined) {
+      return fail(`"${value}" is neither a URL nor an existing file (looked for ${absolute})`, {
+        code: 'missing-asset',
+        hint: LOOKS_LIKE_HOST.test(value)
+          ? `did you mean "https://${value}"? A URL needs its scheme; without one it is a file name`
+          : 'check the spelling and that the path is relative to this YAML file; URLs need their scheme (https://…)',
+      });
+    }
+    // The path is inside, but a symbolic link on it may lead out: what would be published is.
+    realRoot ??= realpathOr(root);
+    if (real !== realRoot && !real.startsWith(realRoot.endsWith(path.sep) ? realRoot : realRoot + path.sep)) {
+      return fail(`"${value}" leads through a symbolic link to ${real}, outside the content folder`, {
+        code: 'asset-outside-content',
+        hint: 'copy the file into the content folder; a build publishes no file from outside it',
+      });
+    }
+    if (current.baseUrl === undefined) {
+      return fail(`"${value}" is a local file, and local files need the public base URL`, {
+        code: 'base-url-required',
+        hint: 'the client rejects relative URLs: set `baseUrl` in addon.yaml or pass --base-url https://…/ (where the output will be published)',
+      });
+    }
+    const output = `${ASSETS_DIR}/${relative.split(path.sep).join('/')}`;
+    copied.set(output, absolute);
+    return { url: publicUrl(current.baseUrl, output) };
+  };
+
+  return {
+    resolve,
+    /** Sets the file that the next values come from, and the base URL their local files get. */
+    from(value: SourceValue, baseUrl: string | undefined) {
+      current = { dir: path.dirname(value.source.absolute), baseUrl };
+    },
+    assets: (): Asset[] => [...copied].map(([output, source]) => ({ path: output, source })),
+  };
+}
+
