@@ -1,0 +1,101 @@
+// Paths that one file system or host would take for one file: the same path twice, or paths
+// that differ only in letter case or Unicode normalization.
+import { DiagnosticList, type Diagnostic } from '../diagnostics/index.js';
+import type { Item } from '../validate/index.js';
+import type { OutputFile } from './output-file.js';
+
+/**
+ * Two files at one path, or at paths that differ only in letter case or in Unicode normalization
+ * (`é` as one character, or as `e` and a combining accent): case-insensitive file systems and
+ * hosts (Windows, macOS, S3 website behind some CDNs, a checkout on a laptop) merge the first,
+ * and macOS and some hosts the second, and one addon would silently serve the other's file.
+ */
+export function conflicts(files: readonly OutputFile[]): Diagnostic[] {
+  // One map by folded path finds all three: a quarter of a million paths, so only one.
+  const byFolded = new Map<string, OutputFile>();
+  const diagnostics = new DiagnosticList();
+  const reportedPairs = new Map<Item, Set<Item>>();
+  const locate = (f: OutputFile) => f.origin?.where(['id']);
+  const where = (f: OutputFile) => {
+    const at = locate(f);
+    return at ? `${at.file}:${at.line}:${at.column}` : f.resource;
+  };
+  // In the file of the later item, within its limit: 200,000 ids that differ from those of
+  // another file only in case cost little more than counting them.
+  const report = (file: OutputFile, build: () => Diagnostic) => {
+    if (file.origin) diagnostics.add(file.origin.where.file, 'error', build);
+    else diagnostics.push(build());
+  };
+  for (const file of files) {
+    const folded = foldPath(file.path);
+    const earlier = byFolded.get(folded);
+    if (!earlier) {
+      byFolded.set(folded, file);
+      continue;
+    }
+    if (earlier.path === file.path) {
+      report(file, () => ({
+        code: 'output-conflict',
+        severity: 'error',
+        ...locate(file),
+        message: `${file.path} would be written twice: by ${where(earlier)} and by ${where(file)}`,
+        hint: 'an item id and a video id (or two video ids) of the same type are equal; make them distinct',
+      }));
+      continue;
+    }
+    // One report per pair of items, not one per file they both have (meta, streams, subtitles).
+    if (file.origin && earlier.origin) {
+      const pairs = reportedPairs.get(file.origin) ?? new Set();
+      if (pairs.has(earlier.origin)) continue;
+      reportedPairs.set(file.origin, pairs.add(earlier.origin));
+    }
+    report(file, () => ({
+      code: 'case-conflict',
+      severity: 'error',
+      ...locate(file),
+      message: `${file.path} (by ${where(file)}) and ${earlier.path} (by ${where(earlier)}) differ only in ${howTheyDiffer(file.path, earlier.path)}`,
+      hint: 'file systems and hosts that ignore case or Unicode normalization would make them one file: change one of the ids (or genres) by more than that',
+    }));
+  }
+  return diagnostics.list();
+}
+
+/**
+ * A path as file systems that ignore case and Unicode normalization see it. Most paths are
+ * ASCII, which has one normalization: only the others pay for normalizing.
+ */
+function foldPath(path: string): string {
+  const lower = path.toLowerCase();
+  return NON_ASCII.test(lower) ? lower.normalize('NFC') : lower;
+}
+
+
+// \p{ASCII} rather than a range from \u0000: a control character in a pattern reads as a mistake.
+const NON_ASCII = /[^\p{ASCII}]/u;
+
+/** What makes two paths that fold alike different: letter case, normalization, or both. */
+function howTheyDiffer(a: string, b: string): string {
+  const sameText = a.normalize('NFC') === b.normalize('NFC');
+  if (!sameText && a.toLowerCase() === b.toLowerCase()) return 'letter case';
+  const example = composedExample(a, b);
+  const normalization = `Unicode normalization (${example ? `"${example.composed}" written as one character in one and as "${example.base}" plus a combining mark in the other` : 'accented letters written as one character in one and as a letter plus a combining mark in the other'})`;
+  return sameText ? normalization : `letter case and ${normalization}`;
+}
+
+/**
+ * Where the paths first differ by more than case, the character that one of them writes
+ * composed (`é`), and the letter the other writes before its combining mark (`e`).
+ */
+function composedExample(a: string, b: string): { composed: string; base: string } | undefined {
+  for (let i = 0; i < a.length && i < b.length; ) {
+    const charA = String.fromCodePoint(a.codePointAt(i) ?? 0);
+    const charB = String.fromCodePoint(b.codePointAt(i) ?? 0);
+    if (charA !== charB && charA.toLowerCase() !== charB.toLowerCase()) {
+      const composed = charA.normalize('NFD') !== charA ? charA : charB;
+      const [base = composed] = composed.normalize('NFD');
+      return base === composed ? undefined : { composed, base };
+    }
+    i += charA.length;
+  }
+  return undefined;
+}

@@ -1,0 +1,23 @@
+// The files of a plan as the write stage takes them.
+import type { ResourceName } from '../validate/schema.js';
+import type { Item } from '../validate/index.js';
+
+export interface OutputFile {
+  /** Path below the output folder, forward slashes, decoded (as static hosts look files up). */
+  path: string;
+  resource: ResourceName | 'asset' | 'page' | 'host';
+  /**
+   * The text of a generated file, or a function that renders it: bodies are rendered as they are
+   * written, so that memory holds the files in flight, not the whole addon.
+   */
+  body?: string | (() => string);
+  /** The content file that an asset is a copy of. */
+  copyFrom?: string;
+  /** The item that produced the file, for conflict reports (located only when reported). */
+  origin?: Item;
+  /**
+   * A fingerprint of everything the body is rendered from. When a rebuild finds the one it
+   * recorded for this path last time, it keeps the file without rendering it again.
+   */
+  inputs?: string;
+}

@@ -1,0 +1,184 @@
+// Output size: measured before anything is laid out, so that hostile content that asks for
+// millions of files is refused before the list of them fills memory.
+import type { Diagnostic } from '../diagnostics/index.js';
+import { byteSize, OUTPUT_LIMIT, outputLimit } from '../shared/output-limit.js';
+import { streamOwners, type Catalog, type Content, type Item, type Subtitle } from '../validate/index.js';
+import { PAGE_SIZE } from './catalog-pages.js';
+import type { ItemRendering } from './item-files.js';
+import type { Envelope } from './wire.js';
+
+/** What the size of a plan is worked out from, before its files are laid out. */
+export interface Layout {
+  content: Content;
+  byGenre: ReadonlyMap<Catalog, ReadonlyMap<string, readonly Item[]>>;
+  /** The bytes of an item's preview, rendered once for the pages too. */
+  previewSize: (item: Item) => number;
+  catalogEnvelope: Envelope;
+  envelopes: ItemRendering['envelopes'];
+  manifestBytes: number;
+}
+
+interface Size {
+  files: number;
+  bytes: number;
+}
+
+/** One list of a catalog's pages: the whole catalog, or one genre of it. */
+interface Filter {
+  members: readonly Item[];
+  /** Files per later page: a genre's later pages are written in both orders of extras. */
+  orders: number;
+}
+
+function filtersOf(catalog: Catalog, groups: ReadonlyMap<string, readonly Item[]>): Filter[] {
+  return [{ members: catalog.items, orders: 1 }, ...catalog.genres.map((genre) => ({ members: groups.get(genre) ?? [], orders: 2 }))];
+}
+
+/** The files of a filter's pages, as catalogPages lays them out: the first, then the later in their orders. */
+function filterFiles({ members, orders }: Filter): number {
+  return 1 + Math.max(1, Math.ceil(members.length / PAGE_SIZE)) * orders;
+}
+
+/** How often a filter's member at `index` is listed: once on the first page, once per order later. */
+const listings = (index: number, orders: number) => (index < PAGE_SIZE ? 1 : orders);
+
+/**
+ * At least what an item's own files take: its meta holds its preview, each stream file the
+ * subtitles of its owner in every stream that has none of its own, each subtitles file those
+ * subtitles. Rendering them to measure would render most of the output twice.
+ */
+function itemFilesSize(item: Item, previewBytes: number, envelopes: Layout['envelopes']): Size {
+  const wrapped = ({ open, close }: Envelope, bytes: number) => open.length + bytes + close.length;
+  const size = { files: 1, bytes: wrapped(envelopes.meta, previewBytes) };
+  for (const owner of streamOwners(item)) {
+    const ownerSubtitles = subtitlesSize(owner.subtitles);
+    let streams = 2;
+    for (const stream of owner.streams) {
+      const embedded = stream.subtitles?.length ? subtitlesSize(stream.subtitles) : ownerSubtitles;
+      streams += 2 + (embedded > 0 ? embedded + ',"subtitles":[]'.length : 0);
+    }
+    size.files++;
+    size.bytes += wrapped(envelopes.stream, streams);
+    if (owner.subtitles.length > 0) {
+      size.files++;
+      size.bytes += wrapped(envelopes.subtitles, 2 + ownerSubtitles);
+    }
+  }
+  return size;
+}
+
+/** At least the bytes of subtitles as JSON: `{"id":"…","lang":"…","url":"…"}` each. */
+function subtitlesSize(subtitles: readonly Subtitle[]): number {
+  let bytes = 0;
+  for (const s of subtitles) bytes += '{"id":"","lang":"","url":""}'.length + s.id.length + s.lang.length + s.url.length;
+  return bytes;
+}
+
+/**
+ * The output-too-large error when the plan would write more than OUTPUT_LIMIT allows, located
+ * where most of it comes from; undefined otherwise. Catalog pages and the manifest are counted
+ * exactly, item files by what they hold at least, the pages and host files not at all: their
+ * size does not grow with the content.
+ */
+export function outputTooLarge(layout: Layout): Diagnostic | undefined {
+  const { content, byGenre, previewSize, catalogEnvelope, envelopes } = layout;
+  const pageBytes = catalogEnvelope.open.length + '[]'.length + catalogEnvelope.close.length;
+  const size: Size = { files: 1, bytes: layout.manifestBytes };
+  for (const [catalog, groups] of byGenre) {
+    for (const filter of filtersOf(catalog, groups)) {
+      const files = filterFiles(filter);
+      size.files += files;
+      size.bytes += files * pageBytes;
+      filter.members.forEach((item, index) => (size.bytes += previewSize(item) * listings(index, filter.orders)));
+    }
+  }
+  for (const item of content.items) {
+    const own = itemFilesSize(item, previewSize(item), envelopes);
+    size.files += own.files;
+    size.bytes += own.bytes;
+  }
+  const input = content.textBytes;
+  const limit: Size = outputLimit(input);
+  const overBytes = size.bytes > limit.bytes;
+  if (!overBytes && size.files <= limit.files) return undefined;
+
+  const source = largestSource(layout, pageBytes, overBytes ? 'bytes' : 'files');
+  const count = (n: number) => n.toLocaleString('en-US');
+  const over = overBytes
+    ? `over the ${byteSize(limit.bytes)} a build may write for it (${count(OUTPUT_LIMIT.factor)} times the content, and never less than ${byteSize(OUTPUT_LIMIT.floorBytes)})`
+    : `over the ${count(limit.files)} files a build may write for it (one per ${OUTPUT_LIMIT.bytesPerFile} bytes of content, and never less than ${count(OUTPUT_LIMIT.floorFiles)})`;
+  return {
+    code: 'output-too-large',
+    severity: 'error',
+    ...source.at,
+    path: source.path,
+    message: `the output would be at least ${byteSize(size.bytes)} in ${count(size.files)} files, from ${byteSize(input)} of content: ${over}; ${source.share}`,
+    hint: source.hint,
+  };
+}
+
+/** What contributes most of the bytes (or files) of the output, and where it is written. */
+function largestSource(layout: Layout, pageBytes: number, measure: keyof Size) {
+  const { content, byGenre, previewSize, envelopes } = layout;
+  // Items by their listings on catalog pages and by their own files, catalogs by their pages'
+  // own bytes and files: the largest of these is where the output can be made smaller.
+  const listed = new Map<Item, { bytes: number; pages: number }>();
+  let catalog: { of: Catalog; size: Size } | undefined;
+  for (const [of, groups] of byGenre) {
+    const size: Size = { files: 0, bytes: 0 };
+    for (const filter of filtersOf(of, groups)) {
+      const files = filterFiles(filter);
+      size.files += files;
+      size.bytes += files * pageBytes;
+      filter.members.forEach((item, index) => {
+        const pages = listings(index, filter.orders);
+        const entry = listed.get(item) ?? { bytes: 0, pages: 0 };
+        entry.bytes += previewSize(item) * pages;
+        entry.pages += pages;
+        listed.set(item, entry);
+      });
+    }
+    if (!catalog || size[measure] > catalog.size[measure]) catalog = { of, size };
+  }
+  let item: { of: Item; own: Size; listed: { bytes: number; pages: number } } | undefined;
+  const total = (i: NonNullable<typeof item>) => i.own[measure] + (measure === 'bytes' ? i.listed.bytes : 0);
+  for (const of of content.items) {
+    const candidate = { of, own: itemFilesSize(of, previewSize(of), envelopes), listed: listed.get(of) ?? { bytes: 0, pages: 0 } };
+    if (!item || total(candidate) > total(item)) item = candidate;
+  }
+  const count = (n: number) => n.toLocaleString('en-US');
+  if (catalog && (!item || catalog.size[measure] >= total(item))) {
+    const { of, size } = catalog;
+    const genres = of.genres.length;
+    return {
+      at: of.where(genres > 0 ? ['genres'] : ['id']),
+      // Its place among the settings: two catalogs of one type and id are an error, so none is left out.
+      path: `catalogs[${content.catalogs.indexOf(of)}].${genres > 0 ? 'genres' : 'id'}`,
+      share: `this catalog has ${count(size.files)} pages (${byteSize(size.bytes)} without the items they list), for its ${count(genres)} genres`,
+      hint:
+        genres > 0
+          ? 'offer fewer genres in this catalog: each genre adds at least three pages (its first page, and the empty page that ends it in both orders of extras); with `genres: auto`, its items bring them'
+          : 'use fewer catalogs, or make this one smaller',
+    };
+  }
+  if (!item) return { at: {}, path: undefined, share: 'most of it is the manifest', hint: 'use fewer catalogs or genres' };
+  const { of, own, listed: on } = item;
+  const genres = of.genres?.length ?? 0;
+  if (measure === 'bytes' && on.bytes >= own.bytes) {
+    return {
+      at: of.where(genres > 0 ? ['genres'] : ['id']),
+      path: genres > 0 ? 'genres' : 'id',
+      share: `this item is listed on ${count(on.pages)} catalog pages, ${byteSize(on.bytes)} in all, each listing ${byteSize(previewSize(of))} with its ${count(genres)} genres${content.baseUrl === undefined ? '' : ' and their links'}`,
+      hint:
+        genres > 0
+          ? 'give the item fewer genres: in a catalog with a genre filter each of them adds pages that list the item, and each listing repeats all of them'
+          : 'list the item in fewer catalogs, or give it a shorter preview',
+    };
+  }
+  return {
+    at: of.where(['id']),
+    path: 'id',
+    share: `this item's own files (meta, streams, subtitles) take at least ${byteSize(own.bytes)} in ${count(own.files)} files`,
+    hint: 'each stream is written with the subtitles of its item or video: give it fewer streams or subtitles, or split it into several items',
+  };
+}

@@ -1,0 +1,62 @@
+// Subtitles: which requests for them a file can answer, and which subtitles no file can deliver.
+import type { Diagnostic } from '../diagnostics/index.js';
+import { hasRewrites, type Host } from '../hosts/index.js';
+import { extrasName, subtitlesRequestExtras, type Extra } from '../shared/paths.js';
+import { fileNameProblem, type Manifest } from '../validate/schema.js';
+import { streamOwners, type Content, type Item, type StreamOwner } from '../validate/index.js';
+
+/**
+ * Subtitles reach the player in two ways: embedded in each stream, and through the subtitles
+ * resource. On a host without rewrites the resource answers only requests without extras or with
+ * a stream's own hints, and the desktop apps add the video's hash and size: subtitles of a video
+ * with no stream of this addon to carry them would never show there.
+ */
+export function subtitlesWithoutStreams(content: Content, hosts: readonly Host[]): Diagnostic[] {
+  const strict = hosts.filter((host) => !hasRewrites(host));
+  if (strict.length === 0) return [];
+  let count = 0;
+  let first: { item: Item; path: (string | number)[] } | undefined;
+  for (const item of content.items) {
+    for (const [index, owner] of streamOwners(item).entries()) {
+      if (owner.subtitles.length === 0 || owner.streams.length > 0) continue;
+      count++;
+      first ??= { item, path: item.videos ? ['videos', index, 'subtitles'] : ['subtitles'] };
+    }
+  }
+  if (!first) return [];
+  return [
+    {
+      code: 'subtitles-need-rewrites',
+      severity: 'warning',
+      ...first.item.where(first.path),
+      path: first.path.join('.'),
+      message: `${count} ${count === 1 ? 'item or video has' : 'items and videos have'} subtitles and no stream to carry them: on ${strict.join(' and ')} the Stremio apps ask for subtitles with the video's hash and size, which no file can answer`,
+      hint: 'give the video a stream (its subtitles travel in it), or publish on Cloudflare Pages, Netlify or Vercel, whose rewrite answers those requests',
+    },
+  ];
+}
+
+/**
+ * The subtitles requests with extras that can be answered by a file: a player without the
+ * streaming server (a browser) knows of a video only what its stream's behaviorHints say, and
+ * asks with those. The streaming server adds a hash and size of its own, which no build can know.
+ */
+export function playerSubtitlesExtras(owner: StreamOwner): Extra[][] {
+  const requests = new Map<string, Extra[]>();
+  for (const stream of owner.streams) {
+    const extras = subtitlesRequestExtras(stream.behaviorHints ?? {});
+    if (extras.length === 0) continue;
+    const name = extrasName(extras);
+    // A file name no host can hold (a `/` in the file name): only the embedded copy reaches the player.
+    if (fileNameProblem(name, false) === undefined) requests.set(name, extras);
+  }
+  return [...requests.values()];
+}
+
+/** The types the manifest declares the subtitles resource for. */
+export function subtitlesTypes(manifest: Manifest): string[] {
+  for (const resource of manifest.resources) {
+    if (typeof resource !== 'string' && resource.name === 'subtitles') return resource.types;
+  }
+  return [];
+}
