@@ -1,0 +1,169 @@
+// The builds of `addon-gen serve`: the content built into a private folder, and with `watch`
+// rebuilt after each change, the served tree swapped only for a good build.
+import { watch, type FSWatcher } from 'node:fs';
+import { mkdtemp, readdir, realpath, rm, stat } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { build, type BuildResult } from '../build/index.js';
+import { hasRewrites, headerRules } from '../hosts/index.js';
+import { readManifest, type Tree } from './http.js';
+import type { AddonServer, ServeOptions } from './index.js';
+
+/** The first build failed (without `watch` there is nothing to serve); the diagnostics went to onBuild. */
+export class ContentError extends Error {
+  override name = 'ContentError';
+  constructor(readonly result: BuildResult) {
+    super('the content has errors');
+  }
+}
+
+/** What the server answers from; the builds replace `tree` as a whole. */
+export interface ServedState {
+  tree?: Tree;
+  headerSource: AddonServer['headerSource'];
+}
+
+export interface Builds {
+  /** Stops watching, waits for a running build, removes the private folder. */
+  close(): Promise<void>;
+}
+
+/**
+ * Builds the content into a private folder and serves it; with `watch`, again after each change.
+ * Two slots: each build writes into the one not being served, and only a good build is swapped
+ * in, so a request never sees a half-written or failed build.
+ */
+export async function startBuilds(contentDir: string, baseUrl: string, options: ServeOptions, state: ServedState): Promise<Builds> {
+  const workspace = await realpath(await mkdtemp(path.join(os.tmpdir(), 'addon-gen-serve-')));
+  const slots = [path.join(workspace, 'a'), path.join(workspace, 'b')] as const;
+  let served = 1;
+  let closed = false;
+  let timer: NodeJS.Timeout | undefined;
+  let building: Promise<void> | undefined;
+  let pending = false;
+  const onError = (cause: unknown) => options.onError?.(cause instanceof Error ? cause : new Error(String(cause)));
+
+  const folders = options.watch
+    ? watchFolders(contentDir, () => {
+        clearTimeout(timer);
+        timer = setTimeout(rebuild, options.debounceMs ?? 100);
+      })
+    : undefined;
+
+  async function buildOnce(): Promise<BuildResult> {
+    // Folders made since the last build are watched before this build reads them.
+    await folders?.sync();
+    const slot = served === 0 ? 1 : 0;
+    const result = await build({
+      contentDir,
+      outDir: slots[slot],
+      baseUrl,
+      hosts: [],
+      maxFileSize: options.maxFileSize,
+      allowCredentialsInOutput: options.allowCredentialsInOutput,
+      // The header rules below come from the content: always check it.
+      reuse: false,
+    });
+    if (result.ok && !closed) {
+      state.tree = { root: slots[slot], manifest: await readManifest(slots[slot], 'the build'), rules: headerRules(result.content!), rewrites: hasRewrites(options.like ?? 'github-pages') };
+      state.headerSource = 'content';
+      served = slot;
+    }
+    options.onBuild?.(result);
+    return result;
+  }
+
+  /** One build at a time: both would write the same slot. A change during a build queues one more. */
+  function track(running: Promise<unknown>) {
+    building = running
+      .then(
+        () => undefined,
+        () => undefined,
+      )
+      .finally(() => {
+        building = undefined;
+        if (pending) {
+          pending = false;
+          rebuild();
+        }
+      });
+  }
+
+  function rebuild() {
+    if (closed) return;
+    if (building) {
+      pending = true;
+      return;
+    }
+    const running = buildOnce();
+    running.catch(onError);
+    track(running);
+  }
+
+  const close = async () => {
+    closed = true;
+    clearTimeout(timer);
+    folders?.close();
+    await building;
+    await rm(workspace, { recursive: true, force: true });
+  };
+  try {
+    const running = buildOnce();
+    track(running);
+    const first = await running;
+    if (!first.ok && !options.watch) throw new ContentError(first);
+  } catch (cause) {
+    await close();
+    throw cause;
+  }
+  return { close };
+}
+
+/**
+ * One watcher per folder of the content, not per file: a folder's watcher sees its files written,
+ * created, removed and renamed over. (Node 20's recursive fs.watch on Linux watches each file and
+ * goes deaf to a file that an editor saved by renaming a new one over it.) sync() walks the tree
+ * again and watches new folders. Folders that load() skips (`.*`, node_modules) are not watched.
+ */
+function watchFolders(root: string, onChange: () => void): { sync(): Promise<void>; close(): void } {
+  const watchers = new Map<string, { ino: number; watcher: FSWatcher }>();
+  const skipped = (name: string) => name.startsWith('.') || name === 'node_modules';
+
+  const walk = async (dir: string, found: Map<string, number>): Promise<void> => {
+    const info = await stat(dir).catch(() => undefined);
+    if (!info?.isDirectory()) return;
+    found.set(dir, info.ino);
+    const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+    await Promise.all(entries.filter((e) => e.isDirectory() && !skipped(e.name)).map((e) => walk(path.join(dir, e.name), found)));
+  };
+  const unwatch = (dir: string) => {
+    watchers.get(dir)?.watcher.close();
+    watchers.delete(dir);
+  };
+
+  return {
+    async sync() {
+      const found = new Map<string, number>();
+      await walk(root, found);
+      for (const [dir, { ino }] of watchers) if (found.get(dir) !== ino) unwatch(dir);
+      for (const [dir, ino] of found) {
+        if (watchers.has(dir)) continue;
+        try {
+          // Swap files and what load() skips do not trigger a build.
+          const watcher = watch(dir, (_event, name) => (name && skipped(name) ? undefined : onChange()));
+          // A removed folder: forget it; the next build's sync sees what is there now.
+          watcher.on('error', () => {
+            if (watchers.get(dir)?.watcher === watcher) unwatch(dir);
+            onChange();
+          });
+          watchers.set(dir, { ino, watcher });
+        } catch {
+          // The folder went away since the walk; the next sync will not find it either.
+        }
+      }
+    },
+    close() {
+      for (const dir of [...watchers.keys()]) unwatch(dir);
+    },
+  };
+}
