@@ -13,6 +13,7 @@ import { sha1, textFingerprint } from '../plan/index.js';
 import { expandText, secretPolicy, secretsIn, type Environment } from '../validate/secrets.js';
 import type { Content } from '../validate/index.js';
 import type { WriteResult } from '../write/index.js';
+import { z } from 'zod';
 
 /** What a build records about itself in the output folder's bookkeeping. Public: no secret. */
 export interface BuildRecord {
@@ -140,19 +141,19 @@ function portable(relative: string): string {
   return relative.split(path.sep).join('/');
 }
 
+/** The shape a record must have to be read at all; what it says is checked where it is used. */
+const RecordShape = z.looseObject({
+  version: z.literal(1),
+  inputs: z.string(),
+  variables: z.array(z.unknown()),
+  secrets: z.array(z.unknown()),
+  publish: z.array(z.unknown()),
+  assets: z.array(z.unknown()),
+  diagnostics: z.array(z.unknown()),
+  write: z.looseObject({}),
+  hosts: z.array(z.unknown()),
+});
+
 function isRecord(value: unknown): value is BuildRecord {
-  const record = value as Partial<BuildRecord> | null;
-  return (
-    typeof record === 'object' &&
-    record !== null &&
-    record.version === 1 &&
-    typeof record.inputs === 'string' &&
-    Array.isArray(record.variables) &&
-    Array.isArray(record.secrets) &&
-    Array.isArray(record.publish) &&
-    Array.isArray(record.assets) &&
-    Array.isArray(record.diagnostics) &&
-    typeof record.write === 'object' &&
-    Array.isArray(record.hosts)
-  );
+  return RecordShape.safeParse(value).success;
 }

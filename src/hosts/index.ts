@@ -8,6 +8,10 @@ import type { Content } from '../validate/index.js';
 export const HOSTS = ['github-pages', 'cloudflare', 'netlify', 'vercel', 's3'] as const;
 export type Host = (typeof HOSTS)[number];
 
+export function isHost(name: string): name is Host {
+  return HOSTS.some((host) => host === name);
+}
+
 /** One header rule: every rule whose pattern matches a path applies; for the same header, the later wins. */
 export interface HeaderRule {
   /** A path pattern: `/manifest.json`, or a prefix ending in `*` (`/catalog/*`). */
