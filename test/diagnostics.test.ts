@@ -12,6 +12,7 @@ import {
   formatDiagnostic,
   formatDiagnostics,
   githubAnnotation,
+  mapDiagnosticFiles,
   sourceExcerpt,
   useColor,
   type Diagnostic,
@@ -30,6 +31,21 @@ const unknownField: Diagnostic = {
   path: 'relased',
   message: 'unknown field "relased"',
   hint: 'did you mean "released"?',
+};
+
+/** A problem with a second place: where the duplicated id was first defined. */
+const duplicateId: Diagnostic = {
+  code: 'duplicate-id',
+  severity: 'error',
+  file: 'content/movies/b.yaml',
+  line: 1,
+  column: 5,
+  message: 'id "tt1" is used twice',
+  hint: 'give each item its own id',
+  related: [
+    { file: 'content/movies/a.yaml', line: 1, column: 5, message: 'first defined here' },
+    { message: 'a note without a place' },
+  ],
 };
 
 describe('useColor', () => {
@@ -112,6 +128,32 @@ describe('the human format', () => {
     expect(text).toContain('unknown field "␛[2J"');
     expect(text).toContain('  4 | ␛[2J: 1␇');
   });
+
+  it('prints each related location after the problem as a note, with its source line, and the hint last', () => {
+    const sources = new Map([
+      ['content/movies/a.yaml', ['id: tt1']],
+      ['content/movies/b.yaml', ['id: tt1']],
+    ]);
+    const source = (file: string, line: number) => sources.get(file)?.[line - 1];
+    expect(formatDiagnostic(duplicateId, source)).toBe(
+      [
+        'content/movies/b.yaml:1:5: error[duplicate-id]: id "tt1" is used twice',
+        '  1 | id: tt1',
+        '    |     ^',
+        'content/movies/a.yaml:1:5: note: first defined here',
+        '  1 | id: tt1',
+        '    |     ^',
+        'note: a note without a place',
+        '  hint: give each item its own id',
+      ].join('\n'),
+    );
+    const related = [{ file: 'a.yaml', message: `first${ESC}[2J here` }];
+    expect(formatDiagnostic({ ...unknownField, related }, source)).toContain('\na.yaml: note: first␛[2J here\n');
+    const colored = formatDiagnostic(duplicateId, source, { color: true });
+    expect(colored).toContain(`${ESC}[1mcontent/movies/a.yaml:1:5:${ESC}[22m ${ESC}[1mnote${ESC}[22m: first defined here`);
+    // eslint-disable-next-line no-control-regex
+    expect(colored.replace(/\u001b\[\d+m/g, '')).toBe(formatDiagnostic(duplicateId, source));
+  });
 });
 
 describe('sourceExcerpt', () => {
@@ -188,6 +230,26 @@ describe('diagnosticJson', () => {
       hint: null,
     });
   });
+
+  it('adds related last, only when there are some, each with its keys in a fixed order', () => {
+    expect(diagnosticJson({ ...unknownField, related: [] })).not.toHaveProperty('related');
+    const json = diagnosticJson(duplicateId);
+    expect(Object.keys(json)).toEqual(['code', 'severity', 'file', 'line', 'column', 'path', 'message', 'hint', 'related']);
+    expect(json.related).toEqual([
+      { file: 'content/movies/a.yaml', line: 1, column: 5, message: 'first defined here' },
+      { file: null, line: null, column: null, message: 'a note without a place' },
+    ]);
+    expect(Object.keys(json.related![0]!)).toEqual(['file', 'line', 'column', 'message']);
+  });
+});
+
+describe('mapDiagnosticFiles', () => {
+  it('maps the file and the files of related locations alike, and leaves file-less ones alone', () => {
+    const mapped = mapDiagnosticFiles(duplicateId, (file) => `/site/${file}`);
+    expect(mapped.file).toBe('/site/content/movies/b.yaml');
+    expect(mapped.related).toEqual([{ ...duplicateId.related![0]!, file: '/site/content/movies/a.yaml' }, duplicateId.related![1]!]);
+    expect(mapDiagnosticFiles({ code: 'host-limit', severity: 'warning', message: 'm' }, () => 'x')).toEqual({ code: 'host-limit', severity: 'warning', message: 'm' });
+  });
 });
 
 describe('githubAnnotation', () => {
@@ -228,6 +290,17 @@ describe('githubAnnotation', () => {
     expect(githubAnnotation(d, { cwd })).toBe(
       '::error file=a%2Cb%3Ac%25d.yaml,line=1,col=2,title=invalid-value::100%25 wrong:%0D%0A::error::injected, really',
     );
+  });
+
+  it('follows the problem with a notice on each related location, titled with its code', () => {
+    const absolute = { ...duplicateId, related: [{ ...duplicateId.related![0]!, file: path.join(cwd, 'content', 'movies', 'a.yaml') }, duplicateId.related![1]!] };
+    expect(githubAnnotation(absolute, { cwd }).split('\n')).toEqual([
+      '::error file=content/movies/b.yaml,line=1,col=5,title=duplicate-id::id "tt1" is used twice%0Ahint: give each item its own id',
+      '::notice file=content/movies/a.yaml,line=1,col=5,title=duplicate-id::first defined here',
+      '::notice title=duplicate-id::a note without a place',
+    ]);
+    const hostile = { ...unknownField, related: [{ file: 'x,y.yaml', line: 2, message: 'here\n::error::injected' }] };
+    expect(githubAnnotation(hostile, { cwd }).split('\n')[1]).toBe('::notice file=x%2Cy.yaml,line=2,title=unknown-field::here%0A::error::injected');
   });
 });
 
