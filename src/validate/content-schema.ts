@@ -1,0 +1,203 @@
+// Content: what people write in YAML.
+import { z } from 'zod';
+import { describe, STREAM_SOURCES } from './schema-factory.js';
+import { ManifestBehaviorHints } from './protocol-schema.js';
+import {
+  contentDate,
+  EMAIL,
+  fileName,
+  genreName,
+  isAbsoluteUrl,
+  nonNegativeInt,
+  reverseDomain,
+  semver,
+  textOrNumber,
+  variableName,
+  type IssueParams,
+} from './schema-leaves.js';
+
+/** Where the output will be published: http(s), no query or fragment (the client appends paths). */
+export const baseUrl = z.string().refine(
+  (value) => {
+    if (!/^https?:\/\//i.test(value) || !URL.canParse(value)) return false;
+    const url = new URL(value);
+    return url.search === '' && url.hash === '';
+  },
+  { message: 'expected an http:// or https:// URL without a query or fragment, such as https://user.github.io/repo/' },
+);
+
+/** Turns a local file path, relative to the YAML file, into the public URL it will have. */
+export type LocalFileResolver = (path: string) => { url: string } | { message: string; params: IssueParams };
+
+export function contentSchemas(resolveLocalFile: LocalFileResolver) {
+  const urlOrFile = urlOrFileSchema(resolveLocalFile);
+  const archiveUrl = urlOrFile;
+  const urlForm = 'an absolute URL (https://…), or a file relative to this YAML file';
+  const input = describe({
+    url: urlOrFile,
+    urlForm,
+    date: contentDate,
+    dateForm: 'a date (1922-03-04), a date and time (1922-03-04 20:00), or a date-time with an offset',
+    text: textOrNumber,
+    // A plain URL in YAML is the one-element form the spec writes as [url].
+    archiveEntry: z.union([
+      archiveUrl.transform((url): [string] => [url]),
+      z.tuple([archiveUrl]),
+      z.tuple([archiveUrl, nonNegativeInt]),
+    ]),
+  });
+  const { subtitle, stream, video, item } = itemSchemas(input);
+  const { catalog, addon } = settingsSchemas(urlOrFile, urlForm);
+  return { addon, catalog, item, video, stream, subtitle };
+}
+
+/** An absolute URL, or a local file that becomes one. */
+function urlOrFileSchema(resolveLocalFile: LocalFileResolver) {
+  return z
+    .string()
+    .min(1)
+    .transform((value, ctx) => {
+      if (isAbsoluteUrl(value)) return value;
+      const resolved = resolveLocalFile(value);
+      if ('url' in resolved) return resolved.url;
+      ctx.issues.push({ code: 'custom', input: value, message: resolved.message, params: resolved.params });
+      return z.NEVER;
+    });
+}
+
+/** An item file's objects, from the content side's leaves. */
+function itemSchemas(input: ReturnType<typeof describe>) {
+  const subtitle = z.strictObject({ ...input.subtitle, id: input.subtitle.id.optional() }).describe('A subtitle track');
+  const subtitles = (whose: string) => z.array(subtitle).optional().describe(`Subtitles ${whose}`);
+  const stream = z
+    .strictObject({ ...input.streamShape, subtitles: subtitles('for this stream only') })
+    .superRefine(input.oneSource)
+    .superRefine(input.sourceFieldsNeed)
+    .describe(`What plays: exactly one source (${STREAM_SOURCES.join(', ')}); put alternatives in separate streams`);
+  const streams = (whose: string) => z.array(stream).optional().describe(whose);
+
+  const video = z
+    .strictObject({
+      ...input.videoShape,
+      // Both default from season and episode (see validate.ts); required otherwise.
+      id: input.videoShape.id.optional(),
+      title: input.videoShape.title.optional(),
+      streams: streams('What plays for this video'),
+      subtitles: subtitles('of this video, offered for each of its streams'),
+      trailerStreams: streams('Trailers: streams of any source'),
+    })
+    .describe('An episode of a series or a video of a channel');
+
+  const item = z
+    .strictObject({
+      ...input.metaShape,
+      trailerStreams: streams('Trailers: streams of any source'),
+      catalogs: z
+        .array(fileName)
+        .optional()
+        .describe('The ids of the catalogs (of its type) it appears in; default: every catalog of its type with items: all'),
+      streams: streams('What plays, for an item without videos'),
+      subtitles: subtitles('for an item without videos, offered for each of its streams'),
+      videos: z
+        .array(video)
+        .optional()
+        .describe('Episodes of a series or videos of a channel; streams and subtitles then go on each video'),
+    })
+    .describe('An item: a film, a series, a channel');
+  return { subtitle, stream, video, item };
+}
+
+/** addon.yaml's objects. */
+function settingsSchemas(urlOrFile: ReturnType<typeof urlOrFileSchema>, urlForm: string) {
+  const seconds = (what: string) => nonNegativeInt.optional().describe(`Seconds ${what}`);
+  const cacheSettings = {
+    maxAge: seconds('clients and CDNs may keep an answer (cacheMaxAge, max-age)'),
+    staleRevalidate: seconds('an old answer may be served while a new one is fetched (stale-while-revalidate)'),
+    staleError: seconds('an old answer may be served while the host fails (stale-if-error)'),
+  };
+  const cacheOf = (resource: string) =>
+    z.strictObject(cacheSettings).optional().describe(`Overrides for ${resource}`);
+
+  const catalog = z
+    .strictObject({
+      id: fileName.describe('Unique with its type; becomes part of file names'),
+      type: fileName.describe('The type of the items it lists (movie, series, …)'),
+      name: z.string().min(1).describe('The title of its row on the Board and in Discover'),
+      genres: z
+        .union([z.literal('auto'), z.array(genreName)])
+        .optional()
+        .describe('A genre filter: a list of genres, or auto for every genre its items carry, sorted'),
+      sort: z
+        .enum(['name', '-name', 'released', '-released', 'releaseInfo', '-releaseInfo'])
+        .optional()
+        .describe('The order of its items, a leading - for descending; default: the order they are read in'),
+      items: z
+        .enum(['all', 'listed'])
+        .default('all')
+        .describe('all: every item of its type without a catalogs field, and those naming it; listed: only items naming it'),
+    })
+    .describe('A catalog: a row on the Board and a list in Discover');
+
+  const addon = z
+    .strictObject({
+      id: reverseDomain.describe('Unique, reverse-domain (org.example.films); never change it once people install the addon'),
+      version: semver.describe('A semantic version (1.0.0); raise it when you publish changes'),
+      name: z.string().min(1).describe('Shown in the addon list and on the install page'),
+      description: z.string().default('').describe('One or two sentences for the addon list'),
+      logo: urlOrFile.optional().describe(`A square logo: ${urlForm}`),
+      background: urlOrFile.optional().describe(`A background image: ${urlForm}`),
+      contactEmail: z.email({ message: 'expected an email address', pattern: EMAIL }).optional().describe('An address for people to write to'),
+      types: z.array(fileName).min(1).optional().describe('The types it serves; default: those of its catalogs and items'),
+      idPrefixes: z
+        .array(z.string().min(1))
+        .min(1)
+        .optional()
+        .describe('What every id starts with; default: derived from the ids, the part up to the first ":"'),
+      behaviorHints: ManifestBehaviorHints.optional().describe('Hints for the client'),
+      baseUrl: baseUrl
+        .optional()
+        .describe('The http(s) URL where the output will be published (local files need it); --base-url wins'),
+      secrets: z
+        .array(variableName)
+        .optional()
+        .describe('More variables whose values must never be published, besides those named like *KEY*, *TOKEN*, *SECRET*, *PASSWORD*, *AUTH*'),
+      publish: z
+        .array(variableName)
+        .optional()
+        .describe('Variables that look secret and may be published all the same (${NAME} in values)'),
+      cache: z
+        .strictObject({
+          ...cacheSettings,
+          manifest: cacheOf('manifest.json'),
+          catalog: cacheOf('catalog pages'),
+          meta: cacheOf('metas'),
+          stream: cacheOf('streams'),
+          subtitles: cacheOf('subtitles'),
+        })
+        .optional()
+        .describe('How long clients and CDNs may keep answers'),
+      catalogs: z.array(catalog).default([]).describe('The catalogs, in the order Stremio shows them'),
+    })
+    .describe('The settings of an addon-gen addon (addon.yaml)');
+
+  return { catalog, addon };
+}
+
+export type ContentSchemas = ReturnType<typeof contentSchemas>;
+export type AddonSettings = z.output<ContentSchemas['addon']>;
+export type CatalogSettings = z.output<ContentSchemas['catalog']>;
+export type ContentItem = z.output<ContentSchemas['item']>;
+export type ContentVideo = z.output<ContentSchemas['video']>;
+export type ContentStream = z.output<ContentSchemas['stream']>;
+export type ContentSubtitle = z.output<ContentSchemas['subtitle']>;
+export type CacheSettings = NonNullable<AddonSettings['cache']>;
+
+/** Fields renamed between spec versions or object kinds, for "did you mean" hints. */
+export const RENAMED_FIELDS: Record<string, string> = {
+  title: 'a stream\'s text is `description`; only videos have `title`',
+  name: 'a video\'s name is `title`',
+  stream: 'write `streams`, a list',
+  subtitle: 'write `subtitles`, a list',
+  genre: 'write `genres`, a list',
+  trailers: 'write `trailerStreams`, a list of streams',
+};

@@ -1,0 +1,133 @@
+// The leaves of the schemas, shared by both sides: URLs, file names, dates, versions. Protocol and
+// content schemas are made of the same objects (schema-factory.ts) around different leaves.
+import { z } from 'zod';
+
+/** Issue parameters that name the diagnostic code a failed check should report. */
+export const IssueParams = z.object({
+  code: z.enum(['bad-file-name', 'stream-source', 'missing-asset', 'asset-outside-content', 'base-url-required']).optional(),
+  hint: z.string().optional(),
+});
+export type IssueParams = z.infer<typeof IssueParams>;
+
+/** An absolute URL (the client rejects relative ones): a scheme of two or more letters, then a parseable rest. */
+export function isAbsoluteUrl(value: string): boolean {
+  return /^[a-z][a-z0-9+.-]+:/i.test(value) && URL.canParse(value);
+}
+
+export const absoluteUrl = z.string().refine(isAbsoluteUrl, {
+  message: 'expected an absolute URL',
+  params: { hint: 'the client rejects relative URLs; write https://… (or a local file path where the field allows one)' },
+});
+
+const MAX_NAME_BYTES = 200;
+
+/** Device names Windows reserves, with any extension: `CON`, `nul.json`, `COM1`. */
+const WINDOWS_DEVICE = /^(con|prn|aux|nul|com[0-9\u00b9\u00b2\u00b3]|lpt[0-9\u00b9\u00b2\u00b3])(\.|$)/i;
+
+/**
+ * Why a value cannot be a path segment on every host, or undefined when it can. `whole` is for
+ * values that are a whole file or folder name (ids, types): Windows and the hosts' file systems
+ * also refuse device names and strip trailing dots and spaces there. A genre only ends a name
+ * (`genre=Drama.json`), so those rules do not apply to it.
+ */
+export function fileNameProblem(value: string, whole = true): string | undefined {
+  if (value === '') return 'is empty';
+  if (value === '.' || value === '..') return `is "${value}"`;
+  if (/[/\\]/.test(value)) return 'contains "/" or "\\"';
+  if (/[\u0000-\u001f\u007f]/.test(value)) return 'contains a control character';
+  if (Buffer.byteLength(value) > MAX_NAME_BYTES) return `is longer than ${MAX_NAME_BYTES} bytes`;
+  if (whole && WINDOWS_DEVICE.test(value)) return 'is a device name Windows reserves';
+  if (whole && /[. ]$/.test(value)) return 'ends in a dot or a space, which Windows drops';
+  return undefined;
+}
+
+const nameSchema = (whole: boolean) =>
+  z.string().superRefine((value, ctx) => {
+    const problem = fileNameProblem(value, whole);
+    if (problem) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `"${value}" ${problem}, so it cannot become a file name on every host`,
+        params: {
+          code: 'bad-file-name',
+          hint: 'use letters, digits and -_:. (no slashes, not ending in a dot or space, not CON, NUL, COM1…), at most 200 bytes',
+        } satisfies IssueParams,
+      });
+    }
+  });
+
+/** A string that becomes a file or folder name in the output (ids, types). */
+export const fileName = nameSchema(true);
+/** A genre: the end of a file name (`genre=Drama.json`). */
+export const genreName = nameSchema(false);
+
+export const nonNegativeInt = z.number().int().nonnegative();
+/** An environment variable's name, as `${NAME}` in values refers to it. */
+export const variableName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { message: 'expected a variable name (letters, digits and _)' });
+export const threeLetters = (what: string) =>
+  z.string().regex(/^[a-z]{3}$/, { message: `expected a three-letter lowercase ${what} code` });
+
+const DATE_TIME =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?\s*(Z|z|[+-]\d{2}:?\d{2})?)?$/;
+
+/** A calendar date or date-time to RFC 3339 in UTC, or undefined when no such moment exists (2023-02-30). */
+export function toRfc3339(value: string): string | undefined {
+  const m = DATE_TIME.exec(value.trim());
+  if (!m) return undefined;
+  const [, y, mo, d, h, mi = '0', s = '0', frac = '', zone = 'Z'] = m;
+  const year = Number(y), month = Number(mo), day = Number(d), hour = Number(h ?? 0), minute = Number(mi), second = Number(s);
+  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+  const daysInMonth = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1] ?? 0;
+  if (day < 1 || day > daysInMonth || hour > 23 || minute > 59 || second > 59) return undefined;
+  // Most dates in content are plain days: as the Date below would write them, without one (a
+  // build has one per item and video; a Date each took about a tenth of a second per 100,000).
+  if (h === undefined) return `${y}-${mo}-${d}T00:00:00.000Z`;
+  let offsetMinutes = 0;
+  if (zone !== 'Z' && zone !== 'z') {
+    const sign = zone.startsWith('-') ? -1 : 1;
+    const digits = zone.slice(1).replace(':', '');
+    offsetMinutes = sign * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2)));
+  }
+  const millis = frac ? Math.floor(Number(`0${frac}`) * 1000) : 0;
+  // setUTCFullYear, unlike Date.UTC, does not map years 0..99 onto 1900..1999.
+  const date = new Date(0);
+  date.setUTCFullYear(year, month - 1, day);
+  date.setUTCHours(hour, minute - offsetMinutes, second, millis);
+  return date.toISOString();
+}
+
+export const contentDate = z.string().transform((value, ctx) => {
+  const iso = toRfc3339(value);
+  if (iso) return iso;
+  ctx.issues.push({
+    code: 'custom',
+    input: value,
+    message: `"${value}" is not a date that exists`,
+    params: { hint: 'write a date like 1968-10-01 or a date-time like 1968-10-01T20:00:00Z' } satisfies IssueParams,
+  });
+  return z.NEVER;
+});
+
+export const protocolDate = z.string().refine((value) => toRfc3339(value) === value, {
+  message: 'expected an RFC 3339 date-time in UTC with milliseconds (1968-10-01T00:00:00.000Z)',
+});
+
+/** `releaseInfo` and `runtime` are strings on the wire; YAML turns `1968` into a number. */
+export const textOrNumber = z.union([z.string(), z.number()]).transform(String);
+
+// Dot-separated parts are matched as "no `..` anywhere, no dot at either end", never as a
+// repeated group (`(\.[a-z]+)+`): V8 keeps a backtracking entry for each repetition of a group,
+// and a value of a few MiB of `a.` overflowed its stack, which ended the build with a RangeError.
+// Each pattern below matches the same strings as the grouped one it replaces.
+const SEMVER =
+  /^(?!.*\.\.)(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-[0-9A-Za-z-](?:[0-9A-Za-z.-]*[0-9A-Za-z-])?)?(?:\+[0-9A-Za-z-](?:[0-9A-Za-z.-]*[0-9A-Za-z-])?)?$/;
+export const semver = z.string().regex(SEMVER, { message: 'expected a semantic version such as 1.0.0' });
+// No regex flags here or in any content schema: JSON Schema patterns have none (see jsonschema.ts).
+export const reverseDomain = z
+  .string()
+  .regex(/^(?!.*\.\.)[a-zA-Z0-9-]+\.[a-zA-Z0-9.-]*[a-zA-Z0-9-]$/, { message: 'expected a reverse-domain id such as org.example.films' });
+/**
+ * zod's email pattern, `^(?:[A-Za-z0-9_'+\-]+\.)*[A-Za-z0-9_'+\-]*[A-Za-z0-9_+-]@(?:[A-Za-z0-9][A-Za-z0-9\-]*\.)+[A-Za-z]{2,}$`,
+ * without its repeated groups (see SEMVER): no `..`, no label that starts with `-`.
+ */
+export const EMAIL = /^(?!.*\.\.)(?![^@]*@.*\.-)(?:[A-Za-z0-9_'+\-][A-Za-z0-9_'+\-.]*)?[A-Za-z0-9_+-]@[A-Za-z0-9][A-Za-z0-9.-]*\.[A-Za-z]{2,}$/;
