@@ -1,7 +1,7 @@
 // Turns zod issues into diagnostics: plain-language messages, a code, the YAML location, a hint.
-import type { z } from 'zod';
+import { z } from 'zod';
 import { closest, formatPath, type Diagnostic, type Location } from '../diagnostics/index.js';
-import { RENAMED_FIELDS, type IssueParams } from './schema.js';
+import { IssueParams, RENAMED_FIELDS } from './schema.js';
 
 type Issue = z.core.$ZodIssue;
 type Path = (string | number)[];
@@ -114,7 +114,8 @@ function described(issue: Issue, path: Path): Pick<Diagnostic, 'code' | 'message
     }
   }
   if (issue.code === 'custom') {
-    const params = (issue.params ?? {}) as IssueParams;
+    const parsed = IssueParams.safeParse(issue.params ?? {});
+    const params: IssueParams = parsed.success ? parsed.data : {};
     return { code: params.code ?? 'invalid-value', message: issue.message, hint: params.hint };
   }
   return { code: 'invalid-value', message: describeIssue(issue) };
@@ -125,9 +126,13 @@ function deepestBranch(issue: Issue): Issue {
   if (issue.code !== 'invalid_union' || issue.errors.length === 0) return issue;
   const depth = (branch: Issue[]) => Math.max(...branch.map((i) => i.path.length));
   const branches = issue.errors.filter((b) => b.length > 0);
-  const allTypeErrors = branches.every((b) => b.length === 1 && b[0]!.code === 'invalid_type' && b[0]!.path.length === 0);
-  if (allTypeErrors) {
-    const expected = [...new Set(branches.map((b) => expectedName((b[0] as z.core.$ZodIssueInvalidType).expected)))];
+  // Each branch's only issue, where that is a wrong type of the whole value.
+  const typeErrors = branches.flatMap((b) => {
+    const only = b.length === 1 ? b[0] : undefined;
+    return only?.code === 'invalid_type' && only.path.length === 0 ? [only] : [];
+  });
+  if (typeErrors.length === branches.length) {
+    const expected = [...new Set(typeErrors.map((i) => expectedName(i.expected)))];
     return {
       code: 'custom',
       path: issue.path,
@@ -136,7 +141,7 @@ function deepestBranch(issue: Issue): Issue {
     };
   }
   const best = branches.reduce((a, b) => (depth(b) > depth(a) ? b : a));
-  const inner = best.map((i) => ({ ...i, path: [...issue.path, ...i.path] }) as Issue);
+  const inner = best.map((i): Issue => ({ ...i, path: [...issue.path, ...i.path] }));
   // Only one diagnostic per union: the first issue of the most promising branch.
   return deepestBranch(inner[0]!);
 }
@@ -191,40 +196,40 @@ export function describeValue(value: unknown): string {
  * The field names the schema allows for the object at `path`, for "did you mean" hints.
  * Walks zod's own definitions: objects, lists, tuples, unions and the wrappers around them.
  */
-function keysAt(schema: z.ZodType, path: Path): string[] {
+function keysAt(schema: z.core.$ZodType, path: Path): string[] {
   let current = unwrap(schema);
   for (const key of path) {
     current = current.flatMap((s) => {
-      const def = s._zod.def as unknown as Record<string, any>;
-      if (def.type === 'object') return def.shape[key] ? unwrap(def.shape[key]) : [];
-      if (def.type === 'array' && typeof key === 'number') return unwrap(def.element);
-      if (def.type === 'tuple' && typeof key === 'number') return def.items[key] ? unwrap(def.items[key]) : [];
-      if (def.type === 'record') return unwrap(def.valueType);
+      if (s instanceof z.core.$ZodObject) {
+        const field = typeof key === 'string' && Object.hasOwn(s._zod.def.shape, key) ? s._zod.def.shape[key] : undefined;
+        return field ? unwrap(field) : [];
+      }
+      if (s instanceof z.core.$ZodArray && typeof key === 'number') return unwrap(s._zod.def.element);
+      if (s instanceof z.core.$ZodTuple && typeof key === 'number') {
+        const item = s._zod.def.items[key];
+        return item ? unwrap(item) : [];
+      }
+      if (s instanceof z.core.$ZodRecord) return unwrap(s._zod.def.valueType);
       return [];
     });
   }
-  const keys = current.flatMap((s) => {
-    const def = s._zod.def as unknown as Record<string, any>;
-    return def.type === 'object' ? Object.keys(def.shape) : [];
-  });
+  const keys = current.flatMap((s) => (s instanceof z.core.$ZodObject ? Object.keys(s._zod.def.shape) : []));
   return [...new Set(keys)];
 }
 
-function unwrap(schema: z.ZodType): z.ZodType[] {
-  const def = schema._zod.def as unknown as Record<string, any>;
-  switch (def.type) {
-    case 'optional':
-    case 'nullable':
-    case 'default':
-    case 'prefault':
-    case 'readonly':
-    case 'catch':
-      return unwrap(def.innerType);
-    case 'pipe':
-      return unwrap(def.in);
-    case 'union':
-      return (def.options as z.ZodType[]).flatMap(unwrap);
-    default:
-      return [schema];
+/** The schemas a value is checked by inside the wrappers around them, each branch of a union. */
+function unwrap(schema: z.core.$ZodType): z.core.$ZodType[] {
+  if (
+    schema instanceof z.core.$ZodOptional ||
+    schema instanceof z.core.$ZodNullable ||
+    schema instanceof z.core.$ZodDefault ||
+    schema instanceof z.core.$ZodPrefault ||
+    schema instanceof z.core.$ZodReadonly ||
+    schema instanceof z.core.$ZodCatch
+  ) {
+    return unwrap(schema._zod.def.innerType);
   }
+  if (schema instanceof z.core.$ZodPipe) return unwrap(schema._zod.def.in);
+  if (schema instanceof z.core.$ZodUnion) return schema._zod.def.options.flatMap(unwrap);
+  return [schema];
 }

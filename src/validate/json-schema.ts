@@ -50,8 +50,8 @@ export function contentJsonSchemas(): { addon: JsonSchema; item: JsonSchema } {
   };
   // `unrepresentable` stays "throw": a zod type with no JSON Schema form fails here (and in the
   // freshness test) instead of silently becoming {}.
-  const generate = (schema: z.core.$ZodType) =>
-    z.toJSONSchema(schema, { target: 'draft-07', io: 'input', metadata, override }) as JsonSchema;
+  const generate = (schema: z.core.$ZodType): JsonSchema =>
+    z.toJSONSchema(schema, { target: 'draft-07', io: 'input', metadata, override });
   return { addon: generate(schemas.addon), item: generate(itemFile) };
 }
 
@@ -143,9 +143,10 @@ function streamSourceRules(): JsonSchema {
  * refuse capitals that zod accepts. Content schemas spell such ranges out instead (`[a-zA-Z]`).
  */
 function refuseRegexFlags(schema: z.core.$ZodType) {
-  const patterns = (schema._zod.bag as { patterns?: Set<RegExp> }).patterns ?? [];
+  const patterns: unknown = schema._zod.bag.patterns;
+  if (!(patterns instanceof Set)) return;
   for (const pattern of patterns) {
-    if (pattern.flags.replace('u', '') !== '') {
+    if (pattern instanceof RegExp && pattern.flags.replace('u', '') !== '') {
       throw new Error(`${pattern} has flags, which a JSON Schema pattern cannot carry: write the regex without them`);
     }
   }
@@ -165,7 +166,7 @@ class NamedRegistry extends z.core.$ZodRegistry<z.core.GlobalMeta> {
 }
 
 function reason(error: unknown): string {
-  const code = (error as NodeJS.ErrnoException).code;
+  const code = typeof error === 'object' && error !== null && 'code' in error ? error.code : undefined;
   if (code === 'EEXIST' || code === 'ENOTDIR') return 'a file is in the way of the folder';
   if (code === 'EISDIR') return 'a folder is in the way of the file';
   if (code === 'EACCES' || code === 'EPERM') return 'permission denied';

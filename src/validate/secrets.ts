@@ -328,8 +328,8 @@ export function expandVariables(
     if (typeof node === 'string') return expand(node, path);
     if (Array.isArray(node)) {
       node.forEach((element, index) => (node[index] = walk(element, [...path, index])));
-    } else if (node !== null && typeof node === 'object') {
-      const object = node as Record<string, unknown>;
+    } else if (isMapping(node)) {
+      const object = node;
       for (const key of Object.keys(object)) {
         if (path.length === 0 && skip.includes(key)) continue;
         guard(key, (...args) => reporter(path, key)(...args), 'a key of this mapping');
@@ -349,6 +349,11 @@ function secretHint(name: string): string {
 /** `secrets` and `publish` from unchecked settings (the schema reports wrong shapes). */
 export function policyLists(settings: unknown): { secrets: string[]; publish: string[] } {
   const list = (value: unknown) => (Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : []);
-  const object = (settings ?? {}) as { secrets?: unknown; publish?: unknown };
+  const object = isMapping(settings) ? settings : {};
   return { secrets: list(object.secrets), publish: list(object.publish) };
+}
+
+/** A YAML mapping: an object that is not a list (lists are walked before mappings are). */
+function isMapping(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
