@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { readFile, realpath } from 'node:fs/promises';
 import path from 'node:path';
-import type { Diagnostic } from '../diagnostics/index.js';
+import { mapDiagnosticFiles, type Diagnostic } from '../diagnostics/index.js';
 import type { HostReport } from '../hosts/index.js';
 import type { Loaded } from '../load/index.js';
 import { sha1, textFingerprint } from '../plan/index.js';
@@ -128,12 +128,12 @@ export async function recordHolds(
 
 /** Diagnostics to keep in a record: files relative to the content folder. */
 export function portableDiagnostics(diagnostics: readonly Diagnostic[], contentDir: string): Diagnostic[] {
-  return diagnostics.map((d) => (d.file === undefined ? d : { ...d, file: portable(path.relative(contentDir, d.file)) }));
+  return diagnostics.map((d) => mapDiagnosticFiles(d, (file) => portable(path.relative(contentDir, file))));
 }
 
 /** Diagnostics from a record, for a build of the content in `contentDir`. */
 export function localDiagnostics(diagnostics: readonly Diagnostic[], contentDir: string): Diagnostic[] {
-  return diagnostics.map((d) => (d.file === undefined ? d : { ...d, file: path.join(contentDir, d.file) }));
+  return diagnostics.map((d) => mapDiagnosticFiles(d, (file) => path.join(contentDir, file)));
 }
 
 /** Forward slashes, as in output paths: a record means the same on every system. */
