@@ -12,6 +12,16 @@ import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import jsYaml from 'js-yaml';
 
+declare module 'js-yaml' {
+  /** What js-yaml 4's loader keeps in its state beside what its types declare (the listener reads them). */
+  interface State {
+    /** How deeply the node being read is nested: 1 for a document's value. */
+    depth: number;
+    /** The node's anchor, if it has one. */
+    anchor: string | null;
+  }
+}
+
 /** Where js-yaml found a document: its value's text, and the text of each item of a list. */
 export interface DocumentSpan {
   start: number;
@@ -54,7 +64,7 @@ function fastParse(text: string, yaml: typeof jsYaml, maxDepth: number, keep: (t
   let exotic = false;
   let elementStart = 0;
   const listener = (event: jsYaml.EventType, state: jsYaml.State) => {
-    const { depth, position, anchor } = state as jsYaml.State & { depth: number; anchor: string | null };
+    const { depth, position, anchor } = state;
     if (event === 'open') {
       if (depth === 1) spans.push({ start: position, end: position, elements: [] });
       else if (depth === 2) elementStart = position;
@@ -82,12 +92,18 @@ function fastParse(text: string, yaml: typeof jsYaml, maxDepth: number, keep: (t
     return { values, spans: spans.length === values.length ? spans : [], anchored, exotic };
   } catch (error) {
     // Syntax errors, duplicate keys, nesting, unknown aliases: the careful path says where and why.
-    const { message, reason, mark } = error as { message?: unknown; reason?: unknown; mark?: { line?: unknown; column?: unknown } };
+    // Read field by field: anything may be thrown.
+    const thrown: object = typeof error === 'object' && error !== null ? error : {};
+    const message = 'message' in thrown ? thrown.message : undefined;
+    const reason = 'reason' in thrown ? thrown.reason : undefined;
+    const mark = 'mark' in thrown && typeof thrown.mark === 'object' && thrown.mark !== null ? thrown.mark : {};
+    const line = 'line' in mark ? mark.line : undefined;
+    const column = 'column' in mark ? mark.column : undefined;
     return {
       error: {
         message: String(message),
         ...(typeof reason === 'string' && { reason }),
-        ...(typeof mark?.line === 'number' && typeof mark.column === 'number' && { mark: { line: mark.line, column: mark.column } }),
+        ...(typeof line === 'number' && typeof column === 'number' && { mark: { line, column } }),
       },
     };
   }
@@ -178,9 +194,16 @@ export async function* parseInThreads(texts: readonly string[], threads: number,
       bytesAhead -= texts[i]!.length;
       sendAhead(i + 1);
       // Read as it is asked for: a file's values are made only when their turn comes.
-      yield 'json' in parse ? { values: JSON.parse(parse.json) as unknown[], spans: parse.spans, anchored: false, exotic: false, shared: true } : parse;
+      yield 'json' in parse ? { values: jsonValues(parse.json), spans: parse.spans, anchored: false, exotic: false, shared: true } : parse;
     }
   } finally {
     await Promise.all(workers.map((w) => w.terminate()));
   }
+}
+
+/** The values a thread sent as JSON text: the array of a file's documents. */
+function jsonValues(json: string): unknown[] {
+  const values: unknown = JSON.parse(json);
+  if (!Array.isArray(values)) throw new Error('a parse thread sent values that are not a list of documents');
+  return values;
 }

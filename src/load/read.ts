@@ -15,8 +15,6 @@ export const DEFAULT_MAX_FILE_SIZE = 16 * 1024 * 1024;
 /** Files read at once: enough to keep the disk busy, few enough never to run out of descriptors. */
 const READ_CONCURRENCY = 32;
 
-const YAML_NAME = /\.ya?ml$/;
-
 /** A content file's text, and where it is. */
 export interface ContentText {
   /** The path as shown to people: the content folder as given, joined with the relative path. */
@@ -34,9 +32,13 @@ export interface ContentText {
  * Every content file below `contentDir` in path order, with the problems of those that could
  * not be read. A file that is not text is returned too (`unreadable`), to show its bad line.
  */
-export async function readContentFiles(contentDir: string, maxFileSize: number): Promise<{ files: ContentText[]; diagnostics: Diagnostic[] }> {
+export async function readContentFiles(
+  contentDir: string,
+  maxFileSize: number,
+  takes: (name: string) => boolean,
+): Promise<{ files: ContentText[]; diagnostics: Diagnostic[] }> {
   const diagnostics: Diagnostic[] = [];
-  const found = await findContentFiles(contentDir, diagnostics);
+  const found = await findContentFiles(contentDir, diagnostics, takes);
   // The walk's order depends on the file system; path order makes builds reproducible.
   found.sort((a, b) => compareCodePoints(a.relative, b.relative));
   const read = await mapLimit(found, READ_CONCURRENCY, (f) => readSource(contentDir, f, maxFileSize));
@@ -57,12 +59,12 @@ interface FoundFile {
 }
 
 /**
- * Every `*.yaml` and `*.yml` file below the content folder, skipping names that start with `.`
- * and `node_modules` folders. Symbolic links are followed only to files inside the folder: a
+ * Every content file below the content folder (a name that `takes` takes: `*.yaml` and `*.yml`),
+ * skipping names that start with `.` and `node_modules` folders. Symbolic links are followed only to files inside the folder: a
  * build must not read the rest of the machine. Links to folders are never followed (a link to a
  * folder inside would read its files twice, or loop); a link that leaves the folder gets a warning.
  */
-async function findContentFiles(contentDir: string, diagnostics: Diagnostic[]): Promise<FoundFile[]> {
+async function findContentFiles(contentDir: string, diagnostics: Diagnostic[], takes: (name: string) => boolean): Promise<FoundFile[]> {
   const given = path.resolve(contentDir);
   const root = await realpath(given).catch(() => given);
   const inside = (real: string) => real === root || real.startsWith(root.endsWith(path.sep) ? root : root + path.sep);
@@ -71,14 +73,14 @@ async function findContentFiles(contentDir: string, diagnostics: Diagnostic[]): 
   const problems: Diagnostic[] = [];
 
   const entry = async (relative: string, dirent: Dirent): Promise<string | undefined> => {
-    const isYaml = YAML_NAME.test(dirent.name);
+    const isContent = takes(dirent.name);
     if (dirent.isDirectory()) return relative;
     if (dirent.isFile()) {
-      if (isYaml) found.push({ relative, read: path.join(root, relative), absolute: path.join(given, relative) });
+      if (isContent) found.push({ relative, read: path.join(root, relative), absolute: path.join(given, relative) });
       return undefined;
     }
     if (!dirent.isSymbolicLink()) {
-      if (isYaml) problems.push(unreadable(shown(relative), { code: 'NOT_A_FILE' }, 'file'));
+      if (isContent) problems.push(unreadable(shown(relative), { code: 'NOT_A_FILE' }, 'file'));
       return undefined;
     }
     const link = path.join(root, relative);
@@ -89,12 +91,12 @@ async function findContentFiles(contentDir: string, diagnostics: Diagnostic[]): 
       isFolder = (await stat(real)).isDirectory();
     } catch (error) {
       // A broken link or a loop: an error for a content file, someone else's business otherwise.
-      if (isYaml) problems.push(unreadable(shown(relative), error, 'link', await readlinkText(link)));
+      if (isContent) problems.push(unreadable(shown(relative), error, 'link', await readlinkText(link)));
       return undefined;
     }
     if (!inside(real)) {
-      if (isYaml || isFolder) problems.push(linkOutside(shown(relative), relative, await readlinkText(link), isFolder));
-    } else if (isYaml && !isFolder) {
+      if (isContent || isFolder) problems.push(linkOutside(shown(relative), relative, await readlinkText(link), isFolder));
+    } else if (isContent && !isFolder) {
       found.push({ relative, read: real, absolute: path.join(given, path.relative(root, real)) });
     }
     return undefined;
@@ -146,7 +148,7 @@ function linkOutside(file: string, relative: string, target: string, isFolder: b
 
 /** An unreadable file, folder or link: the reason in words, from the system's error code. */
 function unreadable(file: string, error: unknown, kind: 'file' | 'folder' | 'link', target?: string): Diagnostic {
-  const code = (error as { code?: string } | undefined)?.code;
+  const code = typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string' ? error.code : undefined;
   const denied = code === 'EACCES' || code === 'EPERM';
   const message =
     kind === 'link'
@@ -159,7 +161,7 @@ function unreadable(file: string, error: unknown, kind: 'file' | 'folder' | 'lin
           ? kind === 'folder'
             ? 'folder that cannot be read (permission denied): the YAML files in it are not read'
             : 'cannot be read: permission denied'
-          : `cannot be read: ${(error as Error).message ?? code}`;
+          : `cannot be read: ${messageOf(error) ?? code}`;
   const hint =
     kind === 'link'
       ? 'point the link at an existing file inside the content folder, or remove it'
@@ -169,6 +171,11 @@ function unreadable(file: string, error: unknown, kind: 'file' | 'folder' | 'lin
           ? `make the ${kind} readable by the user running the build (chmod a+r${kind === 'folder' ? 'x' : ''}), or move it out of the content folder`
           : undefined;
   return { code: 'unreadable-file', severity: 'error', file, message, hint };
+}
+
+/** The error's message, as `error.message` gives it; undefined when it has none. */
+function messageOf(error: unknown): unknown {
+  return typeof error === 'object' && error !== null && 'message' in error ? error.message : undefined;
 }
 
 /**
@@ -319,6 +326,8 @@ function formatSize(bytes: number): string {
   return `${bytes} bytes`;
 }
 
+const BYTE_FACTORS = new Map([['k', 1024], ['m', 1024 ** 2], ['g', 1024 ** 3]]);
+
 /**
  * A size as the command line takes it: bytes, or with a suffix K, M or G (powers of 1024; `KiB`,
  * `MB` and lowercase are read the same). Undefined when it is not one.
@@ -326,7 +335,7 @@ function formatSize(bytes: number): string {
 export function parseByteSize(text: string): number | undefined {
   const m = /^\s*(\d+(?:\.\d+)?)\s*(?:([kmg])(?:i?b)?|b)?\s*$/i.exec(text);
   if (!m) return undefined;
-  const factor = { k: 1024, m: 1024 ** 2, g: 1024 ** 3 }[(m[2] ?? '').toLowerCase() as 'k'] ?? 1;
+  const factor = BYTE_FACTORS.get((m[2] ?? '').toLowerCase()) ?? 1;
   const bytes = Math.floor(Number(m[1]) * factor);
   return Number.isSafeInteger(bytes) ? bytes : undefined;
 }

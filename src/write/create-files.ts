@@ -200,102 +200,130 @@ interface Ran {
 type Run = (batch: Batch) => Promise<Ran>;
 
 /**
- * `threads` worker threads that create files; with 0, files are created on the calling thread
- * by the same code (small builds, where starting threads costs more than it saves).
- * `beforeWrite` is awaited before the first file is written in the output folder, not in place
- * (it is called again by batches that find files to write before it resolves: it must return
- * the same promise each time).
+ * Buffers handed back by the threads, filled again for the next batches: a build holds a few
+ * megabytes for its writes, whatever the size of the addon. One that grew for a batch of large
+ * files (catalog pages) is kept while such batches fill at least half of it; the small files
+ * after them would leave it mostly empty to the end of the build (26 MB of buffers, measured).
  */
-export function startFileCreator(threads: number, suffix: string, beforeWrite: () => Promise<void>): FileCreator {
-  // Buffers handed back by the threads, filled again for the next batches: a build holds a few
-  // megabytes for its writes, whatever the size of the addon. One that grew for a batch of large
-  // files (catalog pages) is kept while such batches fill at least half of it; the small files
-  // after them would leave it mostly empty to the end of the build (26 MB of buffers, measured).
+interface BufferPool {
+  /** A buffer of at least `size` bytes. */
+  take(size: number): Buffer;
+  giveBack(buffer: Buffer, used: number): void;
+}
+
+function bufferPool(): BufferPool {
   const spare: Buffer[] = [];
-  const giveBack = (buffer: Buffer, used: number) => {
-    if (buffer.length <= MIN_BUFFER || used >= buffer.length / 2) spare.push(buffer);
+  return {
+    take(size) {
+      const reused = spare.findIndex((b) => b.length >= size);
+      return reused >= 0 ? spare.splice(reused, 1)[0]! : Buffer.allocUnsafeSlow(Math.max(size, MIN_BUFFER));
+    },
+    giveBack(buffer, used) {
+      if (buffer.length <= MIN_BUFFER || used >= buffer.length / 2) spare.push(buffer);
+    },
   };
-  const usedBy = (batch: Batch) => batch.ends[batch.ends.length - 1] ?? 0;
-  const take = (size: number) => {
-    const reused = spare.findIndex((b) => b.length >= size);
-    return reused >= 0 ? spare.splice(reused, 1)[0]! : Buffer.allocUnsafeSlow(Math.max(size, MIN_BUFFER));
+}
+
+/** Whether batches may write in the output folder yet (see Batch.mayWrite). */
+interface WriteGate {
+  /** Set once `beforeWrite` has resolved: from then on every batch may write. */
+  writable: boolean;
+  /** Awaits `beforeWrite`, then sets `writable`. */
+  allow(): Promise<void>;
+}
+
+function writeGate(beforeWrite: () => Promise<void>): WriteGate {
+  const gate: WriteGate = {
+    writable: false,
+    async allow() {
+      await beforeWrite();
+      gate.writable = true;
+    },
   };
-  // Set once `beforeWrite` has resolved: from then on every batch may write.
-  let writable = false;
-  const allowWrites = async () => {
-    await beforeWrite();
-    writable = true;
-  };
-  const builder = (compare: boolean, run: Run): BatchBuilder => {
-    let buffer = take(0);
-    const targets: string[] = [];
-    const inPlace: boolean[] = [];
-    const starts: number[] = [];
-    const ends: number[] = [];
-    const lastSizes: number[] = [];
-    const end = () => ends[ends.length - 1] ?? 0;
-    let lastBody: string | Uint8Array | undefined;
-    return {
-      add(target, body, placed, lastSize = -1) {
-        targets.push(target);
-        inPlace.push(placed);
-        lastSizes.push(lastSize);
-        if (typeof body === 'string' && body === lastBody) {
-          const start = starts[starts.length - 1]!;
-          const stop = end();
-          starts.push(start);
-          ends.push(stop);
-          return stop - start;
-        }
-        lastBody = body;
-        const start = end();
-        // UTF-8 takes at most three bytes per UTF-16 unit: grow before writing, never truncate.
-        const most = typeof body === 'string' ? body.length * 3 : body.length;
-        if (buffer.length - start < most) {
-          // Doubling, and the smaller buffer left to the garbage collector: the few buffers in
-          // use grow to the largest batch and stay that size.
-          const larger = take(Math.max(2 * buffer.length, start + most));
-          buffer.copy(larger, 0, 0, start);
-          buffer = larger;
-        }
-        const length = typeof body === 'string' ? buffer.write(body, start) : (buffer.set(body, start), body.length);
+  return gate;
+}
+
+/** A batch that encodes each file into a pooled buffer as it is added, and runs with `run` when sent. */
+function batchBuilder(compare: boolean, run: Run, pool: BufferPool, gate: WriteGate): BatchBuilder {
+  let buffer = pool.take(0);
+  const targets: string[] = [];
+  const inPlace: boolean[] = [];
+  const starts: number[] = [];
+  const ends: number[] = [];
+  const lastSizes: number[] = [];
+  const end = () => ends[ends.length - 1] ?? 0;
+  let lastBody: string | Uint8Array | undefined;
+  return {
+    add(target, body, placed, lastSize = -1) {
+      targets.push(target);
+      inPlace.push(placed);
+      lastSizes.push(lastSize);
+      if (typeof body === 'string' && body === lastBody) {
+        const start = starts[starts.length - 1]!;
+        const stop = end();
         starts.push(start);
-        ends.push(start + length);
-        return length;
-      },
-      async send() {
-        if (targets.length === 0) {
-          giveBack(buffer, 0);
-          return { written: [] };
-        }
-        // A batch with a file that is written in the output folder for sure (one of another size
-        // than the last build wrote there, or any after an interrupted build) waits for the
-        // record; the others go at once, and come back unwritten if they find a change there
-        // before it is made.
-        const sure = (i: number) => !inPlace[i] && (compare || lastSizes[i] !== ends[i]! - starts[i]!);
-        if (!writable && targets.some((_, i) => sure(i))) await allowWrites();
-        const batch: Batch = { targets, inPlace, starts, ends, lastSizes, bytes: buffer, compare, mayWrite: writable };
-        let { created, bytes } = await run(batch);
-        if (!created) {
-          await allowWrites();
-          ({ created, bytes } = await run({ ...batch, bytes, mayWrite: true }));
-        }
-        giveBack(bytes, usedBy(batch));
-        return created!; // a batch that may write always comes back done
-      },
-    };
+        ends.push(stop);
+        return stop - start;
+      }
+      lastBody = body;
+      const start = end();
+      // UTF-8 takes at most three bytes per UTF-16 unit: grow before writing, never truncate.
+      const most = typeof body === 'string' ? body.length * 3 : body.length;
+      if (buffer.length - start < most) {
+        // Doubling, and the smaller buffer left to the garbage collector: the few buffers in
+        // use grow to the largest batch and stay that size.
+        const larger = pool.take(Math.max(2 * buffer.length, start + most));
+        buffer.copy(larger, 0, 0, start);
+        buffer = larger;
+      }
+      const length = typeof body === 'string' ? buffer.write(body, start) : (buffer.set(body, start), body.length);
+      starts.push(start);
+      ends.push(start + length);
+      return length;
+    },
+    async send() {
+      if (targets.length === 0) {
+        pool.giveBack(buffer, 0);
+        return { written: [] };
+      }
+      // A batch with a file that is written in the output folder for sure (one of another size
+      // than the last build wrote there, or any after an interrupted build) waits for the
+      // record; the others go at once, and come back unwritten if they find a change there
+      // before it is made.
+      const sure = (i: number) => !inPlace[i] && (compare || lastSizes[i] !== ends[i]! - starts[i]!);
+      if (!gate.writable && targets.some((_, i) => sure(i))) await gate.allow();
+      const batch: Batch = { targets, inPlace, starts, ends, lastSizes, bytes: buffer, compare, mayWrite: gate.writable };
+      let { created, bytes } = await run(batch);
+      if (!created) {
+        await gate.allow();
+        ({ created, bytes } = await run({ ...batch, bytes, mayWrite: true }));
+        // A batch that may write always comes back done.
+        if (!created) throw new Error('a batch that may write came back undone');
+      }
+      pool.giveBack(bytes, end());
+      return created;
+    },
   };
-  if (threads === 0) {
-    const state: ThreadState = { madeDirs: new Set(), prefix: 'm-', count: 0, suffix };
-    return {
-      batch: (compare) =>
-        builder(compare, async (batch) => ({
-          created: createFiles(batch, state, fs, path),
-          bytes: batch.bytes as Buffer,
-        })),
-      close: async () => {},
-    };
-  }
+}
+
+/** Files created on the calling thread, by the same code as the threads' (see startFileCreator). */
+function creatorOnThisThread(suffix: string, pool: BufferPool, gate: WriteGate): FileCreator {
+  const state: ThreadState = { madeDirs: new Set(), prefix: 'm-', count: 0, suffix };
+  // The batch's buffer is the one the builder filled: the pool's, a Buffer.
+  const run: Run = async (batch) => ({ created: createFiles(batch, state, fs, path), bytes: asBuffer(batch.bytes) });
+  return {
+    batch: (compare) => batchBuilder(compare, run, pool, gate),
+    close: async () => {},
+  };
+}
+
+/** The bytes as a Buffer, without a copy. */
+function asBuffer(bytes: Uint8Array): Buffer {
+  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
+}
+
+/** `threads` worker threads that create the files of the batches sent to them, the least busy first. */
+function creatorInThreads(threads: number, suffix: string, pool: BufferPool, gate: WriteGate): FileCreator {
   const pending = new Map<number, { resolve(ran: Ran): void; reject(error: Error): void; worker: Worker }>();
   const load = new Map<Worker, number>();
   let nextId = 0;
@@ -312,8 +340,7 @@ export function startFileCreator(threads: number, suffix: string, beforeWrite: (
         job.reject(Object.assign(new Error(message), system));
         return;
       }
-      const bytes = Buffer.from(reply.bytes.buffer, reply.bytes.byteOffset, reply.bytes.length);
-      job.resolve({ created: reply.created, bytes });
+      job.resolve({ created: reply.created, bytes: asBuffer(reply.bytes) });
     });
     // A thread that dies (out of memory, say) fails the batches it had.
     worker.on('error', (error) => {
@@ -330,18 +357,34 @@ export function startFileCreator(threads: number, suffix: string, beforeWrite: (
     if (failed) return Promise.reject(failed);
     // The least busy thread; the buffer moves to it rather than being copied.
     const worker = workers.reduce((a, b) => (load.get(b)! < load.get(a)! ? b : a));
+    const { buffer } = batch.bytes;
+    // The pool's buffers are made by Buffer.allocUnsafeSlow: never shared memory.
+    if (!(buffer instanceof ArrayBuffer)) return Promise.reject(new Error('a batch\'s bytes are in shared memory, which cannot move to a thread'));
     load.set(worker, load.get(worker)! + 1);
     const id = nextId++;
     return new Promise<Ran>((resolve, reject) => {
       pending.set(id, { resolve, reject, worker });
-      worker.postMessage({ id, batch }, [batch.bytes.buffer as ArrayBuffer]);
+      worker.postMessage({ id, batch }, [buffer]);
     });
   };
   return {
-    batch: (compare) => builder(compare, run),
+    batch: (compare) => batchBuilder(compare, run, pool, gate),
     async close() {
       failed ??= new Error('the file creator was closed');
       await Promise.all(workers.map((w) => w.terminate()));
     },
   };
+}
+
+/**
+ * `threads` worker threads that create files; with 0, files are created on the calling thread
+ * by the same code (small builds, where starting threads costs more than it saves).
+ * `beforeWrite` is awaited before the first file is written in the output folder, not in place
+ * (it is called again by batches that find files to write before it resolves: it must return
+ * the same promise each time).
+ */
+export function startFileCreator(threads: number, suffix: string, beforeWrite: () => Promise<void>): FileCreator {
+  const pool = bufferPool();
+  const gate = writeGate(beforeWrite);
+  return threads === 0 ? creatorOnThisThread(suffix, pool, gate) : creatorInThreads(threads, suffix, pool, gate);
 }
