@@ -1,7 +1,19 @@
-// Checks every output file the way the client reads it, independently of the code that wrote it.
+// Checks every output file the way the client reads it, independently of the code that wrote it:
+// by hand, and with the protocol's response schemas (src/validate/schema.ts). The plan builds
+// bodies field by field, for speed and key order, so the schemas are where they are checked whole.
+import type { ZodType } from 'zod';
+import { CatalogResponse, Manifest, MetaResponse, StreamResponse, SubtitlesResponse } from '../../src/validate/schema.js';
 
 const RESOURCE_FIELDS = ['metas', 'metasDetailed', 'meta', 'streams', 'subtitles', 'addons'];
 const URL_FIELDS = new Set(['poster', 'background', 'logo', 'url', 'thumbnail', 'externalUrl', 'playerFrameUrl', 'androidTvUrl']);
+
+/** The schema of each resource's bodies, by the first segment of their paths. */
+const RESPONSES: Record<string, ZodType> = { catalog: CatalogResponse, meta: MetaResponse, stream: StreamResponse, subtitles: SubtitlesResponse };
+
+/** The schema a file's body must match: the manifest's, or the response's of its resource. */
+function schemaOf(filePath: string): ZodType | undefined {
+  return filePath === 'manifest.json' ? Manifest : RESPONSES[filePath.split('/')[0] ?? ''];
+}
 
 /** Problems with one JSON output file; an empty list when the client would accept it whole. */
 export function envelopeProblems(filePath: string, text: string): string[] {
@@ -11,9 +23,13 @@ export function envelopeProblems(filePath: string, text: string): string[] {
   try {
     body = JSON.parse(text);
   } catch (error) {
-    return [`does not parse: ${(error as Error).message}`];
+    return [`does not parse: ${error instanceof Error ? error.message : String(error)}`];
   }
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return ['is not a JSON object'];
+  const parsed = schemaOf(filePath)?.safeParse(body);
+  if (parsed && !parsed.success) {
+    for (const issue of parsed.error.issues) problems.push(`${issue.path.join('.') || '(body)'} does not match the schema: ${issue.message}`);
+  }
   if (filePath !== 'manifest.json') {
     const fields = Object.keys(body).filter((k) => RESOURCE_FIELDS.includes(k));
     if (fields.length !== 1) problems.push(`has ${fields.length} resource fields (${fields.join(', ')})`);
@@ -28,10 +44,9 @@ export function envelopeProblems(filePath: string, text: string): string[] {
       problems.push(`${at} is not an RFC 3339 date-time`);
     }
     if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
-      const object = value as Record<string, unknown>;
-      if ('title' in object && 'name' in object && at.includes('videos')) problems.push(`${at} has both title and name`);
-      if ('title' in object && 'description' in object) problems.push(`${at} has both title and description`);
-      if ('stream' in object && 'streams' in object) problems.push(`${at} has both stream and streams`);
+      if ('title' in value && 'name' in value && at.includes('videos')) problems.push(`${at} has both title and name`);
+      if ('title' in value && 'description' in value) problems.push(`${at} has both title and description`);
+      if ('stream' in value && 'streams' in value) problems.push(`${at} has both stream and streams`);
     }
   });
   return problems;

@@ -1,6 +1,8 @@
 // Checks a whole built tree as a client would see it: every JSON file parses with one resource
-// field, and every catalog (and genre) pages from its first page to an empty one.
+// field and matches its response schema, and every catalog (and genre) pages from its first page
+// to an empty one.
 import { expect } from 'vitest';
+import { CatalogResponse, Manifest } from '../../src/validate/schema.js';
 import { clientRequest, envelopeProblems, hostFileFor } from './envelope.js';
 
 /**
@@ -25,7 +27,7 @@ export function walkCatalog(
     requests.push(request);
     const file = tree.get(hostFileFor(request));
     if (!file) throw new Error(`no file for ${request}`);
-    const metas = (JSON.parse(file.toString()) as { metas: { id: string }[] }).metas;
+    const { metas } = CatalogResponse.parse(JSON.parse(file.toString()));
     if (metas.length === 0) return { ids, requests };
     expect(metas.length).toBeLessThanOrEqual(100);
     ids.push(...metas.map((m) => m.id));
@@ -40,9 +42,7 @@ export function checkTree(tree: Map<string, Buffer>): void {
     const problems = envelopeProblems(file, bytes.toString('utf8'));
     if (problems.length > 0) throw new Error(`${file}: ${problems.join('; ')}`);
   }
-  const manifest = JSON.parse(tree.get('manifest.json')!.toString()) as {
-    catalogs: { type: string; id: string; extra: { name: string; options?: string[] }[] }[];
-  };
+  const manifest = Manifest.parse(JSON.parse(tree.get('manifest.json')!.toString()));
   for (const catalog of manifest.catalogs) {
     const all = walkCatalog(tree, catalog.type, catalog.id).ids;
     expect(new Set(all).size, catalog.id).toBe(all.length);
