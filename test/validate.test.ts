@@ -226,7 +226,10 @@ describe('across items', () => {
       'duplicate-id',
     );
     expect(d).toMatchObject({ file: 'b.yaml', line: 3, column: 7 });
-    expect(d.message).toContain(`a.yaml:1:5`);
+    // The other place is a location of its own, which editors and annotations can point at.
+    expect(d.related).toHaveLength(1);
+    expect(d.related![0]).toMatchObject({ line: 1, column: 5, message: 'the other item with id "same"' });
+    expect(d.related![0]!.file!.endsWith(`${path.sep}a.yaml`)).toBe(true);
   });
 
   it('names a duplicate video id', async () => {

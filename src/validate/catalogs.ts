@@ -29,6 +29,7 @@ export function resolveCatalogs(
         path: `catalogs[${index}].id`,
         message: `a ${s.type} catalog with id "${s.id}" is already declared`,
         hint: 'the client merges catalogs with the same type and id: give each its own id',
+        related: [{ ...at(['catalogs', catalogs.get(key)!.index, 'id']), message: 'declared first here' }],
       });
       return;
     }

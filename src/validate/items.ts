@@ -171,8 +171,9 @@ export function checkUniqueIds(items: Item[], diagnostics: DiagnosticList) {
         severity: 'error',
         ...item.where(['id']),
         path: 'id',
-        message: `item id "${item.id}" is also the id of the item at ${at.file}:${at.line}:${at.column}`,
+        message: `item id "${item.id}" is also the id of another item`,
         hint: 'ids are global in Stremio: give each item its own id',
+        related: [{ ...at, message: `the other item with id "${item.id}"` }],
       };
     });
   }
