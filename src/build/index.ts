@@ -13,7 +13,8 @@ import type { PageTemplates } from '../plan/page.js';
 import { plan, type OutputFile } from '../plan/index.js';
 import { baseUrl as baseUrlSchema } from '../validate/schema.js';
 import type { Environment } from '../validate/secrets.js';
-import { streamOwners, validate, type Content } from '../validate/index.js';
+import { streamOwners, type Content } from '../shared/content.js';
+import { validate } from '../validate/index.js';
 import { intactOutput, stagingDirOf, writeOutput, type WriteResult } from '../write/index.js';
 import { templateUrl } from '../shared/package.js';
 
@@ -288,7 +289,11 @@ async function generatorFingerprint(): Promise<string> {
   const hash = createHash('sha1');
   const code = (await readdir(dir, { recursive: true })).filter((n) => /\.[cm]?[jt]s$/.test(n)).sort();
   for (const [name, url] of [...code.map((n) => [n, new URL(n, dir)] as const), ...TEMPLATES.map((n) => [n, templateUrl(n)] as const)]) {
-    hash.update(name).update('\0').update(await readFile(url)).update('\0');
+    hash
+      .update(name)
+      .update('\0')
+      .update(await readFile(url))
+      .update('\0');
   }
   return hash.digest('base64url');
 }
@@ -302,9 +307,7 @@ async function checkOptions(options: BuildOptions, s3: boolean): Promise<{ outDi
   const info = await stat(options.contentDir).catch(() => undefined);
   if (!info?.isDirectory()) throw new UsageError(`content folder ${options.contentDir} does not exist or is not a folder`);
   if (options.baseUrl !== undefined && !baseUrlSchema.safeParse(options.baseUrl).success) {
-    throw new UsageError(
-      `--base-url ${options.baseUrl} is not an http(s) URL without query or fragment (e.g. https://user.github.io/repo/)`,
-    );
+    throw new UsageError(`--base-url ${options.baseUrl} is not an http(s) URL without query or fragment (e.g. https://user.github.io/repo/)`);
   }
   if (options.outDir === undefined) return {};
   const content = await realpath(options.contentDir);

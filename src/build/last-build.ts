@@ -11,7 +11,7 @@ import type { HostReport } from '../hosts/index.js';
 import type { Loaded } from '../load/index.js';
 import { sha1, textFingerprint } from '../plan/index.js';
 import { expandText, secretPolicy, secretsIn, type Environment } from '../validate/secrets.js';
-import type { Content } from '../validate/index.js';
+import type { Content } from '../shared/content.js';
 import type { WriteResult } from '../write/index.js';
 import { z } from 'zod';
 
@@ -121,7 +121,8 @@ export async function recordHolds(
     const source = path.join(contentDir, asset.source);
     const real = await realpath(source).catch(() => undefined);
     const bytes = await readFile(source).catch(() => undefined);
-    if (real !== path.join(realRoot, asset.real) || !bytes || sha1(bytes) !== asset.hash || guarded.some((secret) => bytes.includes(secret))) return undefined;
+    if (real !== path.join(realRoot, asset.real) || !bytes || sha1(bytes) !== asset.hash || guarded.some((secret) => bytes.includes(secret)))
+      return undefined;
   }
   return record;
 }

@@ -76,7 +76,13 @@ async function lockFile(root: string): Promise<() => Promise<void>> {
   let making = false;
   const removeMade = async () => {
     for (let dir = path.dirname(root); made !== undefined && dir.startsWith(made); dir = path.dirname(dir)) {
-      if (!(await rmdir(dir).then(() => true, () => false))) return;
+      if (
+        !(await rmdir(dir).then(
+          () => true,
+          () => false,
+        ))
+      )
+        return;
     }
   };
   const fail = async (error: Error) => {
@@ -130,7 +136,9 @@ async function lockFile(root: string): Promise<() => Promise<void>> {
     }
     if (holder.kind === 'unreadable' || Date.now() > deadline) {
       const why = holder.kind === 'unreadable' ? `cannot be read (${holder.why})` : `has been held for ${LOCK_WAIT_MS / 60000} minutes`;
-      throw await fail(new IoError(`the lock ${file} of ${root} ${why}. Nothing was written; if no build runs, remove ${file} and build again`, file));
+      throw await fail(
+        new IoError(`the lock ${file} of ${root} ${why}. Nothing was written; if no build runs, remove ${file} and build again`, file),
+      );
     }
     await sleep(LOCK_POLL_MS);
   }
@@ -180,7 +188,13 @@ async function holderOf(file: string): Promise<Holder> {
  */
 async function takeOver(file: string, text: string): Promise<boolean> {
   const aside = `${file}.${randomUUID()}`;
-  if (!(await rename(file, aside).then(() => true, () => false))) return true;
+  if (
+    !(await rename(file, aside).then(
+      () => true,
+      () => false,
+    ))
+  )
+    return true;
   const moved = await readFile(aside, 'utf8').catch(() => undefined);
   if (moved !== text) {
     // A new holder's lock, made since it was judged: put back unless another took its place.

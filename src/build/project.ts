@@ -20,7 +20,11 @@ export interface Project {
  * A folder that is neither is taken as a content folder, whose missing addon.yaml is reported.
  */
 export async function findProject(given: string): Promise<Project> {
-  const isFile = (file: string) => stat(file).then((info) => info.isFile(), () => false);
+  const isFile = (file: string) =>
+    stat(file).then(
+      (info) => info.isFile(),
+      () => false,
+    );
   if (!(await isFile(path.join(given, ADDON_FILE))) && (await isFile(path.join(given, INIT_CONTENT_DIR, ADDON_FILE)))) {
     return { contentDir: path.join(given, INIT_CONTENT_DIR), outDir: path.join(given, 'dist'), projectDir: given };
   }

@@ -3,7 +3,7 @@
 // answers with the same headers, so a local preview behaves like the published addon.
 import type { Diagnostic } from '../diagnostics/index.js';
 import type { CacheHints, ResourceName } from '../validate/schema.js';
-import type { Content } from '../validate/index.js';
+import type { Content } from '../shared/content.js';
 
 export const HOSTS = ['github-pages', 'cloudflare', 'netlify', 'vercel', 's3'] as const;
 export type Host = (typeof HOSTS)[number];
@@ -222,8 +222,8 @@ export interface HostReport {
 
 /** The software test/hosts-client.test.ts serves each host's output with, or why there is none. */
 export const TESTED_ON: Record<Host, string> = {
-  'github-pages': 'tested on nginx set up like Pages; the apps\' subtitles requests with a hash and size get 404 there, the copy in each stream shows',
-  cloudflare: 'tested on wrangler pages dev, Cloudflare\'s Pages runtime',
+  'github-pages': "tested on nginx set up like Pages; the apps' subtitles requests with a hash and size get 404 there, the copy in each stream shows",
+  cloudflare: "tested on wrangler pages dev, Cloudflare's Pages runtime",
   netlify: 'not tested: production Netlify is out of reach and netlify dev decodes paths differently',
   vercel: 'not tested: production Vercel is out of reach and vercel dev decodes paths differently',
   s3: 'tested on s3rver through the AWS CLI; serve it over HTTPS (CloudFront)',

@@ -1,6 +1,6 @@
 // Catalog pages: each catalog, and each genre of it, as pages of PAGE_SIZE previews.
 import { resourcePath, type Extra } from '../shared/paths.js';
-import type { Catalog, Item } from '../validate/index.js';
+import type { Catalog, Item } from '../shared/content.js';
 import type { OutputFile } from './output-file.js';
 import type { Envelope } from './wire.js';
 
@@ -36,7 +36,15 @@ export function catalogPages(total: number, genre?: Extra): { skip: number; extr
     first,
     ...later.map((skip) => {
       const skipExtra: Extra = ['skip', String(skip)];
-      return { skip, extras: genre ? [[skipExtra, genre], [genre, skipExtra]] : [[skipExtra]] };
+      return {
+        skip,
+        extras: genre
+          ? [
+              [skipExtra, genre],
+              [genre, skipExtra],
+            ]
+          : [[skipExtra]],
+      };
     }),
   ];
 }

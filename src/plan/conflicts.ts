@@ -1,7 +1,7 @@
 // Paths that one file system or host would take for one file: the same path twice, or paths
 // that differ only in letter case or Unicode normalization.
 import { DiagnosticList, type Diagnostic } from '../diagnostics/index.js';
-import type { Item } from '../validate/index.js';
+import type { Item } from '../shared/content.js';
 import type { OutputFile } from './output-file.js';
 
 /**
@@ -69,7 +69,6 @@ function foldPath(path: string): string {
   return NON_ASCII.test(lower) ? lower.normalize('NFC') : lower;
 }
 
-
 // \p{ASCII} rather than a range from \u0000: a control character in a pattern reads as a mistake.
 const NON_ASCII = /[^\p{ASCII}]/u;
 
@@ -87,7 +86,7 @@ function howTheyDiffer(a: string, b: string): string {
  * composed (`é`), and the letter the other writes before its combining mark (`e`).
  */
 function composedExample(a: string, b: string): { composed: string; base: string } | undefined {
-  for (let i = 0; i < a.length && i < b.length; ) {
+  for (let i = 0; i < a.length && i < b.length;) {
     const charA = String.fromCodePoint(a.codePointAt(i) ?? 0);
     const charB = String.fromCodePoint(b.codePointAt(i) ?? 0);
     if (charA !== charB && charA.toLowerCase() !== charB.toLowerCase()) {

@@ -1,7 +1,7 @@
 // Fingerprints of what files are rendered from: a rebuild keeps a file whose fingerprint it recorded.
 import { hash } from 'node:crypto';
 import type { SourceFile } from '../load/index.js';
-import type { Content, Item } from '../validate/index.js';
+import type { Content, Item } from '../shared/content.js';
 import type { Link } from './wire.js';
 
 /** The fingerprint of a text or of bytes, as the bookkeeping keeps it (one call, no Hash object). */

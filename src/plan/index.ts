@@ -16,7 +16,7 @@ import {
 } from '../hosts/index.js';
 import { MANIFEST_FILE } from '../shared/paths.js';
 import type { Manifest, ResourceName } from '../validate/schema.js';
-import type { Content, Item } from '../validate/index.js';
+import type { Content, Item } from '../shared/content.js';
 import { addCatalogPageFiles, membersByGenre, type PageRendering } from './catalog-pages.js';
 import { conflicts } from './conflicts.js';
 import { inputFingerprints } from './fingerprints.js';
@@ -83,7 +83,11 @@ export function plan(content: Content, options: PlanOptions = {}): Plan {
   const catalogEnvelope = envelope('metas', cache('catalog'));
   const rendering: ItemRendering = {
     linksOf,
-    envelopes: { meta: envelope('meta', cache('meta')), stream: envelope('streams', cache('stream')), subtitles: envelope('subtitles', cache('subtitles')) },
+    envelopes: {
+      meta: envelope('meta', cache('meta')),
+      stream: envelope('streams', cache('stream')),
+      subtitles: envelope('subtitles', cache('subtitles')),
+    },
   };
 
   // Measured before anything is laid out: hostile content can ask for millions of pages, and
@@ -96,7 +100,14 @@ export function plan(content: Content, options: PlanOptions = {}): Plan {
     if (bytes === undefined) previewBytes.set(item, (bytes = Buffer.byteLength(previewOf(item))));
     return bytes;
   };
-  const layout: Layout = { content, byGenre, previewSize, catalogEnvelope, envelopes: rendering.envelopes, manifestBytes: Buffer.byteLength(manifestBody) };
+  const layout: Layout = {
+    content,
+    byGenre,
+    previewSize,
+    catalogEnvelope,
+    envelopes: rendering.envelopes,
+    manifestBytes: Buffer.byteLength(manifestBody),
+  };
   const tooLarge = outputTooLarge(layout);
   if (tooLarge) return { files: [], s3Files: [], manifest, diagnostics: [tooLarge] };
 

@@ -1,7 +1,7 @@
 // The meta, stream and subtitles files of items: most of a plan's files.
 import { resourcePath, type Extra } from '../shared/paths.js';
 import type { Manifest } from '../validate/schema.js';
-import { streamOwners, type Content, type Item, type StreamOwner } from '../validate/index.js';
+import { streamOwners, type Content, type Item, type StreamOwner } from '../shared/content.js';
 import type { OutputFile } from './output-file.js';
 import { playerSubtitlesExtras, subtitlesTypes } from './subtitles.js';
 import { metaItem, wireStream, wireSubtitle, type Envelope, type Link } from './wire.js';

@@ -1,7 +1,7 @@
 // The manifest: what the client reads first, to learn which requests this addon answers.
 import type { Diagnostic } from '../diagnostics/index.js';
 import type { ExtraProp, Manifest, ManifestCatalog, ManifestResource } from '../validate/schema.js';
-import { streamOwners, type Catalog, type Content, type Item } from '../validate/index.js';
+import { streamOwners, type Catalog, type Content, type Item } from '../shared/content.js';
 
 /** The official SDK refuses larger manifests. */
 export const MANIFEST_LIMIT_BYTES = 8 * 1024;

@@ -1,6 +1,6 @@
 // The files of a plan as the write stage takes them.
 import type { ResourceName } from '../validate/schema.js';
-import type { Item } from '../validate/index.js';
+import type { Item } from '../shared/content.js';
 
 export interface OutputFile {
   /** Path below the output folder, forward slashes, decoded (as static hosts look files up). */

@@ -2,7 +2,7 @@
 // millions of files is refused before the list of them fills memory.
 import type { Diagnostic } from '../diagnostics/index.js';
 import { byteSize, OUTPUT_LIMIT, outputLimit } from '../shared/output-limit.js';
-import { streamOwners, type Catalog, type Content, type Item, type Subtitle } from '../validate/index.js';
+import { streamOwners, type Catalog, type Content, type Item, type Subtitle } from '../shared/content.js';
 import { PAGE_SIZE } from './catalog-pages.js';
 import type { ItemRendering } from './item-files.js';
 import type { Envelope } from './wire.js';

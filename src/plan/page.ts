@@ -177,7 +177,7 @@ function scriptHashes(kind: PageKind, template: string): string[] {
 // Fragments
 
 function logoFragment(manifest: Manifest): Html {
-  if (manifest.logo) return html`<img class="logo" src="${manifest.logo}" alt="" width="96" height="96">`;
+  if (manifest.logo) return html`<img class="logo" src="${manifest.logo}" alt="" width="96" height="96" />`;
   // No logo: the name's first letter in a tile of the same size.
   // The first code point, not an array of all of them: a name may be megabytes long.
   const first = manifest.name.trim().codePointAt(0);
@@ -187,12 +187,13 @@ function logoFragment(manifest: Manifest): Html {
 
 function badgesFragment(manifest: Manifest): Html {
   const hints = manifest.behaviorHints ?? {};
-  const badges = [
-    hints.adult ? 'Adult content' : undefined,
-    hints.p2p ? 'Some streams use BitTorrent (P2P)' : undefined,
-  ].filter((b): b is string => b !== undefined);
+  const badges = [hints.adult ? 'Adult content' : undefined, hints.p2p ? 'Some streams use BitTorrent (P2P)' : undefined].filter(
+    (b): b is string => b !== undefined,
+  );
   if (badges.length === 0) return html``;
-  return html`<ul class="badges">${badges.map((b) => html`<li>${b}</li>`)}</ul>`;
+  return html`<ul class="badges">
+    ${badges.map((b) => html`<li>${b}</li>`)}
+  </ul>`;
 }
 
 function catalogsFragment(manifest: Manifest): Html {
@@ -204,5 +205,7 @@ function catalogsFragment(manifest: Manifest): Html {
     const genreLine = genres.length > 0 ? html`<span class="genres">${shown}${more}</span>` : html``;
     return html`<li><span class="catalog-name">${catalog.name}</span> <span class="tag">${catalog.type}</span>${genreLine}</li>`;
   });
-  return html`<ul class="catalogs">${items}</ul>`;
+  return html`<ul class="catalogs">
+    ${items}
+  </ul>`;
 }

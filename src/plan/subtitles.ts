@@ -3,7 +3,7 @@ import type { Diagnostic } from '../diagnostics/index.js';
 import { hasRewrites, type Host } from '../hosts/index.js';
 import { extrasName, subtitlesRequestExtras, type Extra } from '../shared/paths.js';
 import { fileNameProblem, type Manifest } from '../validate/schema.js';
-import { streamOwners, type Content, type Item, type StreamOwner } from '../validate/index.js';
+import { streamOwners, type Content, type Item, type StreamOwner } from '../shared/content.js';
 
 /**
  * Subtitles reach the player in two ways: embedded in each stream, and through the subtitles

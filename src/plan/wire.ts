@@ -8,14 +8,13 @@ import type {
   Subtitle as WireSubtitle,
   Video as WireVideo,
 } from '../validate/schema.js';
-import type { Catalog, Content, Item, Stream, Subtitle, Video } from '../validate/index.js';
+import type { Catalog, Content, Item, Stream, Subtitle, Video } from '../shared/content.js';
 
 // ---------------------------------------------------------------------------------------------
 // Items, videos, streams: explicit key order makes output independent of the YAML's order. These
 // objects exist only to be serialized: their undefined fields are left for JSON.stringify to drop
 // (the client rejects null; absent is the protocol's "not set"). Deleting them first, as
 // `compact` does, took 0.3 s of a large build, and objects with deleted keys serialize slower.
-
 
 export type Link = NonNullable<MetaItemPreview['links']>[number];
 
