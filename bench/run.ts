@@ -45,7 +45,7 @@ async function quietDisk(dir: string): Promise<void> {
   let last = await counters();
   if (!last) return;
   let quietSince = performance.now();
-  for (const deadline = performance.now() + 120_000; performance.now() < deadline; ) {
+  for (const deadline = performance.now() + 120_000; performance.now() < deadline;) {
     await new Promise((resolve) => setTimeout(resolve, 250));
     const now = (await counters())!;
     if (now.inFlight !== '0' || now.done !== last.done) quietSince = performance.now();
@@ -141,7 +141,9 @@ function scanners(): ScannerRow[] {
     worst.set(row.scanner, [row.ratio > byRatio.ratio ? row : byRatio, row.ratio16to4 > by16to4.ratio16to4 ? row : by16to4]);
   }
   for (const [scanner, [a, b]] of worst) {
-    console.log(`${scanner.padEnd(29)} ${a.ratio.toFixed(2).padStart(10)}   ${JSON.stringify(a.token).padEnd(12)} ${b.ratio16to4.toFixed(2).padStart(10)}   ${JSON.stringify(b.token)}`);
+    console.log(
+      `${scanner.padEnd(29)} ${a.ratio.toFixed(2).padStart(10)}   ${JSON.stringify(a.token).padEnd(12)} ${b.ratio16to4.toFixed(2).padStart(10)}   ${JSON.stringify(b.token)}`,
+    );
   }
   return rows;
 }
@@ -264,7 +266,16 @@ async function main() {
 
   const results = path.join(ROOT, 'bench', 'results');
   await mkdir(results, { recursive: true });
-  const report = { size, date: new Date().toISOString(), node: process.version, generated, steps, ratios, noChangeTouched: touched, scanners: scannerRows };
+  const report = {
+    size,
+    date: new Date().toISOString(),
+    node: process.version,
+    generated,
+    steps,
+    ratios,
+    noChangeTouched: touched,
+    scanners: scannerRows,
+  };
   await writeFile(path.join(results, 'latest.json'), `${JSON.stringify(report, null, 2)}\n`);
   await rm(WORK, { recursive: true, force: true });
 }

@@ -21,8 +21,36 @@ const FLOOR_MS_PER_MIB = 1;
  * escaping HTML and JSON replaces, and line ends.
  */
 export const TOKENS = [
-  '${', '$${', '${A', '${A}', '${}', '$', '{', '}', '%', '%2', '%25', '%%41', '+', '\\', '\\x', '\\x4', '\\u00', '\\U',
-  '\\\n', '\r', '\n', ' ', '0', '1-', 'a.', 'a:', '-', '<', '&', '"',
+  '${',
+  '$${',
+  '${A',
+  '${A}',
+  '${}',
+  '$',
+  '{',
+  '}',
+  '%',
+  '%2',
+  '%25',
+  '%%41',
+  '+',
+  '\\',
+  '\\x',
+  '\\x4',
+  '\\u00',
+  '\\U',
+  '\\\n',
+  '\r',
+  '\n',
+  ' ',
+  '0',
+  '1-',
+  'a.',
+  'a:',
+  '-',
+  '<',
+  '&',
+  '"',
 ];
 
 export interface ScannerRow {
@@ -72,7 +100,11 @@ function scanners(): Record<string, (text: string) => unknown> {
     'schema: helpers': (text) => [isAbsoluteUrl(text), fileNameProblem(text), fileNameProblem(text, false), toRfc3339(text)],
     'page: escaping': (text) => [escapeHtml(text), jsonForScript({ text })],
     'page: values': (text) =>
-      pageValues('install', { id: 'org.example.x', version: '1.0.0', name: text, description: text, types: [text], catalogs: [], resources: [] }, undefined),
+      pageValues(
+        'install',
+        { id: 'org.example.x', version: '1.0.0', name: text, description: text, types: [text], catalogs: [], resources: [] },
+        undefined,
+      ),
   };
 }
 
@@ -99,7 +131,10 @@ function repeated(token: string, bytes: number): string {
 async function validateFile(dir: string, text: string): Promise<void> {
   const { build }: typeof import('../src/build/index.js') = await import(new URL('../lib/build.js', import.meta.url).href);
   // A literal block scalar: the text is the value as it is, whatever it holds.
-  const lines = text.split('\n').map((line) => `  ${line}`).join('\n');
+  const lines = text
+    .split('\n')
+    .map((line) => `  ${line}`)
+    .join('\n');
   await writeFile(path.join(dir, 'a.yaml'), `id: a\ntype: movie\nname: A\ndescription: |-\n${lines}\n`);
   await build({ contentDir: dir, env: ENV, maxFileSize: 64 * MiB });
 }
@@ -124,7 +159,11 @@ export async function measureScanners(tokens: readonly string[] = TOKENS): Promi
           ratio16to4: floor(perMiB16) / floor(perMiB4),
         });
       };
-      for (const [scanner, fn] of Object.entries(scanners())) row(scanner, texts.map((text, i) => bestOf(i === 0 ? 3 : 2, () => fn(text))));
+      for (const [scanner, fn] of Object.entries(scanners()))
+        row(
+          scanner,
+          texts.map((text, i) => bestOf(i === 0 ? 3 : 2, () => fn(text))),
+        );
       // Async: timed by hand, as above.
       const timedFile = async (text: string, runs: number) => {
         let best = Infinity;
@@ -157,7 +196,9 @@ async function main() {
   console.log('token      scanner                       ms/MiB at 1 MiB   at 4 MiB   at 16 MiB   16/1   16/4');
   for (const r of rows) {
     const figures = [r.msPerMiB1, r.msPerMiB4, r.msPerMiB16].map((ms, i) => ms.toFixed(2).padStart([15, 10, 11][i]!));
-    console.log(`${printable(r.token).padEnd(10)} ${r.scanner.padEnd(29)} ${figures.join(' ')} ${r.ratio.toFixed(2).padStart(6)} ${r.ratio16to4.toFixed(2).padStart(6)}`);
+    console.log(
+      `${printable(r.token).padEnd(10)} ${r.scanner.padEnd(29)} ${figures.join(' ')} ${r.ratio.toFixed(2).padStart(6)} ${r.ratio16to4.toFixed(2).padStart(6)}`,
+    );
   }
   const worst = (key: 'ratio' | 'ratio16to4') => rows.reduce((a, b) => (b[key] > a[key] ? b : a));
   for (const key of ['ratio', 'ratio16to4'] as const) {

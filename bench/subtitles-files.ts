@@ -41,10 +41,13 @@ try {
   const variants: [string, (dir: string) => Promise<void>][] = [
     ['benchmark content (a subtitle for every movie and episode)', async () => {}],
     ['episodes without subtitles', (dir) => dropSubtitles(dir, 'series', () => false)],
-    ['episodes without, one movie in ten with', async (dir) => {
-      await dropSubtitles(dir, 'series', () => false);
-      await dropSubtitles(dir, 'movies', (n) => n % 10 === 0);
-    }],
+    [
+      'episodes without, one movie in ten with',
+      async (dir) => {
+        await dropSubtitles(dir, 'series', () => false);
+        await dropSubtitles(dir, 'movies', (n) => n % 10 === 0);
+      },
+    ],
   ];
   for (const [name, change] of variants) {
     const dir = path.join(root, 'content');

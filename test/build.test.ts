@@ -48,7 +48,10 @@ describe('the example content', () => {
     const result = await build({ contentDir: EXAMPLE });
     const streams = result.content!.items.flatMap((i) => [...i.streams, ...(i.videos ?? []).flatMap((v) => v.streams)]);
     for (const source of ['url', 'ytId', 'infoHash', 'externalUrl', 'playerFrameUrl'] as const) {
-      expect(streams.some((s) => s[source] !== undefined), source).toBe(true);
+      expect(
+        streams.some((s) => s[source] !== undefined),
+        source,
+      ).toBe(true);
     }
     expect(streams.some((s) => s.rarUrls || s.zipUrls || s['7zipUrls'] || s.tarUrls || s.tgzUrls)).toBe(true);
     const series = result.content!.items.filter((i) => i.videos?.length);
@@ -77,8 +80,14 @@ describe('encoding', () => {
       clientRequest('catalog', 'movie', 'my list'),
       clientRequest('catalog', 'movie', 'my list', [['skip', '7']]),
       clientRequest('catalog', 'movie', 'my list', [['genre', 'Science Fiction']]),
-      clientRequest('catalog', 'movie', 'my list', [['skip', '7'], ['genre', 'R&B']]),
-      clientRequest('catalog', 'movie', 'my list', [['genre', 'R&B'], ['skip', '7']]),
+      clientRequest('catalog', 'movie', 'my list', [
+        ['skip', '7'],
+        ['genre', 'R&B'],
+      ]),
+      clientRequest('catalog', 'movie', 'my list', [
+        ['genre', 'R&B'],
+        ['skip', '7'],
+      ]),
       ...awkward.flatMap((id) => [clientRequest('meta', 'movie', id), clientRequest('stream', 'movie', id)]),
     ];
     expect(requests).toContain('/catalog/movie/my%20list/skip=7&genre=R%26B.json');
@@ -88,7 +97,10 @@ describe('encoding', () => {
     const reached = new Set([...requests.map(hostFileFor), 'manifest.json']);
     const jsonFiles = [...tree.keys()].filter((f) => f.endsWith('.json') && f !== 'vercel.json');
     const unreached = jsonFiles.filter((f) => !reached.has(f));
-    expect(unreached.every((f) => /^catalog\/movie\/my list\/(genre=[^&]+&skip=|skip=\d+&genre=)/.test(f) || f.includes('genre=')), unreached.join()).toBe(true);
+    expect(
+      unreached.every((f) => /^catalog\/movie\/my list\/(genre=[^&]+&skip=|skip=\d+&genre=)/.test(f) || f.includes('genre=')),
+      unreached.join(),
+    ).toBe(true);
   });
 });
 
@@ -99,7 +111,8 @@ describe('determinism', () => {
       'x.yaml': 'id: x\ntype: movie\nname: X\nreleased: 1999-01-01\nstreams: [{ url: "https://e.org/x.mp4", name: HD }]\n',
     });
     const b = await contentDir({
-      'addon.yaml': 'catalogs:\n  - { type: movie, name: C, id: c }\ndescription: For tests\nname: Test Addon\nversion: 1.0.0\nid: org.example.test\n',
+      'addon.yaml':
+        'catalogs:\n  - { type: movie, name: C, id: c }\ndescription: For tests\nname: Test Addon\nversion: 1.0.0\nid: org.example.test\n',
       'x.yaml': 'streams: [{ name: HD, url: "https://e.org/x.mp4" }]\nreleased: 1999-01-01\nname: X\ntype: movie\nid: x\n',
     });
     const [outA, outA2, outB] = [await tempDir(), await tempDir(), await tempDir()];
@@ -109,9 +122,7 @@ describe('determinism', () => {
     const [treeA, treeA2, treeB] = [await readTree(outA), await readTree(outA2), await readTree(outB)];
     expect(treeA2).toEqual(treeA);
     expect(treeB).toEqual(treeA);
-    expect(treeA.get('meta/movie/x.json')!.toString()).toBe(
-      '{"meta":{"id":"x","type":"movie","name":"X","released":"1999-01-01T00:00:00.000Z"}}',
-    );
+    expect(treeA.get('meta/movie/x.json')!.toString()).toBe('{"meta":{"id":"x","type":"movie","name":"X","released":"1999-01-01T00:00:00.000Z"}}');
   });
 });
 
@@ -268,7 +279,15 @@ describe('an existing output folder', () => {
     // Bookkeeping that names a file outside the output folder never makes a build touch it.
     const victim = `${out}-victim.txt`;
     await writeFile(victim, 'keep');
-    const forged = { generator: 'addon-gen', format: 3, complete: true, paths: [`../${path.basename(victim)}`, 'a/../../x'], sizes: [4, 4], inputs: [-1, -1], fingerprints: [] };
+    const forged = {
+      generator: 'addon-gen',
+      format: 3,
+      complete: true,
+      paths: [`../${path.basename(victim)}`, 'a/../../x'],
+      sizes: [4, 4],
+      inputs: [-1, -1],
+      fingerprints: [],
+    };
     await writeFile(state, JSON.stringify(forged));
     const rebuilt = await build({ contentDir: dir, outDir: out });
     expect(rebuilt.write).toMatchObject({ removed: 0 });
@@ -462,7 +481,10 @@ describe('a build with the inputs of the last one', () => {
       const found = await build({ contentDir: dir, outDir: out, env: caseEnv });
       expect(found.reused, JSON.stringify(caseEnv)).toBeUndefined();
       expect(found.ok, JSON.stringify(caseEnv)).toBe(false);
-      expect(found.diagnostics.map((d) => d.code), JSON.stringify(caseEnv)).toContain('secret-in-output');
+      expect(
+        found.diagnostics.map((d) => d.code),
+        JSON.stringify(caseEnv),
+      ).toContain('secret-in-output');
       expect(await readTree(out)).toEqual(before);
     }
     // A variable listed under `secrets:` is guarded whatever its name.

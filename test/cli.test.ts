@@ -76,7 +76,9 @@ describe('addon-gen build', () => {
       expect(status).toBe(2);
       expect(stdout).toBe('');
       // Found before anything is written: a file where the build needs a folder.
-      expect(stderr).toBe(`addon-gen: ${path.join(out, 'meta')} is a file, where the build writes a folder of the addon. Nothing was written; move the file away and build again\n`);
+      expect(stderr).toBe(
+        `addon-gen: ${path.join(out, 'meta')} is a file, where the build writes a folder of the addon. Nothing was written; move the file away and build again\n`,
+      );
       // The build stopped: no file of the addon was written after the failure, and none is half-written.
       const left = await readdir(out, { recursive: true });
       expect(left.filter((f) => f.endsWith('.addon-gen-tmp'))).toEqual([]);
@@ -273,7 +275,9 @@ describe('how problems are printed', () => {
     );
     expect('code' in failure && failure.code).toBe(1);
     const { stdout, stderr } = failure as { stdout: string; stderr: string };
-    expect(stdout).toBe(`::error file=${path.basename(dir)}/x.yaml,line=4,col=1,title=unknown-field::unknown field "relased"%0Ahint: did you mean "released"?\n`);
+    expect(stdout).toBe(
+      `::error file=${path.basename(dir)}/x.yaml,line=4,col=1,title=unknown-field::unknown field "relased"%0Ahint: did you mean "released"?\n`,
+    );
     expect(stderr).toContain(`\u001b[1m${path.basename(dir)}/x.yaml:4:1:\u001b[22m`);
   });
 });
@@ -286,7 +290,10 @@ describe('progress and summary', () => {
   }
   const MANY = {
     ...GOOD,
-    'x.yaml': Array.from({ length: 300 }, (_, i) => `- { id: "x${i}", type: movie, name: "X ${i}", streams: [{ url: "https://e.org/${i}.mp4" }] }`).join('\n'),
+    'x.yaml': Array.from(
+      { length: 300 },
+      (_, i) => `- { id: "x${i}", type: movie, name: "X ${i}", streams: [{ url: "https://e.org/${i}.mp4" }] }`,
+    ).join('\n'),
   };
 
   it('draws one progress line on a terminal, through every stage, and clears it before the summary', async () => {
@@ -324,7 +331,8 @@ describe('progress and summary', () => {
     const first = await cli(['build', dir, '--out', out, '--host', 'netlify']);
     const row = (resource: string) => new RegExp(`^ +${resource} +(\\d+) +([\\d.]+ (?:B|KiB)) +(\\d+)$`, 'm').exec(first.stdout)!.slice(1);
     // Counted from the files on disk, not from the summary's own numbers.
-    const onDisk = (folder: string) => readdir(path.join(out, folder), { recursive: true, withFileTypes: true }).then((e) => e.filter((f) => f.isFile()).length);
+    const onDisk = (folder: string) =>
+      readdir(path.join(out, folder), { recursive: true, withFileTypes: true }).then((e) => e.filter((f) => f.isFile()).length);
     const catalogs = String(await onDisk('catalog'));
     expect(row('catalog')).toEqual([catalogs, expect.any(String), catalogs]);
     expect(row('meta')).toEqual(['1', expect.any(String), '1']);

@@ -53,9 +53,7 @@ async function hintedStreams(dir: string): Promise<HintedStream[]> {
 
 /** The request path the core makes for a stream's hints: filename, videoSize, videoHash, in that order. */
 function hintedPath({ type, owner, hints }: HintedStream): string {
-  const extras = (['filename', 'videoSize', 'videoHash'] as const)
-    .filter((k) => hints[k] !== undefined)
-    .map((k) => `${k}=${enc(String(hints[k]))}`);
+  const extras = (['filename', 'videoSize', 'videoHash'] as const).filter((k) => hints[k] !== undefined).map((k) => `${k}=${enc(String(hints[k]))}`);
   return `subtitles/${enc(type)}/${enc(owner)}/${extras.join('&')}.json`;
 }
 
@@ -159,7 +157,13 @@ async function stripCors(target: string, matches: (rawPath: string) => boolean):
       .catch(() => res.destroy());
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  cleanups.push(() => new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); }));
+  cleanups.push(
+    () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  );
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}${targetUrl.pathname}`, server };
 }
 
@@ -175,7 +179,11 @@ it('reports a missing meta, a missing end page, missing CORS and an unknown item
   console.log(`broken odd-ids: ${result.failures.length} failures${result.failures.map((f) => `\n  ${f}`).join('')}`);
 
   const base = proxy.url;
-  const has = (pattern: RegExp) => expect(result.failures.filter((f) => pattern.test(f)), String(pattern)).not.toEqual([]);
+  const has = (pattern: RegExp) =>
+    expect(
+      result.failures.filter((f) => pattern.test(f)),
+      String(pattern),
+    ).not.toEqual([]);
   const metaUrl = `${base}meta/movie/${enc('odd:a&b')}.json`;
   has(new RegExp(`^HTTP 404: ${escape(metaUrl)} `));
   has(new RegExp(`^meta of movie "odd:a&b": Err .*: ${escape(metaUrl)}$`));
@@ -185,7 +193,8 @@ it('reports a missing meta, a missing end page, missing CORS and an unknown item
   has(new RegExp(`^Access-Control-Allow-Origin is missing, not \\*: ${escape(base)}stream/series/`));
   has(new RegExp(`^meta of movie "odd:in no catalog": Err .*${escape(enc('odd:in no catalog'))}\\.json$`));
   // Nothing else broke: every other failure is one of those, or a subtitles request.
-  const known = /^(HTTP 404: .*\/(meta|catalog)\/|player: .*: subtitles HTTP 404: |meta of movie "odd:(a&b|in no catalog)"|discover: catalog movie\/odd films genre=a=b|Access-Control-Allow-Origin is missing, not \*: .*\/stream\/series\/)/;
+  const known =
+    /^(HTTP 404: .*\/(meta|catalog)\/|player: .*: subtitles HTTP 404: |meta of movie "odd:(a&b|in no catalog)"|discover: catalog movie\/odd films genre=a=b|Access-Control-Allow-Origin is missing, not \*: .*\/stream\/series\/)/;
   expect(result.failures.filter((f) => !known.test(f))).toEqual([]);
   expect(result.counts.metas).toBe(content.items.length - 1);
 }, 120_000);

@@ -42,10 +42,7 @@ const duplicateId: Diagnostic = {
   column: 5,
   message: 'id "tt1" is used twice',
   hint: 'give each item its own id',
-  related: [
-    { file: 'content/movies/a.yaml', line: 1, column: 5, message: 'first defined here' },
-    { message: 'a note without a place' },
-  ],
+  related: [{ file: 'content/movies/a.yaml', line: 1, column: 5, message: 'first defined here' }, { message: 'a note without a place' }],
 };
 
 describe('useColor', () => {
@@ -248,7 +245,11 @@ describe('mapDiagnosticFiles', () => {
     const mapped = mapDiagnosticFiles(duplicateId, (file) => `/site/${file}`);
     expect(mapped.file).toBe('/site/content/movies/b.yaml');
     expect(mapped.related).toEqual([{ ...duplicateId.related![0]!, file: '/site/content/movies/a.yaml' }, duplicateId.related![1]!]);
-    expect(mapDiagnosticFiles({ code: 'host-limit', severity: 'warning', message: 'm' }, () => 'x')).toEqual({ code: 'host-limit', severity: 'warning', message: 'm' });
+    expect(mapDiagnosticFiles({ code: 'host-limit', severity: 'warning', message: 'm' }, () => 'x')).toEqual({
+      code: 'host-limit',
+      severity: 'warning',
+      message: 'm',
+    });
   });
 });
 
@@ -262,9 +263,7 @@ describe('githubAnnotation', () => {
   });
 
   it('writes a warning, and a command without location for a diagnostic without file', () => {
-    expect(githubAnnotation({ code: 'host-limit', severity: 'warning', message: 'too big' }, { cwd })).toBe(
-      '::warning title=host-limit::too big',
-    );
+    expect(githubAnnotation({ code: 'host-limit', severity: 'warning', message: 'too big' }, { cwd })).toBe('::warning title=host-limit::too big');
     expect(githubAnnotation({ code: 'missing-addon-yaml', severity: 'error', file: 'c/addon.yaml', message: 'missing' }, { cwd })).toBe(
       '::error file=c/addon.yaml,title=missing-addon-yaml::missing',
     );
@@ -293,7 +292,10 @@ describe('githubAnnotation', () => {
   });
 
   it('follows the problem with a notice on each related location, titled with its code', () => {
-    const absolute = { ...duplicateId, related: [{ ...duplicateId.related![0]!, file: path.join(cwd, 'content', 'movies', 'a.yaml') }, duplicateId.related![1]!] };
+    const absolute = {
+      ...duplicateId,
+      related: [{ ...duplicateId.related![0]!, file: path.join(cwd, 'content', 'movies', 'a.yaml') }, duplicateId.related![1]!],
+    };
     expect(githubAnnotation(absolute, { cwd }).split('\n')).toEqual([
       '::error file=content/movies/b.yaml,line=1,col=5,title=duplicate-id::id "tt1" is used twice%0Ahint: give each item its own id',
       '::notice file=content/movies/a.yaml,line=1,col=5,title=duplicate-id::first defined here',
@@ -382,7 +384,13 @@ function parseDoc(markdown: string): { examples: Example[]; codes: string[]; row
       files: new Map(files.flatMap((m) => [...m])),
       blobs: new Map(blobs.flatMap((m) => [...m])),
       links: new Map(links.flatMap((m) => [...m])),
-      env: Object.fromEntries(command![1]!.trim().split(/\s+/).filter(Boolean).map((v) => v.split('=', 2) as [string, string])),
+      env: Object.fromEntries(
+        command![1]!
+          .trim()
+          .split(/\s+/)
+          .filter(Boolean)
+          .map((v) => v.split('=', 2) as [string, string]),
+      ),
       args: command![2]!.split(/\s+/),
       output: body.slice(1).join('\n'),
     });
@@ -431,7 +439,10 @@ describe('docs/diagnostics.md', async () => {
     expect([...doc.codes].sort()).toEqual(Object.keys(CODES).sort());
     expect([...doc.rows].sort(), 'the table of codes').toEqual(Object.keys(CODES).sort());
     for (const code of doc.codes) {
-      expect(doc.examples.filter((e) => e.code === code), `examples of ${code}`).toHaveLength(1);
+      expect(
+        doc.examples.filter((e) => e.code === code),
+        `examples of ${code}`,
+      ).toHaveLength(1);
     }
   });
 

@@ -23,7 +23,11 @@ describe('host report', () => {
 
   it('counts the paths with a folder or file name that ends in a dot or a space, and no others', () => {
     const paths = ['assets/a./x.jpg', 'assets/a /x.jpg', 'assets/x.jpg ', 'assets/x.', 'assets/a.b/x.jpg', 'assets/a b/x.jpg', 'assets/.x/y.jpg'];
-    const { hosts, diagnostics } = hostReport(['github-pages'], paths.map((path) => ({ path })), { files: 7, bytes: 7, largest: { path: 'x', bytes: 1 } });
+    const { hosts, diagnostics } = hostReport(
+      ['github-pages'],
+      paths.map((path) => ({ path })),
+      { files: 7, bytes: 7, largest: { path: 'x', bytes: 1 } },
+    );
     expect(diagnostics).toEqual([]);
     expect(hosts[0]!.note).toMatch(/^4 file names hold characters such as ":" \(assets\/a\.\/x\.jpg, assets\/a \/x\.jpg, …\)/);
   });
@@ -39,7 +43,13 @@ describe('host report', () => {
     const big = { files: 20_001, bytes: 2 * 1024 ** 3, largest: { path: 'catalog/movie/all.json', bytes: 26 * 1024 ** 2 } };
     const report = hostReport(['cloudflare', 'github-pages', 'netlify'], files, big);
     expect(report.hosts.map((h) => [h.host, h.limits.map((l) => [l.limit, l.value])])).toEqual([
-      ['cloudflare', [[20_000, 20_001], [25 * 1024 ** 2, 26 * 1024 ** 2]]],
+      [
+        'cloudflare',
+        [
+          [20_000, 20_001],
+          [25 * 1024 ** 2, 26 * 1024 ** 2],
+        ],
+      ],
       ['github-pages', [[1024 ** 3, 2 * 1024 ** 3]]],
       ['netlify', []],
     ]);

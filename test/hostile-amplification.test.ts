@@ -147,7 +147,9 @@ describe('paths that differ only in Unicode normalization', () => {
     const result = await build({ contentDir: dir, env: {} });
     const messages = codes(result, 'case-conflict').map((d) => d.message);
     expect(messages).toHaveLength(2);
-    expect(messages[0]).toMatch(/differ only in letter case and Unicode normalization \("É" written as one character in one and as "E" plus a combining mark/);
+    expect(messages[0]).toMatch(
+      /differ only in letter case and Unicode normalization \("É" written as one character in one and as "E" plus a combining mark/,
+    );
     expect(messages[1]).toMatch(/differ only in letter case and Unicode normalization/);
     const plain = await contentDir({
       'addon.yaml': addonYaml(AUTO),
@@ -211,7 +213,10 @@ describe('"did you mean" among thousands of long catalog ids', () => {
     const long = (i: number) => `${'c'.repeat(190)}${String(i).padStart(10, '0')}`;
     const catalogs = Array.from({ length: 3000 }, (_, i) => `  - { id: "${long(i)}", type: movie, name: C, items: listed }`).join('\n');
     const names = Array.from({ length: 100 }, (_, i) => `"${long(i).replace(/^c/, 'x')}"`).join(', ');
-    const dir = await contentDir({ 'addon.yaml': addonYaml(`catalogs:\n${catalogs}\n`), 'a.yaml': `id: a\ntype: movie\nname: A\ncatalogs: [${names}]\n` });
+    const dir = await contentDir({
+      'addon.yaml': addonYaml(`catalogs:\n${catalogs}\n`),
+      'a.yaml': `id: a\ntype: movie\nname: A\ncatalogs: [${names}]\n`,
+    });
     const result = await build({ contentDir: dir, env: {} });
     expect(codes(result, 'unknown-catalog')).toHaveLength(100);
   });

@@ -180,11 +180,14 @@ describe('links inside the output folder', () => {
     // remove (a film that is gone from the content) and one it would write.
     const elsewhere = await tempDir('addon-gen-elsewhere-');
     await mkdir(path.join(elsewhere, 'movie'));
-    await writeFile(path.join(elsewhere, 'movie', 't:0002.json'), 'not the build\'s');
-    await writeFile(path.join(elsewhere, 'movie', 't:0000.json'), 'not the build\'s either');
+    await writeFile(path.join(elsewhere, 'movie', 't:0002.json'), "not the build's");
+    await writeFile(path.join(elsewhere, 'movie', 't:0000.json'), "not the build's either");
     await rm(path.join(out, 'meta'), { recursive: true });
     await symlink(elsewhere, path.join(out, 'meta'));
-    await writeFile(path.join(content, 'films.yaml'), movies(2, () => ['New']));
+    await writeFile(
+      path.join(content, 'films.yaml'),
+      movies(2, () => ['New']),
+    );
     const beforeOut = await snapshot(out);
     const beforeElsewhere = await snapshot(elsewhere);
     const run = await runCli(['build', content, '--out', out]);
@@ -272,7 +275,9 @@ describe('what a build keeps beside the output folder', () => {
     await writeFile(lock, JSON.stringify({ pid: 12345, host: 'another-machine' }));
     const elsewhere = await runCli(['build', content, '--out', 'dist'], { cwd: work });
     expect(elsewhere.status, elsewhere.stderr).toBe(2);
-    expect(elsewhere.stderr).toContain(`${lock} says that a build on the machine "another-machine" (process 12345) is writing into ${path.join(work, 'dist')}`);
+    expect(elsewhere.stderr).toContain(
+      `${lock} says that a build on the machine "another-machine" (process 12345) is writing into ${path.join(work, 'dist')}`,
+    );
     expect(existsSync(path.join(work, 'dist'))).toBe(false);
   });
 });
@@ -301,8 +306,11 @@ describe('what stands where the files of the addon go', () => {
     });
     const out = await tempDir('addon-gen-out-');
     const run = await new Promise<Run>((resolve) =>
-      execFile(process.execPath, [BIN, 'build', content, '--out', out], { env: { ...process.env, GITHUB_ACTIONS: 'true' } }, (error, stdout, stderr) =>
-        resolve({ status: error ? Number((error as { code?: unknown }).code ?? 1) : 0, stdout, stderr }),
+      execFile(
+        process.execPath,
+        [BIN, 'build', content, '--out', out],
+        { env: { ...process.env, GITHUB_ACTIONS: 'true' } },
+        (error, stdout, stderr) => resolve({ status: error ? Number((error as { code?: unknown }).code ?? 1) : 0, stdout, stderr }),
       ),
     );
     expect(run.status, run.stderr).toBe(1);
@@ -378,7 +386,9 @@ describe('two builds at once', () => {
 async function smallDisk(size: string, skip: (note: string) => void): Promise<string> {
   const dir = await tempDir('addon-gen-disk-');
   const mounted = await new Promise<string | undefined>((resolve) =>
-    execFile('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir], (error, _out, stderr) => resolve(error ? stderr || error.message : undefined)),
+    execFile('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir], (error, _out, stderr) =>
+      resolve(error ? stderr || error.message : undefined),
+    ),
   );
   if (mounted !== undefined) {
     const note = `a tmpfs could not be mounted (${isRoot ? 'as root' : 'not root'}): ${mounted.trim()}`;
@@ -404,11 +414,16 @@ describe('a full or read-only disk', () => {
     const content = await films(20);
     expect((await runCli(['build', content, '--out', out, '--host', 'cloudflare'])).status).toBe(0);
     // Far more than a megabyte of output.
-    await writeFile(path.join(content, 'films.yaml'), movies(400, (i) => [`G${i % 10}`, 'All']));
+    await writeFile(
+      path.join(content, 'films.yaml'),
+      movies(400, (i) => [`G${i % 10}`, 'All']),
+    );
     const run = await runCli(['build', content, '--out', out, '--host', 'cloudflare']);
     expect(run.status, run.stderr).toBe(2);
     expect(run.stderr).toMatch(new RegExp(`cannot write ${disk}/\\S+: no space left on the device \\(ENOSPC\\)`));
-    expect(run.stderr).toMatch(/holds some files of this build and the others of the last one, each whole; the next build that can write completes it/);
+    expect(run.stderr).toMatch(
+      /holds some files of this build and the others of the last one, each whole; the next build that can write completes it/,
+    );
     expect(run.stderr.trim().split('\n')).toHaveLength(1);
     expect(await leftovers(disk)).toEqual([]);
     for (const [file, bytes] of await readTree(out)) {
@@ -447,7 +462,9 @@ describe('a full or read-only disk', () => {
     const content = await films(3000);
     const run = await runCli(['build', content, '--out', out, '--host', 'cloudflare']);
     expect(run.status, run.stderr).toBe(2);
-    expect(run.stderr).toMatch(/no space left on the device \(ENOSPC\)\. .* holds part of this build, each file whole; the next build that can write completes it/);
+    expect(run.stderr).toMatch(
+      /no space left on the device \(ENOSPC\)\. .* holds part of this build, each file whole; the next build that can write completes it/,
+    );
     expect(await leftovers(disk)).toEqual([]);
   });
 

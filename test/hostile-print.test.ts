@@ -79,12 +79,16 @@ function commandLines(text: string): string[] {
 /** The first raw control character left once addon-gen's own colors are removed, as a code, or undefined. */
 function rawControl(text: string): string | undefined {
   const found = RAW_CONTROL.exec(text.replace(OWN_COLORS, ''));
-  return found ? `U+${found[0].charCodeAt(0).toString(16).padStart(4, '0')} at ${JSON.stringify(text.slice(Math.max(0, found.index - 20), found.index + 20))}` : undefined;
+  return found
+    ? `U+${found[0].charCodeAt(0).toString(16).padStart(4, '0')} at ${JSON.stringify(text.slice(Math.max(0, found.index - 20), found.index + 20))}`
+    : undefined;
 }
 
 /** The part of `--json` the annotations are checked against. */
 const JsonResult = z.object({
-  diagnostics: z.array(z.object({ code: z.string(), severity: z.string(), file: z.string().nullable(), line: z.number().nullable(), message: z.string() })),
+  diagnostics: z.array(
+    z.object({ code: z.string(), severity: z.string(), file: z.string().nullable(), line: z.number().nullable(), message: z.string() }),
+  ),
 });
 
 /**
@@ -102,7 +106,10 @@ function annotationStarts(diagnostics: z.infer<typeof JsonResult>['diagnostics']
       .replace(/\u001b/g, '␛');
   const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   return diagnostics.map((d) => {
-    const file = d.file === null ? '' : `file=${literal(property(path.relative(root, d.file).split(path.sep).join('/')))},${d.line === null ? '' : `line=${d.line},col=\\d+,`}`;
+    const file =
+      d.file === null
+        ? ''
+        : `file=${literal(property(path.relative(root, d.file).split(path.sep).join('/')))},${d.line === null ? '' : `line=${d.line},col=\\d+,`}`;
     return new RegExp(`^::${d.severity} ${file}title=${d.code}::`);
   });
 }
@@ -149,7 +156,10 @@ describe('content cannot write raw to the terminal or the CI log', () => {
       if ('GITHUB_ACTIONS' in env) expect(run.stdout, label).toContain(`title=unknown-field::unknown field "x%0A${SPOOF}"%0Ahint: `);
     }
     // With --json in a workflow the annotations go to stderr, as safe.
-    const jsonInWorkflow = await runCli(['build', dir, '--out', path.join(await tempDir(), 'dist'), '--json'], { GITHUB_ACTIONS: 'true', GITHUB_WORKSPACE: root });
+    const jsonInWorkflow = await runCli(['build', dir, '--out', path.join(await tempDir(), 'dist'), '--json'], {
+      GITHUB_ACTIONS: 'true',
+      GITHUB_WORKSPACE: root,
+    });
     expect(jsonInWorkflow.stdout).toBe(json.stdout);
     expectSafe({ ...jsonInWorkflow, stdout: '' }, annotations, 'stderr');
   });
@@ -218,12 +228,19 @@ describe('failed system calls', () => {
     const content = await contentDir({ 'addon.yaml': addonYaml(), 'x.yaml': 'id: x\ntype: movie\nname: X\n' });
     const serve = await runCli(['serve', content, '--port', '0'], { TMPDIR: path.join(file, 'tmp') });
     expect(serve.status).toBe(2);
-    expect(serve.stderr).toMatch(/^addon-gen: cannot create a temporary folder at [^\n]*tmp\/addon-gen-serve-\S*: a part of the path is a file, not a folder \(ENOTDIR\)\n$/);
+    expect(serve.stderr).toMatch(
+      /^addon-gen: cannot create a temporary folder at [^\n]*tmp\/addon-gen-serve-\S*: a part of the path is a file, not a folder \(ENOTDIR\)\n$/,
+    );
     expect(serve.stderr).toContain(`f␊${SPOOF}`);
   });
 
   it('tells usage errors, system errors and bugs apart', () => {
-    const enospc = Object.assign(new Error("ENOSPC: no space left on device, write '/x/y'"), { code: 'ENOSPC', errno: -28, syscall: 'write', path: '/x/y' });
+    const enospc = Object.assign(new Error("ENOSPC: no space left on device, write '/x/y'"), {
+      code: 'ENOSPC',
+      errno: -28,
+      syscall: 'write',
+      path: '/x/y',
+    });
     expect(failure(enospc)).toEqual({ status: 2, message: 'cannot write /x/y: no space left on the device (ENOSPC)' });
     const rename = Object.assign(new Error('EXDEV'), { code: 'EXDEV', syscall: 'rename', path: '/a', dest: '/b' });
     expect(failure(rename)).toEqual({ status: 2, message: 'cannot rename /a to /b: it is on another file system (EXDEV)' });
@@ -232,7 +249,10 @@ describe('failed system calls', () => {
     expect(failure(other)).toEqual({ status: 2, message: 'cannot open /z: argument list too long (E2BIG)' });
     // Usage errors keep the lines they were written in; IoError is one.
     expect(failure(new UsageError(`two\nlines \u001b[2J`))).toEqual({ status: 2, message: 'two\nlines ␛[2J' });
-    expect(failure(new IoError('cannot write /out/x: disk full', '/out/x', 'ENOSPC'))).toEqual({ status: 2, message: 'cannot write /out/x: disk full' });
+    expect(failure(new IoError('cannot write /out/x: disk full', '/out/x', 'ENOSPC'))).toEqual({
+      status: 2,
+      message: 'cannot write /out/x: disk full',
+    });
     // Node's own errors have codes too (ERR_*), but no system call: bugs, like a TypeError.
     const invalid = Object.assign(new TypeError('The "path" argument must be of type string'), { code: 'ERR_INVALID_ARG_TYPE' });
     for (const bug of [invalid, new TypeError("Cannot read properties of undefined (reading 'x')"), 'thrown text']) {

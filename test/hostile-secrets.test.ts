@@ -16,7 +16,10 @@ const MiB = 1024 * 1024;
 
 /** One movie whose description is `text` as it is, in a literal block scalar. */
 function itemWithDescription(text: string): string {
-  return `id: a\ntype: movie\nname: A\ndescription: |-\n${text.split('\n').map((line) => `  ${line}`).join('\n')}\n`;
+  return `id: a\ntype: movie\nname: A\ndescription: |-\n${text
+    .split('\n')
+    .map((line) => `  ${line}`)
+    .join('\n')}\n`;
 }
 
 async function built(files: Record<string, string>, options: Partial<BuildOptions> = {}) {
@@ -36,7 +39,10 @@ describe('a flood of the tokens the variable scanner looks for', () => {
     for (const token of ['${', '$${', '${A']) {
       const text = token.repeat(Math.floor(MiB / token.length));
       const { result, out } = await built({ 'a.yaml': itemWithDescription(text) }, { env: { A: 'a', API_KEY: SECRET } });
-      expect(result.diagnostics.filter((d) => d.severity === 'error'), token).toEqual([]);
+      expect(
+        result.diagnostics.filter((d) => d.severity === 'error'),
+        token,
+      ).toEqual([]);
       const meta = JSON.parse(await readFile(path.join(out, 'meta/movie/a.json'), 'utf8'));
       expect(meta.meta.description === text, token).toBe(true);
     }
@@ -80,7 +86,7 @@ describe('a flood of the tokens the variable scanner looks for', () => {
   });
 });
 
-describe('a flood of the tokens of the schema\'s patterns', () => {
+describe("a flood of the tokens of the schema's patterns", () => {
   it('in addon.yaml is a problem at its field, not a crash (a repeated group overflowed the regex stack)', async () => {
     const dots = 'a.'.repeat(2.5 * MiB);
     const dir = await contentDir({
@@ -140,9 +146,10 @@ describe('a secret', () => {
     ];
     for (const form of forms) {
       const { result, out } = await built({ 'a.yaml': `id: a\ntype: movie\nname: A\ndescription: ${form}\n` }, { env });
-      expect(secretErrors(result).map((d) => [d.path, d.line, d.message]), form).toEqual([
-        ['description', 4, 'this value holds the value of API_KEY, a secret: everything addon-gen writes is public'],
-      ]);
+      expect(
+        secretErrors(result).map((d) => [d.path, d.line, d.message]),
+        form,
+      ).toEqual([['description', 4, 'this value holds the value of API_KEY, a secret: everything addon-gen writes is public']]);
       expect(await readTree(out), form).toEqual(new Map());
     }
   });
@@ -153,7 +160,10 @@ describe('a secret', () => {
       [SECRET, `https://e.org/a.mp4?sig=${SECRET.replace(/-/g, '%2D')}`],
       [SECRET, `https://e.org/a.mp4?sig=${[...SECRET].map((c) => `%${c.charCodeAt(0).toString(16)}`).join('')}`],
       [SECRET, `https://e.org/a.mp4?sig=${SECRET.replace(/-/g, '%252D')}`],
-      [SECRET, `https://e.org/a.mp4?sig=${encodeURIComponent(encodeURIComponent(`${SECRET.slice(0, 3)}%${SECRET.charCodeAt(3).toString(16)}${SECRET.slice(4)}`))}`],
+      [
+        SECRET,
+        `https://e.org/a.mp4?sig=${encodeURIComponent(encodeURIComponent(`${SECRET.slice(0, 3)}%${SECRET.charCodeAt(3).toString(16)}${SECRET.slice(4)}`))}`,
+      ],
       [spaced, `https://e.org/a.mp4?p=${spaced.replace(/ /g, '+')}`],
       [spaced, `https://e.org/a.mp4?p=${encodeURIComponent(spaced)}`],
       ['pässwörd-1234', `https://e.org/a.mp4?p=${encodeURIComponent('pässwörd-1234')}`],
@@ -163,8 +173,14 @@ describe('a secret', () => {
         { 'a.yaml': `id: a\ntype: movie\nname: A\nstreams:\n  - url: "${url}"\n` },
         { env: { DEPLOY_PASSWORD: secret } },
       );
-      expect(secretErrors(result).map((d) => [d.path, d.message]), url).toEqual([
-        ['streams[0].url', 'this value holds the value of DEPLOY_PASSWORD, a secret, written encoded (percent-encoding or escapes, read as a client reads them): everything addon-gen writes is public'],
+      expect(
+        secretErrors(result).map((d) => [d.path, d.message]),
+        url,
+      ).toEqual([
+        [
+          'streams[0].url',
+          'this value holds the value of DEPLOY_PASSWORD, a secret, written encoded (percent-encoding or escapes, read as a client reads them): everything addon-gen writes is public',
+        ],
       ]);
     }
   });

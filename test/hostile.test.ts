@@ -34,7 +34,10 @@ function located(result: BuildResult, dir: string): string[] {
 function only(diagnostics: Diagnostic[], code: string): Diagnostic {
   const found = diagnostics.filter((d) => d.code === code);
   expect(found, JSON.stringify(diagnostics, null, 2)).toHaveLength(1);
-  expect(diagnostics.filter((d) => d.severity === 'error'), JSON.stringify(diagnostics, null, 2)).toHaveLength(found[0]!.severity === 'error' ? 1 : 0);
+  expect(
+    diagnostics.filter((d) => d.severity === 'error'),
+    JSON.stringify(diagnostics, null, 2),
+  ).toHaveLength(found[0]!.severity === 'error' ? 1 : 0);
   return found[0]!;
 }
 
@@ -119,7 +122,9 @@ describe('the corpus', () => {
     for (const name of itemFixtures) files[name] = await readFile(path.join(FIXTURES, 'items', name));
     // Over 256 KiB: its syntax error is js-yaml's own, with js-yaml's position (3,000 items of 4 lines, then the tab).
     files['large-broken.yaml'] = Buffer.from(`${movies(3000)}- id: tt9\n\ttype: movie\n`);
-    files['shared.yaml'] = Buffer.from('- {id: tt1, type: movie, name: A, genres: &g [Drama, Comedy]}\n- {id: tt2, type: movie, name: B, genres: *g}\n');
+    files['shared.yaml'] = Buffer.from(
+      '- {id: tt1, type: movie, name: A, genres: &g [Drama, Comedy]}\n- {id: tt2, type: movie, name: B, genres: *g}\n',
+    );
     // Numbers JSON cannot carry: a thread sends these values another way.
     files['infinite.yaml'] = Buffer.from('- {id: tt3, type: movie, name: C, runtime: .nan, season: -.inf}\n');
     files['negative-zero.yaml'] = Buffer.from('- {id: tt4, type: movie, name: D, fileIdx: -0.0}\n');
@@ -142,7 +147,11 @@ describe('the corpus', () => {
     const shared = threaded.values.filter((v) => v.source.relative === 'shared.yaml').map((v) => (v.value as { genres: unknown }).genres);
     expect(shared[0]).toBe(shared[1]);
     const number = (file: string, key: string) => (threaded.values.find((v) => v.source.relative === file)!.value as Record<string, number>)[key];
-    expect([number('infinite.yaml', 'runtime'), number('infinite.yaml', 'season'), Object.is(number('negative-zero.yaml', 'fileIdx'), -0)]).toEqual([NaN, -Infinity, true]);
+    expect([number('infinite.yaml', 'runtime'), number('infinite.yaml', 'season'), Object.is(number('negative-zero.yaml', 'fileIdx'), -0)]).toEqual([
+      NaN,
+      -Infinity,
+      true,
+    ]);
   });
 
   for (const name of addonFixtures) {
@@ -157,7 +166,18 @@ describe('the corpus', () => {
 
   // The command as people run it, on a sample: exit status 1, the location on stderr, no stack
   // trace, and a previous output folder left byte for byte as it was.
-  const sample = ['syntax-unclosed-flow.yaml', 'tab-indent-map.yaml', 'duplicate-key.yaml', 'alias-billion-laughs.yaml', 'deep-flow.yaml', 'nul-byte.yaml', 'latin1.yaml', 'key-constructor.yaml', 'season-infinite.yaml', 'released-february-30.yaml'];
+  const sample = [
+    'syntax-unclosed-flow.yaml',
+    'tab-indent-map.yaml',
+    'duplicate-key.yaml',
+    'alias-billion-laughs.yaml',
+    'deep-flow.yaml',
+    'nul-byte.yaml',
+    'latin1.yaml',
+    'key-constructor.yaml',
+    'season-infinite.yaml',
+    'released-february-30.yaml',
+  ];
   for (const name of sample) {
     it(`addon-gen build and validate --json: items/${name}`, async () => {
       const bytes = await readFile(path.join(FIXTURES, 'items', name));
@@ -188,13 +208,23 @@ const ADDON = addonYaml(CATALOGS);
 describe('alias bombs', () => {
   it('refuses a billion laughs of 30 levels (9^30 strings) at once, in both quoting styles', async () => {
     const levels = ['a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]'];
-    for (let i = 1; i <= 30; i++) levels.push(`a${i}: &a${i} [${Array(9).fill(`*a${i - 1}`).join(', ')}]`);
+    for (let i = 1; i <= 30; i++)
+      levels.push(
+        `a${i}: &a${i} [${Array(9)
+          .fill(`*a${i - 1}`)
+          .join(', ')}]`,
+      );
     const { result } = await buildFiles({ 'addon.yaml': ADDON, 'bomb.yaml': `${levels.join('\n')}\n` });
     expect(only(result.diagnostics, 'yaml-alias')).toMatchObject({ line: 1, column: 1 });
     expect(result.diagnostics[0]!.message).toBe('aliases repeat about 10^29 values in this document, more than the 100000 allowed');
 
     const json = ['{"a0":&a0 ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]'];
-    for (let i = 1; i <= 30; i++) json.push(`,"a${i}":&a${i} [${Array(9).fill(`*a${i - 1}`).join(',')}]`);
+    for (let i = 1; i <= 30; i++)
+      json.push(
+        `,"a${i}":&a${i} [${Array(9)
+          .fill(`*a${i - 1}`)
+          .join(',')}]`,
+      );
     const { result: jsonResult } = await buildFiles({ 'addon.yaml': ADDON, 'bomb.yaml': `${json.join('')}}\n` });
     expect(only(jsonResult.diagnostics, 'yaml-alias').line).toBe(1);
   });
@@ -215,9 +245,15 @@ describe('alias bombs', () => {
 
   it('allows an anchor used 1,000 times while the values stay few, and refuses an alias inside its own anchor', async () => {
     const uses = Array.from({ length: 1_000 }, (_, i) => `- { id: a${i}, type: movie, name: A, streams: *s }`);
-    const { result } = await buildFiles({ 'addon.yaml': ADDON, 'a.yaml': `- { id: s, type: movie, name: S, streams: &s [{ url: "https://e.org/s.mp4" }] }\n${uses.join('\n')}\n` });
+    const { result } = await buildFiles({
+      'addon.yaml': ADDON,
+      'a.yaml': `- { id: s, type: movie, name: S, streams: &s [{ url: "https://e.org/s.mp4" }] }\n${uses.join('\n')}\n`,
+    });
     expect(result.diagnostics).toEqual([]);
-    const { result: cycle } = await buildFiles({ 'addon.yaml': ADDON, 'a.yaml': 'id: a\ntype: movie\nname: A\nlinks: &l [{ name: x, category: y, url: "https://e.org" }, *l]\n' });
+    const { result: cycle } = await buildFiles({
+      'addon.yaml': ADDON,
+      'a.yaml': 'id: a\ntype: movie\nname: A\nlinks: &l [{ name: x, category: y, url: "https://e.org" }, *l]\n',
+    });
     expect(only(cycle.diagnostics, 'yaml-alias')).toMatchObject({ line: 4, column: 60 });
   });
 });
@@ -242,7 +278,10 @@ describe('nesting', () => {
 
   it('accepts 100 levels and refuses 101, whichever parser reads the file', async () => {
     for (const anchor of ['', 'x: &a 1\n---\n']) {
-      for (const [depth, refused] of [[100, false], [101, true]] as const) {
+      for (const [depth, refused] of [
+        [100, false],
+        [101, true],
+      ] as const) {
         // A list nested `depth` levels deep, counting the string inside: a value of the wrong form.
         const text = `${anchor}id: a\ntype: movie\nname: A\ngenres: ${'['.repeat(depth - 2)}x${']'.repeat(depth - 2)}\n`;
         const { result } = await buildFiles({ 'addon.yaml': ADDON, 'a.yaml': text });
@@ -282,7 +321,9 @@ describe('size', () => {
     const { result: fits } = await buildFiles({ 'addon.yaml': ADDON, 'a.yaml': exact }, { maxFileSize: 1024 });
     expect(fits.ok).toBe(true);
     const { result: over } = await buildFiles({ 'addon.yaml': ADDON, 'a.yaml': `${exact} ` }, { maxFileSize: 1024 });
-    expect(only(over.diagnostics, 'file-too-large').message).toBe('1025 bytes, over the limit of 1024 bytes (1 KiB) for a content file, so it is not read');
+    expect(only(over.diagnostics, 'file-too-large').message).toBe(
+      '1025 bytes, over the limit of 1024 bytes (1 KiB) for a content file, so it is not read',
+    );
   });
 
   it('applies the limit to addon.yaml too, with no second error saying it is missing', async () => {
@@ -318,7 +359,8 @@ describe('size', () => {
 describe('bytes that are not YAML text', () => {
   it('reports a PNG with a .yaml name once, at its first NUL byte', async () => {
     const png = Buffer.from(
-      '89504e470d0a1a0a0000000d4948445200000001000000010806000000' + '1f15c4890000000d4944415478da63f8cfc0f01f0005000201a0e1d6a90000000049454e44ae426082',
+      '89504e470d0a1a0a0000000d4948445200000001000000010806000000' +
+        '1f15c4890000000d4944415478da63f8cfc0f01f0005000201a0e1d6a90000000049454e44ae426082',
       'hex',
     );
     const { dir, result } = await buildFiles({ 'addon.yaml': ADDON, 'poster.yaml': png });
@@ -338,7 +380,10 @@ describe('bytes that are not YAML text', () => {
 
   it('reports UTF-16 text, with its byte order mark or without', async () => {
     const item = 'id: a\ntype: movie\nname: A\n';
-    const { dir, result } = await buildFiles({ 'addon.yaml': ADDON, 'a.yaml': Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(item, 'utf16le')]) });
+    const { dir, result } = await buildFiles({
+      'addon.yaml': ADDON,
+      'a.yaml': Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(item, 'utf16le')]),
+    });
     expect(located(result, dir)).toEqual(['invalid-utf8 a.yaml:1:1']);
     expect(result.diagnostics[0]!.message).toContain('UTF-16');
     const { dir: dir2, result: bare } = await buildFiles({ 'addon.yaml': ADDON, 'a.yaml': Buffer.from(item, 'utf16le') });
@@ -412,7 +457,13 @@ describe('floods of errors', () => {
       const { diagnostics, maxRss } = await measured({ 'a.yaml': '- a\n'.repeat(MiB) }); // 4 MiB
       expect(diagnostics).toHaveLength(101);
       expect(diagnostics.slice(0, 100).every((d, i) => d.code === 'invalid-value' && d.line === i + 1 && d.column === 3)).toBe(true);
-      expect(diagnostics[100]).toMatchObject({ code: 'too-many-problems', severity: 'error', line: 101, column: 3, message: '1,048,476 more errors in this file are not shown' });
+      expect(diagnostics[100]).toMatchObject({
+        code: 'too-many-problems',
+        severity: 'error',
+        line: 101,
+        column: 3,
+        message: '1,048,476 more errors in this file are not shown',
+      });
       expect(growth(maxRss)).toBeLessThan(400 * MiB);
     }, 120_000);
 
@@ -422,8 +473,17 @@ describe('floods of errors', () => {
       const { diagnostics, maxRss } = await measured({ 'a.yaml': Array.from({ length: 20_000 }, (_, i) => item(i)).join('') }); // 3.5 MiB
       expect(diagnostics).toHaveLength(101);
       // Each at the 3 on the 9th line of its item, found by parsing that item again.
-      expect(diagnostics.slice(0, 100).every((d, i) => d.path === 'videos[0].streams[0].behaviorHints.bingeGroup' && d.line === 9 * i + 9 && d.column === 40)).toBe(true);
-      expect(diagnostics[100]).toMatchObject({ code: 'too-many-problems', line: 909, column: 40, message: '19,900 more errors in this file are not shown' });
+      expect(
+        diagnostics
+          .slice(0, 100)
+          .every((d, i) => d.path === 'videos[0].streams[0].behaviorHints.bingeGroup' && d.line === 9 * i + 9 && d.column === 40),
+      ).toBe(true);
+      expect(diagnostics[100]).toMatchObject({
+        code: 'too-many-problems',
+        line: 909,
+        column: 40,
+        message: '19,900 more errors in this file are not shown',
+      });
       expect(growth(maxRss)).toBeLessThan(400 * MiB);
     }, 120_000);
   });
@@ -445,7 +505,9 @@ describe('links and the file system', () => {
       'symlink-not-followed zero.yaml:undefined:undefined',
     ]);
     expect(result.diagnostics.every((d) => d.severity === 'warning')).toBe(true);
-    expect(result.diagnostics[0]!.message).toBe(`symbolic link to ${path.join(outside, 'secret.yaml')}, which is outside the content folder: not read`);
+    expect(result.diagnostics[0]!.message).toBe(
+      `symbolic link to ${path.join(outside, 'secret.yaml')}, which is outside the content folder: not read`,
+    );
     expect(result.ok).toBe(true);
     expect(result.content!.items).toEqual([]);
   });
@@ -517,11 +579,17 @@ describe('links and the file system', () => {
       'asset-outside-content a.yaml:5:13',
       'symlink-not-followed elsewhere:undefined:undefined',
     ]);
-    expect(result.diagnostics.find((d) => d.path === 'poster')!.message).toBe(`"poster.jpg" leads through a symbolic link to ${path.join(await realpath(outside), 'secret.txt')}, outside the content folder`);
+    expect(result.diagnostics.find((d) => d.path === 'poster')!.message).toBe(
+      `"poster.jpg" leads through a symbolic link to ${path.join(await realpath(outside), 'secret.txt')}, outside the content folder`,
+    );
   });
 
   links('builds a content folder that is itself a link', async () => {
-    const real = await contentDir({ 'addon.yaml': `${ADDON}baseUrl: https://example.org/\n`, 'a.yaml': 'id: a\ntype: movie\nname: A\nposter: a.jpg\n', 'a.jpg': 'x' });
+    const real = await contentDir({
+      'addon.yaml': `${ADDON}baseUrl: https://example.org/\n`,
+      'a.yaml': 'id: a\ntype: movie\nname: A\nposter: a.jpg\n',
+      'a.jpg': 'x',
+    });
     const link = path.join(await tempDir(), 'content');
     await symlink(real, link);
     const result = await build({ contentDir: link });
@@ -530,7 +598,11 @@ describe('links and the file system', () => {
   });
 
   it.skipIf(isRoot || onWindows)('reports files and folders that cannot be read', async () => {
-    const dir = await contentDir({ 'addon.yaml': ADDON, 'a.yaml': 'id: a\ntype: movie\nname: A\n', 'locked/b.yaml': 'id: b\ntype: movie\nname: B\n' });
+    const dir = await contentDir({
+      'addon.yaml': ADDON,
+      'a.yaml': 'id: a\ntype: movie\nname: A\n',
+      'locked/b.yaml': 'id: b\ntype: movie\nname: B\n',
+    });
     await chmod(path.join(dir, 'a.yaml'), 0o000);
     await chmod(path.join(dir, 'locked'), 0o000);
     try {
@@ -565,7 +637,10 @@ describe('links and the file system', () => {
 
 describe('files over 256 KiB, which the careful parser does not read whole', () => {
   // 3,000 items of about 100 bytes: over 256 KiB; a problem goes after them.
-  const items = Array.from({ length: 3_000 }, (_, i) => `- id: "t:${i}"\n  type: movie\n  name: Movie ${i}\n  streams: [{ url: "https://example.org/${i}.mp4" }]\n`).join('');
+  const items = Array.from(
+    { length: 3_000 },
+    (_, i) => `- id: "t:${i}"\n  type: movie\n  name: Movie ${i}\n  streams: [{ url: "https://example.org/${i}.mp4" }]\n`,
+  ).join('');
   const large = (tail: string) => `${items}${tail}`;
   const lineAfter = items.split('\n').length; // the first line of the tail
 
@@ -585,12 +660,20 @@ describe('files over 256 KiB, which the careful parser does not read whole', () 
     }
   });
 
-  it('checks the aliases of js-yaml\'s values: bombs and cycles', async () => {
-    const { result } = await buildFiles({ 'addon.yaml': ADDON, 'large.yaml': large(`- { id: x, type: movie, name: X, genres: &g [${Array(2_000).fill('x').join(',')}] }\n${Array.from({ length: 90 }, (_, i) => `- { id: y${i}, type: movie, name: Y, genres: *g }`).join('\n')}\n`) });
+  it("checks the aliases of js-yaml's values: bombs and cycles", async () => {
+    const { result } = await buildFiles({
+      'addon.yaml': ADDON,
+      'large.yaml': large(
+        `- { id: x, type: movie, name: X, genres: &g [${Array(2_000).fill('x').join(',')}] }\n${Array.from({ length: 90 }, (_, i) => `- { id: y${i}, type: movie, name: Y, genres: *g }`).join('\n')}\n`,
+      ),
+    });
     expect(only(result.diagnostics, 'yaml-alias').message).toMatch(/aliases repeat 180090 values/);
     const { result: cycle } = await buildFiles({ 'addon.yaml': ADDON, 'large.yaml': large('- { id: x, type: movie, name: X, links: &l [*l] }\n') });
     expect(only(cycle.diagnostics, 'yaml-alias')).toMatchObject({ line: 1, column: 1 }); // the document's start
-    const { result: shared } = await buildFiles({ 'addon.yaml': ADDON, 'large.yaml': large('- { id: x, type: movie, name: X, genres: &g [Drama] }\n- { id: y, type: movie, name: Y, genres: *g }\n') });
+    const { result: shared } = await buildFiles({
+      'addon.yaml': ADDON,
+      'large.yaml': large('- { id: x, type: movie, name: X, genres: &g [Drama] }\n- { id: y, type: movie, name: Y, genres: *g }\n'),
+    });
     expect(shared.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
   });
 

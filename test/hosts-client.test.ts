@@ -138,7 +138,10 @@ describe.each(CONTENTS)('%s: serve answers as a plain static host does', (_name,
         ...walked.subtitlesRequests.map((p) => p.replace(/\.json$/, `${p.split('/').length > 3 ? '&' : '/'}videoHash=0123456789abcdef.json`)),
         ...paths.filter((p) => p.startsWith('catalog/')).map((p) => p.replace(/\.json$/, '/skip=1.json')),
         ...paths.filter((p) => p.startsWith('meta/')).map((p) => p.replace(/\.json$/, 'x.json')),
-        ...paths.filter((p) => p.includes('genre=')).map((p) => p.replace(/%20/g, '+')).filter((p) => p.includes('+')),
+        ...paths
+          .filter((p) => p.includes('genre='))
+          .map((p) => p.replace(/%20/g, '+'))
+          .filter((p) => p.includes('+')),
       ];
       const differences: string[] = [];
       let compared = 0;

@@ -24,9 +24,7 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 // A tiny addon whose genres have a space and an `&` (the example's have neither), with a sparse
 // `cache`: maxAge only, and the catalog adding staleError to it.
 const GENRES = {
-  'addon.yaml': addonYaml(
-    'cache:\n  maxAge: 60\n  catalog: { staleError: 600 }\ncatalogs:\n  - { id: all, type: movie, name: All, genres: auto }\n',
-  ),
+  'addon.yaml': addonYaml('cache:\n  maxAge: 60\n  catalog: { staleError: 600 }\ncatalogs:\n  - { id: all, type: movie, name: All, genres: auto }\n'),
   'movies.yaml': movies(3, (i) => (i === 1 ? ['"Film Noir"'] : ['"Rock & Roll"', '"Film Noir"'])),
 };
 const GENRES_CACHE = 'max-age=60, public';
@@ -80,7 +78,12 @@ describe('the example addon on the Cloudflare Pages runtime (wrangler pages dev)
   const resources: [string, string, string, string][] = [
     ['manifest', '/manifest.json', 'manifest.json', EXAMPLE_CACHE],
     ['catalog', clientRequest('catalog', 'movie', 'films'), 'catalog/movie/films.json', EXAMPLE_CACHE],
-    ['catalog genre', clientRequest('catalog', 'movie', 'films', [['genre', 'Film-Noir']]), 'catalog/movie/films/genre=Film-Noir.json', EXAMPLE_CACHE],
+    [
+      'catalog genre',
+      clientRequest('catalog', 'movie', 'films', [['genre', 'Film-Noir']]),
+      'catalog/movie/films/genre=Film-Noir.json',
+      EXAMPLE_CACHE,
+    ],
     ['movie meta', clientRequest('meta', 'movie', 'pd:nosferatu-1922'), 'meta/movie/pd:nosferatu-1922.json', EXAMPLE_META_CACHE],
     ['series meta', clientRequest('meta', 'series', 'pd:superman-1941'), 'meta/series/pd:superman-1941.json', EXAMPLE_META_CACHE],
     ['movie stream', clientRequest('stream', 'movie', 'pd:nosferatu-1922'), 'stream/movie/pd:nosferatu-1922.json', EXAMPLE_CACHE],
@@ -106,7 +109,12 @@ describe('the example addon on the Cloudflare Pages runtime (wrangler pages dev)
 
   it('answers a subtitles request with extras with the subtitles file of that video', async () => {
     const request = '/subtitles/series/pd%3Asuperman-1941%3A1%3A1/filename=x.mp4&videoSize=123.json';
-    expect(clientRequest('subtitles', 'series', 'pd:superman-1941:1:1', [['filename', 'x.mp4'], ['videoSize', '123']])).toBe(request);
+    expect(
+      clientRequest('subtitles', 'series', 'pd:superman-1941:1:1', [
+        ['filename', 'x.mp4'],
+        ['videoSize', '123'],
+      ]),
+    ).toBe(request);
     const response = await get(server, request);
     expect(response.status).toBe(200);
     expect(response.headers.get('access-control-allow-origin')).toBe('*');
@@ -194,7 +202,10 @@ function parseHeadersFile(text: string): ParsedRule[] {
 
 /** Cloudflare's and Netlify's path patterns: `*` is a splat matching anything, `:name` one segment. */
 function headersPattern(source: string): RegExp {
-  const escaped = source.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/:\w+/g, '[^/]+');
+  const escaped = source
+    .replace(/[.+?^${}()|[\]\\]/g, '\\$&')
+    .replace(/\*/g, '.*')
+    .replace(/:\w+/g, '[^/]+');
   return new RegExp(`^${escaped}$`);
 }
 
@@ -268,7 +279,7 @@ const TWENTY_CACHE: Record<string, string> = {
 };
 
 describe('_headers and _redirects', () => {
-  it('stay far under 100 header rules (Cloudflare Pages\' limit) for an addon with 20 catalogs', async () => {
+  it("stay far under 100 header rules (Cloudflare Pages' limit) for an addon with 20 catalogs", async () => {
     const { out, result } = await buildTwenty();
     expect(result.content!.catalogs).toHaveLength(20);
     const rules = parseHeadersFile(await readFile(path.join(out, '_headers'), 'utf8'));
@@ -317,7 +328,7 @@ describe('_headers and _redirects', () => {
     expect(collect(rules, '/index.html').get('cache-control')).toBeUndefined();
   });
 
-  it('rewrite subtitles requests with extras to the video\'s subtitles file (status 200: the URL stays)', async () => {
+  it("rewrite subtitles requests with extras to the video's subtitles file (status 200: the URL stays)", async () => {
     const { out } = await buildTwenty();
     const lines = (await readFile(path.join(out, '_redirects'), 'utf8')).split('\n').filter((l) => l.trim() && !l.startsWith('#'));
     expect(lines).toEqual(['/subtitles/:type/:id/* /subtitles/:type/:id.json 200']);
@@ -325,7 +336,10 @@ describe('_headers and _redirects', () => {
 
   it('write no Cache-Control when addon.yaml has no cache settings, but still CORS', async () => {
     const out = await tempDir();
-    await build({ contentDir: await contentDir({ 'addon.yaml': addonYaml('catalogs:\n  - { id: a, type: movie, name: A }\n'), 'm.yaml': movies(1) }), outDir: out });
+    await build({
+      contentDir: await contentDir({ 'addon.yaml': addonYaml('catalogs:\n  - { id: a, type: movie, name: A }\n'), 'm.yaml': movies(1) }),
+      outDir: out,
+    });
     const text = await readFile(path.join(out, '_headers'), 'utf8');
     expect(text).not.toMatch(/cache-control/i);
     const rules = parseHeadersFile(text).map((r) => ({ ...r, pattern: headersPattern(r.source) }));
@@ -344,7 +358,10 @@ describe('vercel.json', () => {
       pattern: vercelPattern(r.source),
       headers: r.headers.map((h): [string, string] => [h.key, h.value]),
     }));
-    const headersRules = parseHeadersFile(await readFile(path.join(out, '_headers'), 'utf8')).map((r) => ({ ...r, pattern: headersPattern(r.source) }));
+    const headersRules = parseHeadersFile(await readFile(path.join(out, '_headers'), 'utf8')).map((r) => ({
+      ...r,
+      pattern: headersPattern(r.source),
+    }));
     for (const urlPath of await requestPaths(out)) {
       expect(collect(vercelRules, urlPath), urlPath).toEqual(collect(headersRules, urlPath));
     }
@@ -373,7 +390,9 @@ describe('the S3 folder', () => {
     const calls = path.join(bin, 'calls');
     await writeFile(path.join(bin, 'aws'), `#!/bin/sh\nfor a in "$@"; do printf '%s\\0' "$a"; done >> '${calls}'\necho >> '${calls}'\n`);
     await chmod(path.join(bin, 'aws'), 0o755);
-    execFileSync('sh', [script], { env: { ...process.env, PATH: `${bin}:${process.env.PATH}`, BUCKET: 'my-bucket', PREFIX: 'addon/', ENDPOINT_URL: 'https://r2.example.org' } });
+    execFileSync('sh', [script], {
+      env: { ...process.env, PATH: `${bin}:${process.env.PATH}`, BUCKET: 'my-bucket', PREFIX: 'addon/', ENDPOINT_URL: 'https://r2.example.org' },
+    });
     const syncs = (await readFile(calls, 'utf8'))
       .split('\n')
       .filter(Boolean)
@@ -407,7 +426,9 @@ describe('the S3 folder', () => {
     // The rest (assets, pages) in one last pass that leaves out the JSON and the rule files.
     const rest = syncs.filter((args) => option(args, '--include').length === 0);
     expect(rest).toHaveLength(1);
-    expect(option(rest[0]!, '--exclude')).toEqual(expect.arrayContaining([...resources.map(([p]) => p), '.addon-gen.json', '_headers', '_redirects', 'vercel.json']));
+    expect(option(rest[0]!, '--exclude')).toEqual(
+      expect.arrayContaining([...resources.map(([p]) => p), '.addon-gen.json', '_headers', '_redirects', 'vercel.json']),
+    );
     expect(option(rest[0]!, '--cache-control')).toEqual([TWENTY_CACHE.assets]);
     expect(syncs).toHaveLength(resources.length + 1);
   });
@@ -420,7 +441,11 @@ describe('the S3 folder', () => {
 });
 
 describe('--host', () => {
-  const exists = (file: string) => stat(file).then(() => true, () => false);
+  const exists = (file: string) =>
+    stat(file).then(
+      () => true,
+      () => false,
+    );
   const RULE_FILES = ['_headers', '_redirects', 'vercel.json', '.nojekyll'];
 
   it.each([

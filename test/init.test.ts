@@ -15,7 +15,11 @@ import { contentDir, readTree, tempDir } from './support/content.js';
 
 const BIN = fileURLToPath(new URL('../bin/addon-gen.js', import.meta.url));
 const TEMPLATES = fileURLToPath(new URL('../templates/init/', import.meta.url));
-const PACKAGE = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string; files: string[]; repository: { url: string } };
+const PACKAGE = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+  version: string;
+  files: string[];
+  repository: { url: string };
+};
 const exec = promisify(execFile);
 
 const SCAFFOLD = [
@@ -75,7 +79,9 @@ describe('addon-gen init', () => {
     expect(created.stdout).toMatch(/^ {2}addon-gen serve /m);
     expect(created.stdout).toMatch(/^ {2}addon-gen build /m);
     expect(created.stdout).toContain('"GitHub Actions"');
-    expect((await listing(dir)).filter((p) => !['.github', '.github/workflows', 'content', 'content/movies', 'content/series', 'schema'].includes(p))).toEqual(SCAFFOLD);
+    expect(
+      (await listing(dir)).filter((p) => !['.github', '.github/workflows', 'content', 'content/movies', 'content/series', 'schema'].includes(p)),
+    ).toEqual(SCAFFOLD);
 
     // The next steps as printed: `addon-gen build` in the project folder, with its defaults.
     const before = await readdir(dir);
@@ -138,7 +144,9 @@ describe('addon-gen init', () => {
     const refused = await cli(['init', dir]);
     expect(refused.status).toBe(2);
     expect(refused.stdout).toBe('');
-    expect(refused.stderr).toContain(`already has files that init would overwrite:\n  ${path.join(dir, '.gitignore')}\n  ${path.join(dir, 'content/addon.yaml')}\n`);
+    expect(refused.stderr).toContain(
+      `already has files that init would overwrite:\n  ${path.join(dir, '.gitignore')}\n  ${path.join(dir, 'content/addon.yaml')}\n`,
+    );
     expect(refused.stderr).not.toContain('superman.yaml');
     expect(refused.stderr).toContain('Nothing was written. Run again with --force');
     expect(await listing(dir)).toEqual(before.listing);
@@ -157,7 +165,10 @@ describe('addon-gen init', () => {
   it('refuses a folder that is a content folder itself, even with --force', async () => {
     const dir = await contentDir({ 'addon.yaml': 'id: org.example.mine\n' });
     const before = await readTree(dir);
-    for (const argv of [['init', dir], ['init', dir, '--force']]) {
+    for (const argv of [
+      ['init', dir],
+      ['init', dir, '--force'],
+    ]) {
       const refused = await cli(argv);
       expect(refused.status, argv.join(' ')).toBe(2);
       expect(refused.stderr).toContain(`${path.join(dir, 'addon.yaml')}: ${dir} is a content folder already`);
@@ -279,7 +290,9 @@ describe('the scaffold', () => {
     const commentOf = (pair: Pair) => {
       const key = pair.key as Node;
       const value = pair.value as Node | null;
-      return key.commentBefore ?? key.comment ?? (isScalar(value) ? value.comment : undefined) ?? (isCollection(value) ? value.commentBefore : undefined);
+      return (
+        key.commentBefore ?? key.comment ?? (isScalar(value) ? value.comment : undefined) ?? (isCollection(value) ? value.commentBefore : undefined)
+      );
     };
     const walk = (node: unknown, at: string) => {
       if (isMap(node)) {
@@ -312,7 +325,12 @@ describe('the scaffold', () => {
   it('has no schedule unless asked, and a commented cron schedule when asked', async () => {
     const templates = await readInitTemplates();
     const workflowOf = (schedule?: string) => {
-      const files = renderInitFiles(templates, { id: 'org.example.films', name: 'Films', addonGenVersion: '9.9.9', ...(schedule !== undefined && { schedule }) });
+      const files = renderInitFiles(templates, {
+        id: 'org.example.films',
+        name: 'Films',
+        addonGenVersion: '9.9.9',
+        ...(schedule !== undefined && { schedule }),
+      });
       const text = files.find((f) => f.path === '.github/workflows/addon.yml')!.body;
       const doc = parseDocument(text);
       expect(doc.errors).toEqual([]);
@@ -328,7 +346,9 @@ describe('the scaffold', () => {
     expect(Object.keys(daily.workflow.on)).toEqual(['push', 'workflow_dispatch', 'schedule']);
     expect(daily.workflow.on.schedule).toEqual([{ cron: '0 6 * * *' }]);
     expect(daily.workflow.on.schedule[0].cron).toBe('0 6 * * *');
-    expect(daily.text).toMatch(/^ {2}# Also rebuilds and publishes on a schedule \(cron, in UTC\).*\n(?: {2}#.*\n)* {2}schedule:\n {4}- cron: '0 6 \* \* \*'\n/m);
+    expect(daily.text).toMatch(
+      /^ {2}# Also rebuilds and publishes on a schedule \(cron, in UTC\).*\n(?: {2}#.*\n)* {2}schedule:\n {4}- cron: '0 6 \* \* \*'\n/m,
+    );
     // The rest of the workflow is the same.
     expect({ ...daily.workflow, on: undefined }).toEqual({ ...plain.workflow, on: undefined });
 
@@ -357,7 +377,9 @@ describe('the scaffold', () => {
       const dir = path.join(await tempDir(), 'films');
       const refused = initProject({ dir, schedule: bad });
       await expect(refused, JSON.stringify(bad)).rejects.toBeInstanceOf(UsageError);
-      await expect(refused).rejects.toThrow(`--schedule ${JSON.stringify(bad)}: expected a cron expression of 5 fields (minute hour day-of-month month day-of-week, in UTC), such as '0 6 * * *' for daily at 06:00 UTC`);
+      await expect(refused).rejects.toThrow(
+        `--schedule ${JSON.stringify(bad)}: expected a cron expression of 5 fields (minute hour day-of-month month day-of-week, in UTC), such as '0 6 * * *' for daily at 06:00 UTC`,
+      );
       expect(existsSync(dir), JSON.stringify(bad)).toBe(false);
       expect(() => checkSchedule(bad)).toThrow(UsageError);
     }

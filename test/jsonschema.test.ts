@@ -76,7 +76,10 @@ describe('the schema files', () => {
   it('are named on the first line of every YAML file of the example and of a new project', async () => {
     const project = path.join(await tempDir(), 'my-addon');
     await initProject({ dir: project });
-    for (const [root, content] of [[ROOT, EXAMPLE], [project, path.join(project, 'content')]] as const) {
+    for (const [root, content] of [
+      [ROOT, EXAMPLE],
+      [project, path.join(project, 'content')],
+    ] as const) {
       const files = await fg('**/*.{yaml,yml}', { cwd: content, absolute: true });
       expect(files.length).toBeGreaterThan(2);
       for (const file of files) {
@@ -143,7 +146,7 @@ describe('addon-gen schema', () => {
   });
 
   it('exits 2 with one line when it cannot write, and for an argument it does not take', async () => {
-    const dir = await contentDir({ 'taken': 'a file\n' });
+    const dir = await contentDir({ taken: 'a file\n' });
     const blocked = await cli(['schema', '--out', path.join(dir, 'taken')]);
     expect(blocked.status).toBe(2);
     expect(blocked.stderr).toBe(`addon-gen: --out ${path.join(dir, 'taken')}: a file is in the way of the folder\n`);
@@ -197,7 +200,9 @@ describe('the schemas and validation', () => {
     },
     {
       name: 'archive entries as a URL, [url] and [url, bytes]',
-      files: { 'a.yaml': item('streams:\n  - zipUrls: [https://e.org/a.zip, [https://e.org/b.zip], [https://e.org/c.zip, 1048576]]\n    fileIdx: 0\n') },
+      files: {
+        'a.yaml': item('streams:\n  - zipUrls: [https://e.org/a.zip, [https://e.org/b.zip], [https://e.org/c.zip, 1048576]]\n    fileIdx: 0\n'),
+      },
     },
     {
       name: 'episodes without ids and titles',
@@ -236,7 +241,12 @@ describe('the schemas and validation', () => {
   // Each with the code validate gives, so that a case cannot pass for a mistake it did not mean.
   const refused: { name: string; file: 'addon.yaml' | 'a.yaml'; text: string; code: DiagnosticCode }[] = [
     { name: 'an unknown field', file: 'a.yaml', text: item('relased: 1922-03-04\n'), code: 'unknown-field' },
-    { name: 'an unknown field in a stream', file: 'a.yaml', text: item('streams: [{ url: "https://e.org/a.mp4", title: HD }]\n'), code: 'unknown-field' },
+    {
+      name: 'an unknown field in a stream',
+      file: 'a.yaml',
+      text: item('streams: [{ url: "https://e.org/a.mp4", title: HD }]\n'),
+      code: 'unknown-field',
+    },
     { name: 'an unknown field in addon.yaml', file: 'addon.yaml', text: `${ADDON}baseurl: https://example.org/\n`, code: 'unknown-field' },
     { name: 'a missing name', file: 'a.yaml', text: 'id: pd:x\ntype: movie\n', code: 'missing-field' },
     { name: 'a missing version', file: 'addon.yaml', text: ADDON.replace('version: 1.0.0\n', ''), code: 'missing-field' },
@@ -247,20 +257,55 @@ describe('the schemas and validation', () => {
     { name: 'a mapping for a list', file: 'a.yaml', text: item('genres: { Drama: 1 }\n'), code: 'invalid-value' },
     { name: 'a mapping for the list of streams', file: 'a.yaml', text: item('streams: { url: "https://e.org/a.mp4" }\n'), code: 'invalid-value' },
     { name: 'a list for a mapping', file: 'a.yaml', text: item('behaviorHints: [hasScheduledVideos]\n'), code: 'invalid-value' },
-    { name: 'a mapping for the list of catalogs', file: 'addon.yaml', text: addonYaml('catalogs: { id: films, type: movie, name: Films }\n'), code: 'invalid-value' },
+    {
+      name: 'a mapping for the list of catalogs',
+      file: 'addon.yaml',
+      text: addonYaml('catalogs: { id: films, type: movie, name: Films }\n'),
+      code: 'invalid-value',
+    },
     { name: 'a bad enum value', file: 'a.yaml', text: item('posterShape: round\n'), code: 'invalid-value' },
     { name: 'a bad catalog sort', file: 'addon.yaml', text: ADDON.replace('name: Films }', 'name: Films, sort: newest }'), code: 'invalid-value' },
     { name: 'a bad catalog items', file: 'addon.yaml', text: ADDON.replace('name: Films }', 'name: Films, items: some }'), code: 'invalid-value' },
     { name: 'text for a boolean', file: 'addon.yaml', text: `${ADDON}behaviorHints: { p2p: yes }\n`, code: 'invalid-value' },
-    { name: 'a negative season', file: 'a.yaml', text: 'id: pd:s\ntype: series\nname: S\nvideos: [{ season: -1, episode: 1 }]\n', code: 'invalid-value' },
-    { name: 'a fractional episode', file: 'a.yaml', text: 'id: pd:s\ntype: series\nname: S\nvideos: [{ season: 1, episode: 1.5 }]\n', code: 'invalid-value' },
-    { name: 'a fileIdx over 65535', file: 'a.yaml', text: item('streams: [{ infoHash: dd8255ecdc7ca55fb0bbf81323d87062db1f6d1c, fileIdx: 65536 }]\n'), code: 'invalid-value' },
+    {
+      name: 'a negative season',
+      file: 'a.yaml',
+      text: 'id: pd:s\ntype: series\nname: S\nvideos: [{ season: -1, episode: 1 }]\n',
+      code: 'invalid-value',
+    },
+    {
+      name: 'a fractional episode',
+      file: 'a.yaml',
+      text: 'id: pd:s\ntype: series\nname: S\nvideos: [{ season: 1, episode: 1.5 }]\n',
+      code: 'invalid-value',
+    },
+    {
+      name: 'a fileIdx over 65535',
+      file: 'a.yaml',
+      text: item('streams: [{ infoHash: dd8255ecdc7ca55fb0bbf81323d87062db1f6d1c, fileIdx: 65536 }]\n'),
+      code: 'invalid-value',
+    },
     { name: 'a short infoHash', file: 'a.yaml', text: item('streams: [{ infoHash: abc123 }]\n'), code: 'invalid-value' },
     { name: 'an uppercase language', file: 'a.yaml', text: item('subtitles: [{ lang: ENG, url: "https://e.org/a.srt" }]\n'), code: 'invalid-value' },
-    { name: 'a country of two letters', file: 'a.yaml', text: item('streams: [{ url: "https://e.org/a.mp4", behaviorHints: { countryWhitelist: [us] } }]\n'), code: 'invalid-value' },
+    {
+      name: 'a country of two letters',
+      file: 'a.yaml',
+      text: item('streams: [{ url: "https://e.org/a.mp4", behaviorHints: { countryWhitelist: [us] } }]\n'),
+      code: 'invalid-value',
+    },
     { name: 'an empty archive list', file: 'a.yaml', text: item('streams: [{ zipUrls: [] }]\n'), code: 'invalid-value' },
-    { name: 'an archive entry of three', file: 'a.yaml', text: item('streams: [{ zipUrls: [[https://e.org/a.zip, 1, 2]] }]\n'), code: 'invalid-value' },
-    { name: 'an archive entry with negative bytes', file: 'a.yaml', text: item('streams: [{ zipUrls: [[https://e.org/a.zip, -1]] }]\n'), code: 'invalid-value' },
+    {
+      name: 'an archive entry of three',
+      file: 'a.yaml',
+      text: item('streams: [{ zipUrls: [[https://e.org/a.zip, 1, 2]] }]\n'),
+      code: 'invalid-value',
+    },
+    {
+      name: 'an archive entry with negative bytes',
+      file: 'a.yaml',
+      text: item('streams: [{ zipUrls: [[https://e.org/a.zip, -1]] }]\n'),
+      code: 'invalid-value',
+    },
     { name: 'an empty name', file: 'a.yaml', text: 'id: pd:x\ntype: movie\nname: ""\n', code: 'invalid-value' },
     { name: 'an empty URL field', file: 'a.yaml', text: item('poster: ""\n'), code: 'invalid-value' },
     { name: 'a version that is not semver', file: 'addon.yaml', text: ADDON.replace('1.0.0', '"1.0"'), code: 'invalid-value' },
@@ -272,10 +317,25 @@ describe('the schemas and validation', () => {
     { name: 'an empty idPrefixes', file: 'addon.yaml', text: `${ADDON}idPrefixes: []\n`, code: 'invalid-value' },
     { name: 'a null field', file: 'a.yaml', text: item('description:\n'), code: 'invalid-value' },
     { name: 'a stream without a source', file: 'a.yaml', text: item('streams: [{ name: Nothing }]\n'), code: 'stream-source' },
-    { name: 'a stream with two sources', file: 'a.yaml', text: item('streams: [{ url: "https://e.org/a.mp4", ytId: abcdefghijk }]\n'), code: 'stream-source' },
+    {
+      name: 'a stream with two sources',
+      file: 'a.yaml',
+      text: item('streams: [{ url: "https://e.org/a.mp4", ytId: abcdefghijk }]\n'),
+      code: 'stream-source',
+    },
     { name: 'a fileIdx beside a url', file: 'a.yaml', text: item('streams: [{ url: "https://e.org/a.mp4", fileIdx: 1 }]\n'), code: 'invalid-value' },
-    { name: 'announce without infoHash', file: 'a.yaml', text: item('streams: [{ zipUrls: [https://e.org/a.zip], announce: ["dht:x"] }]\n'), code: 'invalid-value' },
-    { name: 'a TV URL without externalUrl', file: 'a.yaml', text: item('streams: [{ url: "https://e.org/a.mp4", webosUrl: "https://e.org/b" }]\n'), code: 'invalid-value' },
+    {
+      name: 'announce without infoHash',
+      file: 'a.yaml',
+      text: item('streams: [{ zipUrls: [https://e.org/a.zip], announce: ["dht:x"] }]\n'),
+      code: 'invalid-value',
+    },
+    {
+      name: 'a TV URL without externalUrl',
+      file: 'a.yaml',
+      text: item('streams: [{ url: "https://e.org/a.mp4", webosUrl: "https://e.org/b" }]\n'),
+      code: 'invalid-value',
+    },
     { name: 'a document that is a single value', file: 'a.yaml', text: 'just text\n', code: 'not-an-item' },
     { name: 'a list in a list', file: 'a.yaml', text: '- - id: pd:x\n    type: movie\n    name: X\n', code: 'invalid-value' },
     { name: 'addon.yaml as a list', file: 'addon.yaml', text: listOf(ADDON), code: 'not-an-item' },
@@ -292,28 +352,142 @@ describe('the schemas and validation', () => {
   // quiet (it is never stricter than the build). A case the schema starts to refuse belongs above.
   const onlyValidate: { name: string; file: 'addon.yaml' | 'a.yaml'; text: string; code: DiagnosticCode; why: string }[] = [
     // Refinements: zod functions, not JSON Schema keywords.
-    { name: 'an id with a slash', file: 'a.yaml', text: 'id: pd/x\ntype: movie\nname: X\n', code: 'bad-file-name', why: 'file names are checked by a function' },
-    { name: 'a type that is ".."', file: 'a.yaml', text: 'id: pd:x\ntype: ".."\nname: X\n', code: 'bad-file-name', why: 'file names are checked by a function' },
-    { name: 'a genre of 201 bytes', file: 'a.yaml', text: item(`genres: [${'é'.repeat(101)}]\n`), code: 'bad-file-name', why: 'a length in UTF-8 bytes; maxLength counts characters' },
-    { name: 'a date that does not exist', file: 'a.yaml', text: item('released: 2023-02-30\n'), code: 'invalid-value', why: 'whether a day exists is computed' },
-    { name: 'a date that is not a date', file: 'a.yaml', text: item('released: yesterday\n'), code: 'invalid-value', why: 'dates are read by a transform, which the schema leaves out' },
-    { name: 'a link URL that is not absolute', file: 'a.yaml', text: item('links: [{ name: W, category: Wikipedia, url: wiki/Nosferatu }]\n'), code: 'invalid-value', why: 'URLs are checked with URL.canParse' },
-    { name: 'a baseUrl with a query', file: 'addon.yaml', text: `${ADDON}baseUrl: https://example.org/?a=1\n`, code: 'invalid-value', why: 'URLs are checked with URL.canParse' },
+    {
+      name: 'an id with a slash',
+      file: 'a.yaml',
+      text: 'id: pd/x\ntype: movie\nname: X\n',
+      code: 'bad-file-name',
+      why: 'file names are checked by a function',
+    },
+    {
+      name: 'a type that is ".."',
+      file: 'a.yaml',
+      text: 'id: pd:x\ntype: ".."\nname: X\n',
+      code: 'bad-file-name',
+      why: 'file names are checked by a function',
+    },
+    {
+      name: 'a genre of 201 bytes',
+      file: 'a.yaml',
+      text: item(`genres: [${'é'.repeat(101)}]\n`),
+      code: 'bad-file-name',
+      why: 'a length in UTF-8 bytes; maxLength counts characters',
+    },
+    {
+      name: 'a date that does not exist',
+      file: 'a.yaml',
+      text: item('released: 2023-02-30\n'),
+      code: 'invalid-value',
+      why: 'whether a day exists is computed',
+    },
+    {
+      name: 'a date that is not a date',
+      file: 'a.yaml',
+      text: item('released: yesterday\n'),
+      code: 'invalid-value',
+      why: 'dates are read by a transform, which the schema leaves out',
+    },
+    {
+      name: 'a link URL that is not absolute',
+      file: 'a.yaml',
+      text: item('links: [{ name: W, category: Wikipedia, url: wiki/Nosferatu }]\n'),
+      code: 'invalid-value',
+      why: 'URLs are checked with URL.canParse',
+    },
+    {
+      name: 'a baseUrl with a query',
+      file: 'addon.yaml',
+      text: `${ADDON}baseUrl: https://example.org/?a=1\n`,
+      code: 'invalid-value',
+      why: 'URLs are checked with URL.canParse',
+    },
     // Local files: the schema accepts any path, the build looks for the file.
-    { name: 'a local file that does not exist', file: 'a.yaml', text: item('poster: images/missing.png\n'), code: 'missing-asset', why: 'the build looks at the file system' },
-    { name: 'a local file outside the content folder', file: 'a.yaml', text: item('poster: ../outside.png\n'), code: 'asset-outside-content', why: 'the build looks at the file system' },
-    { name: 'a local file without a base URL', file: 'a.yaml', text: item('poster: a.yaml\n'), code: 'base-url-required', why: 'baseUrl is a setting of addon.yaml' },
+    {
+      name: 'a local file that does not exist',
+      file: 'a.yaml',
+      text: item('poster: images/missing.png\n'),
+      code: 'missing-asset',
+      why: 'the build looks at the file system',
+    },
+    {
+      name: 'a local file outside the content folder',
+      file: 'a.yaml',
+      text: item('poster: ../outside.png\n'),
+      code: 'asset-outside-content',
+      why: 'the build looks at the file system',
+    },
+    {
+      name: 'a local file without a base URL',
+      file: 'a.yaml',
+      text: item('poster: a.yaml\n'),
+      code: 'base-url-required',
+      why: 'baseUrl is a setting of addon.yaml',
+    },
     // Checks in validate.ts, across fields and items.
-    { name: 'a video with neither id nor episode', file: 'a.yaml', text: 'id: pd:s\ntype: series\nname: S\nvideos: [{ title: Pilot }]\n', code: 'missing-field', why: 'validate.ts: defaults from season and episode' },
-    { name: 'streams on an item with videos', file: 'a.yaml', text: 'id: pd:s\ntype: series\nname: S\nstreams: [{ url: "https://e.org/a.mp4" }]\nvideos: [{ season: 1, episode: 1 }]\n', code: 'invalid-value', why: 'validate.ts: a rule across fields' },
-    { name: 'two videos with one id', file: 'a.yaml', text: 'id: pd:s\ntype: series\nname: S\nvideos: [{ season: 1, episode: 1 }, { season: 1, episode: 1 }]\n', code: 'duplicate-video-id', why: 'validate.ts: across videos' },
-    { name: 'a defaultVideoId of no video', file: 'a.yaml', text: item('behaviorHints: { defaultVideoId: pd:x:1:1 }\n'), code: 'unknown-default-video', why: 'validate.ts: across fields' },
-    { name: 'two items with one id', file: 'a.yaml', text: `${listOf(item(''))}${listOf(item(''))}`, code: 'duplicate-id', why: 'validate.ts: across items' },
-    { name: 'a catalog that does not exist', file: 'a.yaml', text: item('catalogs: [flims]\n'), code: 'unknown-catalog', why: 'validate.ts: across files' },
-    { name: 'an id that no idPrefix covers', file: 'addon.yaml', text: `${ADDON}idPrefixes: ["tt"]\n`, code: 'invalid-value', why: 'validate.ts: across files, with the item pd:x' },
-    { name: 'two catalogs with one type and id', file: 'addon.yaml', text: `${ADDON}  - { id: films, type: movie, name: Again }\n`, code: 'duplicate-catalog', why: 'validate.ts: across catalogs' },
+    {
+      name: 'a video with neither id nor episode',
+      file: 'a.yaml',
+      text: 'id: pd:s\ntype: series\nname: S\nvideos: [{ title: Pilot }]\n',
+      code: 'missing-field',
+      why: 'validate.ts: defaults from season and episode',
+    },
+    {
+      name: 'streams on an item with videos',
+      file: 'a.yaml',
+      text: 'id: pd:s\ntype: series\nname: S\nstreams: [{ url: "https://e.org/a.mp4" }]\nvideos: [{ season: 1, episode: 1 }]\n',
+      code: 'invalid-value',
+      why: 'validate.ts: a rule across fields',
+    },
+    {
+      name: 'two videos with one id',
+      file: 'a.yaml',
+      text: 'id: pd:s\ntype: series\nname: S\nvideos: [{ season: 1, episode: 1 }, { season: 1, episode: 1 }]\n',
+      code: 'duplicate-video-id',
+      why: 'validate.ts: across videos',
+    },
+    {
+      name: 'a defaultVideoId of no video',
+      file: 'a.yaml',
+      text: item('behaviorHints: { defaultVideoId: pd:x:1:1 }\n'),
+      code: 'unknown-default-video',
+      why: 'validate.ts: across fields',
+    },
+    {
+      name: 'two items with one id',
+      file: 'a.yaml',
+      text: `${listOf(item(''))}${listOf(item(''))}`,
+      code: 'duplicate-id',
+      why: 'validate.ts: across items',
+    },
+    {
+      name: 'a catalog that does not exist',
+      file: 'a.yaml',
+      text: item('catalogs: [flims]\n'),
+      code: 'unknown-catalog',
+      why: 'validate.ts: across files',
+    },
+    {
+      name: 'an id that no idPrefix covers',
+      file: 'addon.yaml',
+      text: `${ADDON}idPrefixes: ["tt"]\n`,
+      code: 'invalid-value',
+      why: 'validate.ts: across files, with the item pd:x',
+    },
+    {
+      name: 'two catalogs with one type and id',
+      file: 'addon.yaml',
+      text: `${ADDON}  - { id: films, type: movie, name: Again }\n`,
+      code: 'duplicate-catalog',
+      why: 'validate.ts: across catalogs',
+    },
     // The file, not a document: the language server checks each document by itself.
-    { name: 'addon.yaml of two documents', file: 'addon.yaml', text: `${ADDON}---\n${ADDON}`, code: 'not-an-item', why: 'the editor checks each document by itself' },
+    {
+      name: 'addon.yaml of two documents',
+      file: 'addon.yaml',
+      text: `${ADDON}---\n${ADDON}`,
+      code: 'not-an-item',
+      why: 'the editor checks each document by itself',
+    },
   ];
 
   it.each(onlyValidate)('only validate refuses $name ($why)', async ({ file, text, code }) => {
@@ -330,8 +504,7 @@ describe('on random documents', () => {
   // Local files resolve: the build accepts any path that names an existing file, and so must the schema.
   const zod = contentSchemas((file) => ({ url: `https://example.org/assets/${file}` }));
   const zodAcceptsItemDocument = (value: unknown) =>
-    value === null ||
-    (Array.isArray(value) ? value.every((v) => zod.item.safeParse(v).success) : zod.item.safeParse(value).success);
+    value === null || (Array.isArray(value) ? value.every((v) => zod.item.safeParse(v).success) : zod.item.safeParse(value).success);
 
   /** Every field name the schemas know, so that added fields are often real ones. */
   const fieldNames: string[] = [];
@@ -364,9 +537,32 @@ describe('on random documents', () => {
     const values = fc.oneof(
       fc.constantFrom(...found),
       fc.constantFrom(
-        '', 'x', 'pd:x', 'a/b', '..', 'eng', 'ENG', 'usa', 'https://example.org/a.mp4', 'images/a.png', '1922-03-04',
-        '2023-02-30', '1.0.0', '1.0', 'org.example.x', 'Org.Example', 'auto', 'all', 'listed', 'poster', 'round',
-        '-released', 'dd8255ecdc7ca55fb0bbf81323d87062db1f6d1c', 'x@example.org', 'no-email', 'http://127.0.0.1:7000/',
+        '',
+        'x',
+        'pd:x',
+        'a/b',
+        '..',
+        'eng',
+        'ENG',
+        'usa',
+        'https://example.org/a.mp4',
+        'images/a.png',
+        '1922-03-04',
+        '2023-02-30',
+        '1.0.0',
+        '1.0',
+        'org.example.x',
+        'Org.Example',
+        'auto',
+        'all',
+        'listed',
+        'poster',
+        'round',
+        '-released',
+        'dd8255ecdc7ca55fb0bbf81323d87062db1f6d1c',
+        'x@example.org',
+        'no-email',
+        'http://127.0.0.1:7000/',
       ),
       fc.constantFrom(0, 1, -1, 1.5, 65535, 65536, 2 ** 53, true, false, null, [], {}),
       fc.constantFrom(['https://example.org/a.zip', 10], ['https://example.org/a.zip'], [{ url: 'https://e.org/a.mp4' }]),
@@ -412,15 +608,38 @@ describe('on random documents', () => {
 
   /** Small documents too, where the nested objects are a good share of the places a mutation hits. */
   const SMALL = {
-    addon: [{ id: 'org.example.x', version: '1.0.0', name: 'X', catalogs: [{ id: 'c', type: 'movie', name: 'C', genres: ['Drama'] }], cache: { meta: { maxAge: 1 } } }],
+    addon: [
+      {
+        id: 'org.example.x',
+        version: '1.0.0',
+        name: 'X',
+        catalogs: [{ id: 'c', type: 'movie', name: 'C', genres: ['Drama'] }],
+        cache: { meta: { maxAge: 1 } },
+      },
+    ],
     items: [
       {
         id: 's',
         type: 'series',
         name: 'S',
-        videos: [{ season: 1, episode: 2, subtitles: [{ lang: 'fra', url: 'a.srt' }], streams: [{ url: 'a.mp4', behaviorHints: { countryWhitelist: ['usa'], videoSize: 1 } }] }],
+        videos: [
+          {
+            season: 1,
+            episode: 2,
+            subtitles: [{ lang: 'fra', url: 'a.srt' }],
+            streams: [{ url: 'a.mp4', behaviorHints: { countryWhitelist: ['usa'], videoSize: 1 } }],
+          },
+        ],
       },
-      { id: 'm', type: 'movie', name: 'M', streams: [{ zipUrls: [['https://e.org/a.zip', 1]], fileIdx: 3 }, { infoHash: 'dd8255ecdc7ca55fb0bbf81323d87062db1f6d1c', announce: ['dht:x'] }] },
+      {
+        id: 'm',
+        type: 'movie',
+        name: 'M',
+        streams: [
+          { zipUrls: [['https://e.org/a.zip', 1]], fileIdx: 3 },
+          { infoHash: 'dd8255ecdc7ca55fb0bbf81323d87062db1f6d1c', announce: ['dht:x'] },
+        ],
+      },
     ],
   };
 

@@ -32,7 +32,7 @@ function only(diagnostics: Diagnostic[], code: string): Diagnostic {
 }
 
 describe('common mistakes', () => {
-  it('1. a type one letter from a catalog\'s: a warning at the type, did you mean, and no uncovered-type', async () => {
+  it("1. a type one letter from a catalog's: a warning at the type, did you mean, and no uncovered-type", async () => {
     const diagnostics = await check({ 'nosferatu.yaml': 'id: pd:nosferatu-1922\ntype: movies\nname: Nosferatu\n' });
     expect(diagnostics).toEqual([
       {
@@ -48,7 +48,7 @@ describe('common mistakes', () => {
     ]);
   });
 
-  it('1b. a known type in another case, or with two letters swapped, and none for a type of one\'s own', async () => {
+  it("1b. a known type in another case, or with two letters swapped, and none for a type of one's own", async () => {
     const diagnostics = await check({
       'a.yaml': 'id: pd:a\ntype: Series\nname: A\n',
       'b.yaml': 'id: pd:b\ntype: chanel\nname: B\n',
@@ -125,7 +125,11 @@ describe('common mistakes', () => {
     });
     // At the top level too; and a real `: ` in a value keeps its hint about quotes.
     const top = only(await check({ 'b.yaml': 'id: pd:b\ntype: movie\nname: B\n  poster: https://example.org/b.jpg\n' }), 'yaml-syntax');
-    expect(top).toMatchObject({ line: 4, column: 3, hint: 'keys of one mapping start in the same column: indent "poster" as far as "name" (column 1)' });
+    expect(top).toMatchObject({
+      line: 4,
+      column: 3,
+      hint: 'keys of one mapping start in the same column: indent "poster" as far as "name" (column 1)',
+    });
     const colon = only(await check({ 'c.yaml': 'id: pd:c\ntype: movie\nname: C\ndescription: the plot: a vampire\n' }), 'yaml-syntax');
     expect(colon).toMatchObject({ line: 4, column: 14, message: 'Nested mappings are not allowed in compact mappings' });
     expect(colon.hint).toMatch(/needs quotes/);
@@ -146,7 +150,10 @@ describe('common mistakes', () => {
       hint: 'keys of one mapping start in the same column: this line starts in column 3, and "url" on line 5 in column 5; indent with spaces to line them up',
     });
     // One column short of the keys of a list entry.
-    const short = only(await check({ 'b.yaml': 'id: pd:b\ntype: movie\nname: B\nstreams:\n  - url: https://example.org/b.mp4\n   description: SD\n' }), 'yaml-syntax');
+    const short = only(
+      await check({ 'b.yaml': 'id: pd:b\ntype: movie\nname: B\nstreams:\n  - url: https://example.org/b.mp4\n   description: SD\n' }),
+      'yaml-syntax',
+    );
     expect(short).toMatchObject({
       line: 6,
       column: 1,
@@ -189,7 +196,7 @@ describe('common mistakes', () => {
     });
   });
 
-  it('7. a misspelled field in nested places: a catalog\'s `genre`, a stream\'s `descripton`', async () => {
+  it("7. a misspelled field in nested places: a catalog's `genre`, a stream's `descripton`", async () => {
     const addon = ADDON.replace('genres: [Animation, Comedy]', 'genre: [Animation, Comedy]');
     const inAddon = only(await check({ 'addon.yaml': addon }), 'unknown-field');
     expect(inAddon).toEqual({
@@ -203,7 +210,10 @@ describe('common mistakes', () => {
       hint: 'did you mean "genres"?',
     });
     const inStream = only(
-      await check({ 'a.yaml': 'id: pd:a\ntype: series\nname: A\nvideos:\n  - season: 1\n    episode: 1\n    streams:\n      - url: https://example.org/a.mp4\n        descripton: SD\n' }),
+      await check({
+        'a.yaml':
+          'id: pd:a\ntype: series\nname: A\nvideos:\n  - season: 1\n    episode: 1\n    streams:\n      - url: https://example.org/a.mp4\n        descripton: SD\n',
+      }),
       'unknown-field',
     );
     expect(inStream).toMatchObject({ line: 9, column: 9, path: 'videos[0].streams[0].descripton', hint: 'did you mean "description"?' });
@@ -224,7 +234,10 @@ describe('common mistakes', () => {
   });
 
   it('9. a stream URL without its scheme', async () => {
-    const dir = await contentDir({ 'addon.yaml': ADDON, 'a.yaml': 'id: pd:a\ntype: movie\nname: A\nstreams:\n  - url: archive.org/download/a/a.mp4\n' });
+    const dir = await contentDir({
+      'addon.yaml': ADDON,
+      'a.yaml': 'id: pd:a\ntype: movie\nname: A\nstreams:\n  - url: archive.org/download/a/a.mp4\n',
+    });
     const diagnostics = (await build({ contentDir: dir })).diagnostics;
     expect(diagnostics).toEqual([
       {
@@ -243,7 +256,11 @@ describe('common mistakes', () => {
   it('9b. a local file whose name looks like a host keeps the hint about paths', async () => {
     const files = await check({ 'a.yaml': 'id: pd:a\ntype: movie\nname: A\nposter: nosferatu.jpg\nbackground: images.v2/bg.png\n' });
     expect(files.map((d) => [d.code, d.path, d.hint])).toEqual(
-      ['poster', 'background'].map((field) => ['missing-asset', field, 'check the spelling and that the path is relative to this YAML file; URLs need their scheme (https://…)']),
+      ['poster', 'background'].map((field) => [
+        'missing-asset',
+        field,
+        'check the spelling and that the path is relative to this YAML file; URLs need their scheme (https://…)',
+      ]),
     );
     const www = only(await check({ 'b.yaml': 'id: pd:b\ntype: movie\nname: B\nposter: www.example.org\n' }), 'missing-asset');
     expect(www.hint).toBe('did you mean "https://www.example.org"? A URL needs its scheme; without one it is a file name');

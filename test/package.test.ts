@@ -35,7 +35,8 @@ function childEnv(PATH: string): NodeJS.ProcessEnv {
   for (const [key, value] of Object.entries(process.env)) {
     const lower = key.toLowerCase();
     if (lower === 'path' || lower === 'init_cwd' || lower === 'node_env' || lower.startsWith('vitest')) continue;
-    if (lower.startsWith('npm_') && !/^npm_config_(registry|cache|userconfig|globalconfig|(https?_|no)proxy|strict_ssl|cafile|ca)$/.test(lower)) continue;
+    if (lower.startsWith('npm_') && !/^npm_config_(registry|cache|userconfig|globalconfig|(https?_|no)proxy|strict_ssl|cafile|ca)$/.test(lower))
+      continue;
     env[key] = value;
   }
   return { ...env, PATH, npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' };
@@ -58,7 +59,7 @@ function untar(tgz: Buffer): Map<string, Buffer> {
   const tar = gunzipSync(tgz);
   const files = new Map<string, Buffer>();
   const text = (start: number, length: number) => tar.toString('utf8', start, start + length).replace(/\0.*$/s, '');
-  for (let offset = 0; offset + 512 <= tar.length; ) {
+  for (let offset = 0; offset + 512 <= tar.length;) {
     const name = text(offset, 100);
     if (name === '') break; // the two zero blocks at the end
     const size = parseInt(text(offset + 124, 12).trim() || '0', 8);
@@ -119,11 +120,22 @@ describe('the npm package, packed and installed as users get it', () => {
     // The license travels with the package: package.json's "MIT" names it, LICENSE holds it.
     expect(top).toEqual(['LICENSE', 'README.md', 'bin', 'lib', 'package.json', 'schema', 'templates']);
     // The compiled CLI and library, the templates init copies (under names npm keeps), the schemas.
-    for (const file of ['bin/addon-gen.js', 'lib/cli/index.js', 'lib/index.js', 'lib/index.d.ts', 'lib/cli/init.js', 'templates/init/dot-github/workflows/addon.yml', 'templates/init/dot-gitignore', 'templates/index.html', 'schema/addon.schema.json', 'schema/item.schema.json']) {
+    for (const file of [
+      'bin/addon-gen.js',
+      'lib/cli/index.js',
+      'lib/index.js',
+      'lib/index.d.ts',
+      'lib/cli/init.js',
+      'templates/init/dot-github/workflows/addon.yml',
+      'templates/init/dot-gitignore',
+      'templates/index.html',
+      'schema/addon.schema.json',
+      'schema/item.schema.json',
+    ]) {
       expect(paths, file).toContain(file);
     }
     // lib/ is compiled from src/ alone: no compiled tests, benchmarks or sources.
-    expect(paths.filter((p) => /^lib\/(src|test|bench)\//.test(p) || p.endsWith('.ts') && !p.endsWith('.d.ts'))).toEqual([]);
+    expect(paths.filter((p) => /^lib\/(src|test|bench)\//.test(p) || (p.endsWith('.ts') && !p.endsWith('.d.ts')))).toEqual([]);
     expect(paths.filter((p) => /(^|\/)(node_modules|\.git|test-artifacts)\//.test(p))).toEqual([]);
     // The entry points package.json names are in it.
     const packed = JSON.parse(entries.get('package/package.json')!.toString('utf8'));
@@ -229,7 +241,11 @@ describe('the npm package, packed and installed as users get it', () => {
       const url = `http://127.0.0.1:${(host.address() as AddressInfo).port}${release}`;
       const other = path.join(work, 'prefix-url');
       const env = childEnv([path.join(other, 'bin'), NODE_DIR].join(path.delimiter));
-      const installed = await command(NPM, ['install', '--global', '--prefix', other, url, '--no-audit', '--no-fund', '--prefer-offline'], { cwd: work, env, timeout: 120_000 });
+      const installed = await command(NPM, ['install', '--global', '--prefix', other, url, '--no-audit', '--no-fund', '--prefer-offline'], {
+        cwd: work,
+        env,
+        timeout: 120_000,
+      });
       expect(installed.status, `npm install --global <url> failed:\n${installed.stderr}`).toBe(0);
       expect(await command('addon-gen', ['--version'], { env })).toEqual({ status: 0, stdout: `${PACKAGE.version}\n`, stderr: '' });
     } finally {

@@ -79,7 +79,7 @@ describe('the pages written by a build', () => {
     for (const [file, page] of pages) {
       // Only the template's own script elements (and the 404 page's data block) are in the page.
       expect(page.match(/<script/g)?.length, file).toBe(file === '404.html' ? 2 : 1);
-      expect(page, file).not.toContain('__xss=\'');
+      expect(page, file).not.toContain("__xss='");
       expect(page, file).not.toContain('{{');
     }
   });
@@ -345,6 +345,10 @@ describe('the install page in headless Chromium', () => {
       `${hostile.url}manifest.json`,
     ]);
     // The answers 404 to the page and to the search for the manifest are not errors of the page.
-    await closeAll(context, requests, problems.filter((p) => !p.includes('404')));
+    await closeAll(
+      context,
+      requests,
+      problems.filter((p) => !p.includes('404')),
+    );
   });
 });

@@ -46,7 +46,10 @@ function sometimes<T>(arbitrary: fc.Arbitrary<T>, oneIn: number): fc.Arbitrary<T
   return fc.oneof({ weight: oneIn - 1, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary });
 }
 
-const text = fc.oneof({ weight: 8, arbitrary: fc.string({ minLength: 1, maxLength: 20 }) }, { weight: 1, arbitrary: fc.string({ unit: 'grapheme', minLength: 1, maxLength: 12 }) });
+const text = fc.oneof(
+  { weight: 8, arbitrary: fc.string({ minLength: 1, maxLength: 20 }) },
+  { weight: 1, arbitrary: fc.string({ unit: 'grapheme', minLength: 1, maxLength: 12 }) },
+);
 const hex40 = fc.stringMatching(/^[0-9a-f]{40}$/);
 
 /**
@@ -57,7 +60,13 @@ const hex40 = fc.stringMatching(/^[0-9a-f]{40}$/);
 function itemOf(dirty: boolean) {
   const id = mostly(
     fc.oneof({ weight: 6, arbitrary: fc.stringMatching(/^[a-z]{1,3}:[a-z0-9-]{1,10}$/) }, { weight: 1, arbitrary: fc.stringMatching(/^tt\d{7}$/) }),
-    fc.oneof(fc.constantFrom('', '.', '..', 'a/b', 'a\\b', 'x\u0001', 'x'.repeat(201), '日本:映画'), fc.integer(), fc.boolean(), fc.constant(null), fc.constant([])),
+    fc.oneof(
+      fc.constantFrom('', '.', '..', 'a/b', 'a\\b', 'x\u0001', 'x'.repeat(201), '日本:映画'),
+      fc.integer(),
+      fc.boolean(),
+      fc.constant(null),
+      fc.constant([]),
+    ),
     dirty,
   );
   const url = mostly(
@@ -71,21 +80,38 @@ function itemOf(dirty: boolean) {
     fc.constantFrom('2023-02-30', '1922-13-04', '2023-01-01T25:00:00Z', 'yesterday', 1922),
     dirty,
   );
-  const number = mostly(fc.nat({ max: 40 }), fc.constantFrom(-1, 1.5, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, Number.NaN, 1e300, 65536), dirty);
+  const number = mostly(
+    fc.nat({ max: 40 }),
+    fc.constantFrom(-1, 1.5, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, Number.NaN, 1e300, 65536),
+    dirty,
+  );
   const stream = mostly(
     fc.oneof(
       { weight: 4, arbitrary: fc.record({ url, name: text, description: text }, { requiredKeys: ['url'] }) },
       { weight: 1, arbitrary: fc.record({ ytId: fc.stringMatching(/^[A-Za-z0-9_-]{11}$/) }) },
       { weight: 2, arbitrary: fc.record({ infoHash: hex40, fileIdx: number }, { requiredKeys: ['infoHash'] }) },
       { weight: 1, arbitrary: fc.record({ externalUrl: url }) },
-      { weight: 1, arbitrary: fc.record({ url, behaviorHints: fc.record({ notWebReady: fc.boolean(), bingeGroup: text, videoSize: number }, { requiredKeys: [] }) }) },
+      {
+        weight: 1,
+        arbitrary: fc.record({
+          url,
+          behaviorHints: fc.record({ notWebReady: fc.boolean(), bingeGroup: text, videoSize: number }, { requiredKeys: [] }),
+        }),
+      },
     ),
     fc.oneof(fc.record({ url, ytId: fc.constant('FC6jFoYm3xs') }), fc.record({ name: text }), fc.record({ infoHash: fc.constant('abc') })),
     dirty,
   );
   const subtitle = fc.record({ lang: mostly(fc.constantFrom('eng', 'fra', 'deu', 'por'), fc.constantFrom('english', 'EN', ''), dirty), url });
   const video = fc.record(
-    { season: number, episode: number, title: text, released: date, streams: fc.array(stream, { maxLength: 2 }), subtitles: fc.array(subtitle, { maxLength: 1 }) },
+    {
+      season: number,
+      episode: number,
+      title: text,
+      released: date,
+      streams: fc.array(stream, { maxLength: 2 }),
+      subtitles: fc.array(subtitle, { maxLength: 1 }),
+    },
     { requiredKeys: ['season', 'episode'] },
   );
   return fc
@@ -111,7 +137,9 @@ function itemOf(dirty: boolean) {
     .map((i) => {
       // Videos are for series and channels, streams for the rest.
       const { videos, streams, subtitles, ...rest } = i;
-      return i.type === 'series' || i.type === 'channel' ? { ...rest, ...(videos && { videos }) } : { ...rest, ...(streams && { streams }), ...(subtitles && { subtitles }) };
+      return i.type === 'series' || i.type === 'channel'
+        ? { ...rest, ...(videos && { videos }) }
+        : { ...rest, ...(streams && { streams }), ...(subtitles && { subtitles }) };
     });
 }
 
@@ -121,7 +149,11 @@ const item = fc.oneof({ weight: 12, arbitrary: itemOf(false) }, { weight: 1, arb
 const WRONG: unknown[] = [42, -1, 1.5, Number.POSITIVE_INFINITY, Number.NaN, true, null, [], ['x'], { x: 1 }, '', 'text', [[[]]]];
 const mutation = fc.oneof(
   fc.record({ kind: fc.constant('wrong' as const), value: fc.constantFrom(...WRONG), pick: fc.nat() }),
-  fc.record({ kind: fc.constant('unknown' as const), key: fc.constantFrom('relased', 'title', 'genre', 'stream', '__proto__', 'constructor', 'toString', '<<', 'x'), value: fc.constantFrom(...WRONG) }),
+  fc.record({
+    kind: fc.constant('unknown' as const),
+    key: fc.constantFrom('relased', 'title', 'genre', 'stream', '__proto__', 'constructor', 'toString', '<<', 'x'),
+    value: fc.constantFrom(...WRONG),
+  }),
   fc.record({ kind: fc.constant('remove' as const), pick: fc.nat() }),
 );
 
@@ -148,7 +180,36 @@ const textEdit = fc.oneof(
   fc.record({
     kind: fc.constant('insert' as const),
     at: fc.double({ min: 0, max: 1, noNaN: true }),
-    text: fc.constantFrom(':', ': ', '- ', '[', ']', '{', '}', '&a ', '*a', '!!str ', '|', '>', "'", '"', '#', '\t', '\n', '\r', '\0', '%', '@', '`', '\ufeff', 'é', '\\', '---\n', '  ', '? '),
+    text: fc.constantFrom(
+      ':',
+      ': ',
+      '- ',
+      '[',
+      ']',
+      '{',
+      '}',
+      '&a ',
+      '*a',
+      '!!str ',
+      '|',
+      '>',
+      "'",
+      '"',
+      '#',
+      '\t',
+      '\n',
+      '\r',
+      '\0',
+      '%',
+      '@',
+      '`',
+      '\ufeff',
+      'é',
+      '\\',
+      '---\n',
+      '  ',
+      '? ',
+    ),
   }),
 );
 
@@ -206,9 +267,9 @@ type Content = typeof content extends fc.Arbitrary<infer T> ? T : never;
 
 /** The same content with every item file cut and pasted several times: mostly broken YAML. */
 const mangled = content.chain((c) =>
-  fc.array(fc.array(textEdit, { minLength: 1, maxLength: 6 }), { minLength: c.files.length, maxLength: c.files.length }).map(
-    (edits): Content => ({ ...c, files: c.files.map((f, i) => ({ ...f, edits: [...(f.edits ?? []), ...edits[i]!] })) }),
-  ),
+  fc
+    .array(fc.array(textEdit, { minLength: 1, maxLength: 6 }), { minLength: c.files.length, maxLength: c.files.length })
+    .map((edits): Content => ({ ...c, files: c.files.map((f, i) => ({ ...f, edits: [...(f.edits ?? []), ...edits[i]!] })) })),
 );
 
 function yamlText(value: unknown): string {
@@ -318,108 +379,129 @@ async function inFolder<T>(files: Record<string, string>, run: (dir: string) => 
 const settings = { numRuns: RUNS, seed: SEED, path: PATH, endOnFailure: PATH !== undefined };
 
 describe('random content', () => {
-  it(`builds without throwing, locates every error, and writes only files a client accepts (${RUNS} runs, seed ${SEED})`, async () => {
-    let built = 0;
-    let failed = 0;
-    const codes = new Map<string, number>();
-    const examples = new Map<string, string>();
-    await fc.assert(
-      fc.asyncProperty(content, async (c) => {
-        const files = filesOf(c);
-        await inFolder(files, async (dir) => {
-          const result = await build({ contentDir: dir, hosts: [] });
-          checkResult(result, files, dir);
-          if (!result.ok) {
-            failed++;
-            for (const d of result.diagnostics.filter((x) => x.severity === 'error')) examples.set(d.code, `${d.path}: ${d.message}`);
-            for (const code of new Set(result.diagnostics.filter((d) => d.severity === 'error').map((d) => d.code))) codes.set(code, (codes.get(code) ?? 0) + 1);
-            return;
-          }
-          built++;
-          checkTree(await treeOf(result));
-        });
-      }),
-      settings,
-    );
-    // The arbitraries must produce both: content that builds, and content that does not.
-    const tally = `${built} built, ${failed} refused; refused for: ${[...codes].sort((a, b) => b[1] - a[1]).map(([c, n]) => `${c} ${n} (${examples.get(c)})`).join(', ')}`;
-    if (process.env.PROPERTY_RUNS) console.log(tally);
-    expect(built, tally).toBeGreaterThan(RUNS / 10);
-    expect(failed, tally).toBeGreaterThan(RUNS / 10);
-  }, Math.max(60_000, RUNS * 600));
-
-  it(`reports mangled YAML text at a place in its file, never by throwing (${RUNS} runs)`, async () => {
-    await fc.assert(
-      fc.asyncProperty(mangled, async (c) => {
-        const files = filesOf(c);
-        await inFolder(files, async (dir) => {
-          const result = await build({ contentDir: dir, hosts: [] });
-          checkResult(result, files, dir);
-          if (result.ok) checkTree(await treeOf(result));
-        });
-      }),
-      settings,
-    );
-  }, Math.max(60_000, RUNS * 600));
-
-  it(`locates a place through its item alone exactly where the whole file says (${RUNS} runs)`, async () => {
-    // Where the item does not parse alone, locate parses the whole file, which gives the same
-    // answer slower: count those, so that a broken shortcut does not hide behind the fallback.
-    let alone = 0;
-    let fallback = 0;
-    await fc.assert(
-      fc.asyncProperty(fc.oneof(content, mangled), async (c) => {
-        const files = filesOf(c);
-        await inFolder(files, async (dir) => {
-          const loaded = await loadContent(dir);
-          const whole = new Map<SourceFile, SourceFile>();
-          const values = loaded.addon ? [loaded.addon] : [];
-          for await (const value of loaded.items) values.push(value);
-          for (const value of values) {
-            if (!value.source.spans) continue; // read by the careful parser: whole already
-            // Mangled text can read differently to the two parsers ("----" is a list to js-yaml):
-            // positions can only agree where the values do.
-            const documents = parseAllDocuments(value.source.text, { logLevel: 'silent' });
-            const document = Array.isArray(documents) ? documents[value.document] : undefined;
-            const same = document && document.errors.length === 0 && isDeepStrictEqual(valueAt(document.toJS(), value.at), value.value);
-            if (!same) continue;
-            if (!whole.has(value.source)) whole.set(value.source, { ...value.source, spans: undefined, piece: undefined, parsed: undefined, lines: undefined });
-            for (const [nodePath, key] of placesIn(value.value)) {
-              const at = [...value.at, ...nodePath];
-              const where = `${value.source.relative} ${JSON.stringify(at)} ${key ?? ''} in ${JSON.stringify(value.source.text.slice(0, 200))}`;
-              expect(locate(value.source, value.document, at, key), where).toEqual(locate(whole.get(value.source)!, value.document, at, key));
-            }
-            if (value.source.piece?.parsed) alone++;
-            else fallback++;
-          }
-        });
-      }),
-      settings,
-    );
-    expect(fallback, `${alone} items located alone, ${fallback} through the whole file`).toBeLessThan((alone + fallback) / 20);
-  }, Math.max(60_000, RUNS * 600));
-
-  it(`writes the same files it plans, and they pass the same checks (${Math.ceil(RUNS / 10)} runs)`, async () => {
-    await fc.assert(
-      fc.asyncProperty(content, async (c) => {
-        const files = filesOf(c);
-        await inFolder(files, async (dir) => {
-          const out = `${dir}-out`;
-          try {
-            const result = await build({ contentDir: dir, outDir: out, hosts: [] });
+  it(
+    `builds without throwing, locates every error, and writes only files a client accepts (${RUNS} runs, seed ${SEED})`,
+    async () => {
+      let built = 0;
+      let failed = 0;
+      const codes = new Map<string, number>();
+      const examples = new Map<string, string>();
+      await fc.assert(
+        fc.asyncProperty(content, async (c) => {
+          const files = filesOf(c);
+          await inFolder(files, async (dir) => {
+            const result = await build({ contentDir: dir, hosts: [] });
             checkResult(result, files, dir);
-            if (!result.ok) return;
-            const written = await readTree(out);
-            expect([...written.keys()].sort()).toEqual(result.files!.map((f) => f.path).sort());
-            checkTree(written);
-          } finally {
-            await removeOutput(out);
-          }
-        });
-      }),
-      { ...settings, numRuns: Math.ceil(RUNS / 10) },
-    );
-  }, Math.max(60_000, RUNS * 600));
+            if (!result.ok) {
+              failed++;
+              for (const d of result.diagnostics.filter((x) => x.severity === 'error')) examples.set(d.code, `${d.path}: ${d.message}`);
+              for (const code of new Set(result.diagnostics.filter((d) => d.severity === 'error').map((d) => d.code)))
+                codes.set(code, (codes.get(code) ?? 0) + 1);
+              return;
+            }
+            built++;
+            checkTree(await treeOf(result));
+          });
+        }),
+        settings,
+      );
+      // The arbitraries must produce both: content that builds, and content that does not.
+      const tally = `${built} built, ${failed} refused; refused for: ${[...codes]
+        .sort((a, b) => b[1] - a[1])
+        .map(([c, n]) => `${c} ${n} (${examples.get(c)})`)
+        .join(', ')}`;
+      if (process.env.PROPERTY_RUNS) console.log(tally);
+      expect(built, tally).toBeGreaterThan(RUNS / 10);
+      expect(failed, tally).toBeGreaterThan(RUNS / 10);
+    },
+    Math.max(60_000, RUNS * 600),
+  );
+
+  it(
+    `reports mangled YAML text at a place in its file, never by throwing (${RUNS} runs)`,
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(mangled, async (c) => {
+          const files = filesOf(c);
+          await inFolder(files, async (dir) => {
+            const result = await build({ contentDir: dir, hosts: [] });
+            checkResult(result, files, dir);
+            if (result.ok) checkTree(await treeOf(result));
+          });
+        }),
+        settings,
+      );
+    },
+    Math.max(60_000, RUNS * 600),
+  );
+
+  it(
+    `locates a place through its item alone exactly where the whole file says (${RUNS} runs)`,
+    async () => {
+      // Where the item does not parse alone, locate parses the whole file, which gives the same
+      // answer slower: count those, so that a broken shortcut does not hide behind the fallback.
+      let alone = 0;
+      let fallback = 0;
+      await fc.assert(
+        fc.asyncProperty(fc.oneof(content, mangled), async (c) => {
+          const files = filesOf(c);
+          await inFolder(files, async (dir) => {
+            const loaded = await loadContent(dir);
+            const whole = new Map<SourceFile, SourceFile>();
+            const values = loaded.addon ? [loaded.addon] : [];
+            for await (const value of loaded.items) values.push(value);
+            for (const value of values) {
+              if (!value.source.spans) continue; // read by the careful parser: whole already
+              // Mangled text can read differently to the two parsers ("----" is a list to js-yaml):
+              // positions can only agree where the values do.
+              const documents = parseAllDocuments(value.source.text, { logLevel: 'silent' });
+              const document = Array.isArray(documents) ? documents[value.document] : undefined;
+              const same = document && document.errors.length === 0 && isDeepStrictEqual(valueAt(document.toJS(), value.at), value.value);
+              if (!same) continue;
+              if (!whole.has(value.source))
+                whole.set(value.source, { ...value.source, spans: undefined, piece: undefined, parsed: undefined, lines: undefined });
+              for (const [nodePath, key] of placesIn(value.value)) {
+                const at = [...value.at, ...nodePath];
+                const where = `${value.source.relative} ${JSON.stringify(at)} ${key ?? ''} in ${JSON.stringify(value.source.text.slice(0, 200))}`;
+                expect(locate(value.source, value.document, at, key), where).toEqual(locate(whole.get(value.source)!, value.document, at, key));
+              }
+              if (value.source.piece?.parsed) alone++;
+              else fallback++;
+            }
+          });
+        }),
+        settings,
+      );
+      expect(fallback, `${alone} items located alone, ${fallback} through the whole file`).toBeLessThan((alone + fallback) / 20);
+    },
+    Math.max(60_000, RUNS * 600),
+  );
+
+  it(
+    `writes the same files it plans, and they pass the same checks (${Math.ceil(RUNS / 10)} runs)`,
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(content, async (c) => {
+          const files = filesOf(c);
+          await inFolder(files, async (dir) => {
+            const out = `${dir}-out`;
+            try {
+              const result = await build({ contentDir: dir, outDir: out, hosts: [] });
+              checkResult(result, files, dir);
+              if (!result.ok) return;
+              const written = await readTree(out);
+              expect([...written.keys()].sort()).toEqual(result.files!.map((f) => f.path).sort());
+              checkTree(written);
+            } finally {
+              await removeOutput(out);
+            }
+          });
+        }),
+        { ...settings, numRuns: Math.ceil(RUNS / 10) },
+      );
+    },
+    Math.max(60_000, RUNS * 600),
+  );
 });
 
 describe('derived idPrefixes', () => {
@@ -462,12 +544,18 @@ describe('the compiled item schema', () => {
     fc.record(
       {
         url: link,
-        subtitles: fc.array(fc.record({ id: fc.constantFrom('s', ''), lang: fc.constantFrom('eng', 'EN'), url: link }, { requiredKeys: ['lang', 'url'] }), { maxLength: 2 }),
+        subtitles: fc.array(
+          fc.record({ id: fc.constantFrom('s', ''), lang: fc.constantFrom('eng', 'EN'), url: link }, { requiredKeys: ['lang', 'url'] }),
+          { maxLength: 2 },
+        ),
         behaviorHints: fc.record(
           {
             notWebReady: fc.constantFrom(true, 'yes'),
             countryWhitelist: fc.array(fc.constantFrom('usa', 'US'), { maxLength: 2 }),
-            proxyHeaders: fc.record({ request: fc.dictionary(fc.constantFrom('Referer', 'User-Agent'), fc.constantFrom('x', 1)), response: fc.constant({}) }, { requiredKeys: [] }),
+            proxyHeaders: fc.record(
+              { request: fc.dictionary(fc.constantFrom('Referer', 'User-Agent'), fc.constantFrom('x', 1)), response: fc.constant({}) },
+              { requiredKeys: [] },
+            ),
             videoSize: fc.constantFrom(1, -1, 2.5),
             videoHash: text,
           },
@@ -487,12 +575,24 @@ describe('the compiled item schema', () => {
       background: link,
       runtime: fc.constantFrom('94 min', 94, true),
       released: fc.constantFrom('1968-10-01 20:00', '1968-10-01T20:00:00+02:00', '1968-10-01t20:00:00.123456789z', '2024-02-29', '2023-02-29'),
-      links: fc.array(fc.record({ name: text, category: fc.constantFrom('Cast', ''), url: link }, { requiredKeys: ['name', 'category'] }), { maxLength: 2 }),
+      links: fc.array(fc.record({ name: text, category: fc.constantFrom('Cast', ''), url: link }, { requiredKeys: ['name', 'category'] }), {
+        maxLength: 2,
+      }),
       behaviorHints: fc.record({ defaultVideoId: fc.constantFrom('pd:a:1:1', ''), hasScheduledVideos: fc.boolean() }, { requiredKeys: [] }),
       trailerStreams: fc.array(fc.record({ ytId: fc.constantFrom('FC6jFoYm3xs', '') }), { maxLength: 1 }),
       streams: fc.array(otherStream, { maxLength: 3 }),
       videos: fc.array(
-        fc.record({ id: fc.constantFrom('v1', 'a/b'), title: text, season: fc.constantFrom(0, 1, -1), thumbnail: link, overview: text, streams: fc.array(otherStream, { maxLength: 2 }) }, { requiredKeys: [] }),
+        fc.record(
+          {
+            id: fc.constantFrom('v1', 'a/b'),
+            title: text,
+            season: fc.constantFrom(0, 1, -1),
+            thumbnail: link,
+            overview: text,
+            streams: fc.array(otherStream, { maxLength: 2 }),
+          },
+          { requiredKeys: [] },
+        ),
         { maxLength: 2 },
       ),
       catalogs: fc.array(fc.constantFrom('films', 'a/b'), { maxLength: 2 }),
@@ -502,7 +602,9 @@ describe('the compiled item schema', () => {
 
   it(`gives what the runtime parser gives, valid or not (${RUNS * 5} runs)`, () => {
     const schemas = contentSchemas((file) =>
-      file.endsWith('.jpg') && file !== 'missing.jpg' ? { url: `https://example.org/addon/assets/${file}` } : { message: `"${file}" is missing`, params: { code: 'missing-asset' } },
+      file.endsWith('.jpg') && file !== 'missing.jpg'
+        ? { url: `https://example.org/addon/assets/${file}` }
+        : { message: `"${file}" is missing`, params: { code: 'missing-asset' } },
     );
     // Strict: an item schema that could not be compiled would compare the runtime with itself.
     const compiled = z.compile(schemas.item, { strict: true });
@@ -515,7 +617,8 @@ describe('the compiled item schema', () => {
         const fast = compiled.safeParse(input, { reportInput: true });
         // Node's comparison, not vitest's: vitest compares `constructor` properties, and an item's
         // own `constructor: .nan` is not equal to itself.
-        const same = (a: unknown, b: unknown) => expect(isDeepStrictEqual(a, b), `${util.inspect(a, { depth: 9 })}\n${util.inspect(b, { depth: 9 })}`).toBe(true);
+        const same = (a: unknown, b: unknown) =>
+          expect(isDeepStrictEqual(a, b), `${util.inspect(a, { depth: 9 })}\n${util.inspect(b, { depth: 9 })}`).toBe(true);
         if (runtime.success) {
           valid++;
           same(fast.data, runtime.data);

@@ -108,7 +108,10 @@ describe('secrets', () => {
 
     const out = await tempDir();
     const published = await check(
-      { 'addon.yaml': addonYaml(`secrets: [SIGNED]\npublish: [SIGNED, CDN_TOKEN]\n${CATALOG}`), 'a.yaml': item.replace('SIGNED}', 'SIGNED}/${CDN_TOKEN}') },
+      {
+        'addon.yaml': addonYaml(`secrets: [SIGNED]\npublish: [SIGNED, CDN_TOKEN]\n${CATALOG}`),
+        'a.yaml': item.replace('SIGNED}', 'SIGNED}/${CDN_TOKEN}'),
+      },
       { env: { ...env, CDN_TOKEN: 'public-token-1' }, outDir: out },
     );
     expect(published.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
@@ -164,7 +167,12 @@ describe('credentials in stream headers', () => {
     const { diagnostics, result } = await check({ 'addon.yaml': addonYaml('catalogs:\n  - { id: s, type: series, name: S }\n'), 'a.yaml': item });
     expect(result.ok).toBe(false);
     expect(codes(diagnostics, 'credentials-in-output')).toEqual([
-      expect.objectContaining({ severity: 'error', line: 13, column: 45, path: 'videos[0].streams[0].behaviorHints.proxyHeaders.request.authorization' }),
+      expect.objectContaining({
+        severity: 'error',
+        line: 13,
+        column: 45,
+        path: 'videos[0].streams[0].behaviorHints.proxyHeaders.request.authorization',
+      }),
       expect.objectContaining({ severity: 'error', line: 13, column: 72, path: 'videos[0].streams[0].behaviorHints.proxyHeaders.request.COOKIE' }),
     ]);
   });
@@ -183,7 +191,14 @@ describe('names', () => {
   it('refuses ids that Windows cannot store: device names, trailing dots and spaces', async () => {
     const { diagnostics } = await check({
       'addon.yaml': addonYaml(CATALOG),
-      'a.yaml': ['- { id: CON, type: movie, name: A }', '- { id: nul.txt, type: movie, name: B }', '- { id: "c. ", type: movie, name: C }', '- { id: "d.", type: movie, name: D }', '- { id: com1x, type: movie, name: E, genres: ["Misc."] }', ''].join('\n'),
+      'a.yaml': [
+        '- { id: CON, type: movie, name: A }',
+        '- { id: nul.txt, type: movie, name: B }',
+        '- { id: "c. ", type: movie, name: C }',
+        '- { id: "d.", type: movie, name: D }',
+        '- { id: com1x, type: movie, name: E, genres: ["Misc."] }',
+        '',
+      ].join('\n'),
     });
     expect(codes(diagnostics, 'bad-file-name').map((d) => [d.line, d.path])).toEqual([
       [1, 'id'],
@@ -196,7 +211,8 @@ describe('names', () => {
   it('refuses ids that differ only in letter case, once per pair of items', async () => {
     const { diagnostics } = await check({
       'addon.yaml': addonYaml(CATALOG),
-      'a.yaml': '- { id: "pd:Nosferatu", type: movie, name: A, streams: [{ url: "https://e.org/a.mp4", subtitles: [{ url: "https://e.org/a.srt", lang: eng }] }] }\n',
+      'a.yaml':
+        '- { id: "pd:Nosferatu", type: movie, name: A, streams: [{ url: "https://e.org/a.mp4", subtitles: [{ url: "https://e.org/a.srt", lang: eng }] }] }\n',
       'b.yaml': '- { id: "pd:nosferatu", type: movie, name: B, streams: [{ url: "https://e.org/b.mp4" }] }\n',
     });
     expect(codes(diagnostics, 'case-conflict')).toEqual([expect.objectContaining({ file: 'b.yaml', line: 1, severity: 'error' })]);

@@ -61,9 +61,7 @@ describe('the real client core', () => {
         expect(result.endError, label).toBeNull();
         expect(result.ids.length, label).toBe(count);
         expect(new Set(result.ids).size, label).toBe(count);
-        const members = genre
-          ? catalog.members.filter((id) => example.items.find((i) => i.id === id)!.genres.includes(genre))
-          : catalog.members;
+        const members = genre ? catalog.members.filter((id) => example.items.find((i) => i.id === id)!.genres.includes(genre)) : catalog.members;
         expect([...result.ids].sort(), label).toEqual([...members].sort());
       }
     }

@@ -69,9 +69,7 @@ describe('incremental builds', () => {
     ];
     for (let step = 0; step < 14; step++) {
       const settings = step % 5 === 4;
-      const [name, edit] = settings
-        ? settingsEdits[((step - 4) / 5) % settingsEdits.length]!
-        : edits[Math.floor(next() * edits.length)]!;
+      const [name, edit] = settings ? settingsEdits[((step - 4) / 5) % settingsEdits.length]! : edits[Math.floor(next() * edits.length)]!;
       const list = await files();
       const file = settings ? path.join(content, 'addon.yaml') : list[Math.floor(next() * list.length)]!;
       await writeFile(file, edit(await readFile(file, 'utf8')));

@@ -68,11 +68,37 @@ async function plantSecrets(root: string, movieCatalog: string): Promise<void> {
 }
 
 /** `..` in every spelling a decoder, a file system or a sloppy server might turn into `..`. */
-const DOTS = ['..', '%2e%2e', '%2E%2E', '.%2e', '%2e.', '%252e%252e', '%c0%ae%c0%ae', '%e0%80%ae%e0%80%ae', '%c0%2e%c0%2e', '..%00', '%2e%2e%00', '%uff0e%uff0e', '%ef%bc%8e%ef%bc%8e', '...', '..;'];
+const DOTS = [
+  '..',
+  '%2e%2e',
+  '%2E%2E',
+  '.%2e',
+  '%2e.',
+  '%252e%252e',
+  '%c0%ae%c0%ae',
+  '%e0%80%ae%e0%80%ae',
+  '%c0%2e%c0%2e',
+  '..%00',
+  '%2e%2e%00',
+  '%uff0e%uff0e',
+  '%ef%bc%8e%ef%bc%8e',
+  '...',
+  '..;',
+];
 /** And `/` likewise. */
 const SLASHES = ['/', '%2f', '%2F', '%5c', '%5C', '\\', '%252f', '%255c', '%c0%af', '%e0%80%af', '%c1%9c', '/./', '//', ';/'];
 /** Where a request may start: the root, a static folder, each resource. */
-const PREFIXES = ['', 'assets/', 'assets/images/', 'meta/movie/', 'stream/series/', 'subtitles/movie/', 'catalog/movie/', 'configure/', 'manifest.json/'];
+const PREFIXES = [
+  '',
+  'assets/',
+  'assets/images/',
+  'meta/movie/',
+  'stream/series/',
+  'subtitles/movie/',
+  'catalog/movie/',
+  'configure/',
+  'manifest.json/',
+];
 
 /** Every DOTS x SLASHES x PREFIXES climb, just high enough to reach the folder above, and higher. */
 function generatedClimbs(): string[] {
@@ -81,7 +107,10 @@ function generatedClimbs(): string[] {
     const depth = prefix.split('/').length; // '' is the root: one step up leaves the tree
     for (const dots of DOTS) {
       for (const slash of SLASHES) {
-        climbs.push(`/${prefix}${`${dots}${slash}`.repeat(depth)}secret.json`, `/${prefix}${`${dots}${slash}`.repeat(depth + 3)}secret${slash}x.json`);
+        climbs.push(
+          `/${prefix}${`${dots}${slash}`.repeat(depth)}secret.json`,
+          `/${prefix}${`${dots}${slash}`.repeat(depth + 3)}secret${slash}x.json`,
+        );
       }
     }
   }
@@ -216,27 +245,64 @@ async function attack(base: string, targets: string[]): Promise<string[]> {
 // ---------------------------------------------------------------------------------------------
 
 describe('route never names a file outside the tree', () => {
-
   const pieces = [
-    '/', '.', '..', '%2e', '%2E', '%2f', '%2F', '%5c', '\\', '%00', '%25', '%c0%ae', '%c0%af', '%', '%zz',
-    'a', 'x.json', '.json', 'catalog', 'meta', 'stream', 'subtitles', 'movie', 'films', 'genre=', 'skip=1', '&', '=',
-    '?', '#', ';', ':', '%3A', '+', 'http://h', 'repo',
+    '/',
+    '.',
+    '..',
+    '%2e',
+    '%2E',
+    '%2f',
+    '%2F',
+    '%5c',
+    '\\',
+    '%00',
+    '%25',
+    '%c0%ae',
+    '%c0%af',
+    '%',
+    '%zz',
+    'a',
+    'x.json',
+    '.json',
+    'catalog',
+    'meta',
+    'stream',
+    'subtitles',
+    'movie',
+    'films',
+    'genre=',
+    'skip=1',
+    '&',
+    '=',
+    '?',
+    '#',
+    ';',
+    ':',
+    '%3A',
+    '+',
+    'http://h',
+    'repo',
   ];
 
   it('for any target built from the pieces of traversal attempts, with and without a sub-path', () => {
     const root = path.resolve(os.tmpdir(), 'tree');
     fc.assert(
-      fc.property(fc.array(fc.constantFrom(...pieces), { maxLength: 14 }), fc.constantFrom('/', '/repo/'), fc.boolean(), (parts, basePath, rewrites) => {
-        const decision = route('GET', parts.join(''), { basePath, rewrites });
-        const files = decision.kind === 'file' ? decision.paths : [];
-        for (const file of files) {
-          const segments = file.split('/');
-          for (const segment of segments) {
-            expect(segment === '' || segment === '.' || segment === '..' || /[\\\u0000-\u001f\u007f]/.test(segment), file).toBe(false);
+      fc.property(
+        fc.array(fc.constantFrom(...pieces), { maxLength: 14 }),
+        fc.constantFrom('/', '/repo/'),
+        fc.boolean(),
+        (parts, basePath, rewrites) => {
+          const decision = route('GET', parts.join(''), { basePath, rewrites });
+          const files = decision.kind === 'file' ? decision.paths : [];
+          for (const file of files) {
+            const segments = file.split('/');
+            for (const segment of segments) {
+              expect(segment === '' || segment === '.' || segment === '..' || /[\\\u0000-\u001f\u007f]/.test(segment), file).toBe(false);
+            }
+            expect(path.resolve(root, ...segments).startsWith(root + path.sep), file).toBe(true);
           }
-          expect(path.resolve(root, ...segments).startsWith(root + path.sep), file).toBe(true);
-        }
-      }),
+        },
+      ),
       { numRuns: 20_000 },
     );
   });
@@ -252,7 +318,13 @@ describe('byteRange', () => {
     for (const header of [undefined, 'bytes=0-1,5-6', 'items=0-1', 'bytes=9-0', 'bytes=-', 'bytes=a-b', 'bytes 0-1']) {
       expect(byteRange(header, 100), header).toBeUndefined();
     }
-    for (const [header, size] of [['bytes=100-', 100], ['bytes=-0', 100], ['bytes=0-', 0], ['bytes=-5', 0], ['bytes=99999999999999999999-', 100]] as const) {
+    for (const [header, size] of [
+      ['bytes=100-', 100],
+      ['bytes=-0', 100],
+      ['bytes=0-', 0],
+      ['bytes=-5', 0],
+      ['bytes=99999999999999999999-', 100],
+    ] as const) {
       expect(byteRange(header, size), `${header} of ${size}`).toBe('unsatisfiable');
     }
   });
@@ -307,7 +379,10 @@ describe('serve never reads outside the served tree', () => {
     const climbs = generatedClimbs();
     expect(climbs.length).toBeGreaterThan(3000);
     for (const [mode, server, prefix] of modes()) {
-      const problems = await attack(server.url, climbs.map((c) => `${prefix}${c}`));
+      const problems = await attack(
+        server.url,
+        climbs.map((c) => `${prefix}${c}`),
+      );
       expect(problems.slice(0, 10), `${mode}: ${problems.length} wrong answers`).toEqual([]);
     }
   });
@@ -413,7 +488,11 @@ describe('serve answers everything in JSON with CORS', () => {
   });
 
   it('serves the HTML pages of the tree as HTML, and answers unknown paths in JSON, not with 404.html', async () => {
-    for (const [target, file] of [['/', 'index.html'], ['/index.html', 'index.html'], ['/404.html', '404.html']]) {
+    for (const [target, file] of [
+      ['/', 'index.html'],
+      ['/index.html', 'index.html'],
+      ['/404.html', '404.html'],
+    ]) {
       const reply = await request(server.url, target!);
       expect(reply.status, target).toBe(200);
       expect(reply.headers['content-type']).toBe('text/html; charset=utf-8');
@@ -426,7 +505,14 @@ describe('serve answers everything in JSON with CORS', () => {
   });
 
   it('answers 400 for malformed encoding, 414 for URLs over 8 KiB, 431 (JSON too) over Node’s 16 KiB', async () => {
-    for (const target of ['/%', '/%zz', '/meta/movie/%E0%A4%A.json', '/%c0%ae.json', '/catalog/movie/films/genre=%ff.json', '/stream/movie/%uD800.json']) {
+    for (const target of [
+      '/%',
+      '/%zz',
+      '/meta/movie/%E0%A4%A.json',
+      '/%c0%ae.json',
+      '/catalog/movie/films/genre=%ff.json',
+      '/stream/movie/%uD800.json',
+    ]) {
       expect(refusalProblem(await request(server.url, target), [400]), target).toBeUndefined();
     }
     for (const size of [8 * 1024 + 1, 12 * 1024, 15 * 1024]) {
@@ -435,7 +521,10 @@ describe('serve answers everything in JSON with CORS', () => {
     }
     // Past Node's limit on the request line and headers (16 KiB) its parser stops reading; the
     // answer is then 431, but in JSON with CORS too.
-    for (const text of [line(`GET /stream/movie/${'a'.repeat(20 * 1024)}.json HTTP/1.1`), line('GET /manifest.json HTTP/1.1', `X-Big: ${'b'.repeat(20 * 1024)}\r\n`)]) {
+    for (const text of [
+      line(`GET /stream/movie/${'a'.repeat(20 * 1024)}.json HTTP/1.1`),
+      line('GET /manifest.json HTTP/1.1', `X-Big: ${'b'.repeat(20 * 1024)}\r\n`),
+    ]) {
       const replies = await raw(text);
       expect(replies).toHaveLength(1);
       expect(refusalProblem(replies[0]!, [431])).toBeUndefined();
@@ -461,7 +550,10 @@ describe('serve answers everything in JSON with CORS', () => {
     // HTTP/1.0 needs no Host; `Expect: 100-continue` gets its 100, then the answer.
     for (const text of ['GET /manifest.json HTTP/1.0\r\n\r\n', line('GET /manifest.json HTTP/1.1', 'Expect: 100-continue\r\n')]) {
       const replies = await raw(text);
-      expect(replies.map((r) => r.status), JSON.stringify(text)).toEqual([200]);
+      expect(
+        replies.map((r) => r.status),
+        JSON.stringify(text),
+      ).toEqual([200]);
       expect(replies[0]!.body.equals(manifestBytes)).toBe(true);
     }
   });
@@ -508,7 +600,10 @@ describe('serve answers everything in JSON with CORS', () => {
     ];
     const text = requests.map(([method, target]) => `${method} ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\n\r\n`).join('');
     // The parser refuses the last one while the files before it are still being read.
-    const replies = await raw(`${text}FOO / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`, requests.map(([method]) => method!));
+    const replies = await raw(
+      `${text}FOO / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`,
+      requests.map(([method]) => method!),
+    );
     expect(replies.map((r) => r.status)).toEqual([200, 400, 405, 200, 204, 200, 200, 405]);
     expect(replies[0]!.body.equals(manifestBytes)).toBe(true);
     expect(JSON.parse(replies[5]!.text)).toMatchObject({ meta: { id: 'pd:nosferatu-1922' } });
@@ -551,55 +646,59 @@ describe('serve while the tree changes under it', () => {
 
   // The check that a file is inside the tree and its open are two steps: a folder of the tree
   // swapped for a symlink out between them must not lead the open outside.
-  it.skipIf(process.platform === 'win32')('never answers with a file outside while a folder of the tree is swapped for a symlink out', async () => {
-    const MAX_REQUESTS = 30_000;
-    const MAX_MS = 20_000;
-    const root = await folder();
-    const content = path.join(root, 'content');
-    await mkdir(content);
-    await writeFile(path.join(content, 'addon.yaml'), addonYaml('catalogs:\n  - { id: films, type: movie, name: Films }\n'));
-    await writeFile(path.join(content, 'movies.yaml'), movies(150));
-    const dist = path.join(root, 'dist');
-    expect((await build({ contentDir: content, outDir: dist, hosts: [] })).ok).toBe(true);
-    const pages = path.join(dist, 'catalog', 'movie', 'films');
-    const inside = await readFile(path.join(pages, 'skip=100.json'));
-    // The outside folder looks like the page folder, with the secret where the pages are.
-    const outside = path.join(root, 'outside');
-    await mkdir(outside);
-    await writeFile(path.join(outside, 'skip=100.json'), SECRET_JSON);
-    await writeFile(path.join(outside, 'skip=200.json'), SECRET_JSON);
+  it.skipIf(process.platform === 'win32')(
+    'never answers with a file outside while a folder of the tree is swapped for a symlink out',
+    async () => {
+      const MAX_REQUESTS = 30_000;
+      const MAX_MS = 20_000;
+      const root = await folder();
+      const content = path.join(root, 'content');
+      await mkdir(content);
+      await writeFile(path.join(content, 'addon.yaml'), addonYaml('catalogs:\n  - { id: films, type: movie, name: Films }\n'));
+      await writeFile(path.join(content, 'movies.yaml'), movies(150));
+      const dist = path.join(root, 'dist');
+      expect((await build({ contentDir: content, outDir: dist, hosts: [] })).ok).toBe(true);
+      const pages = path.join(dist, 'catalog', 'movie', 'films');
+      const inside = await readFile(path.join(pages, 'skip=100.json'));
+      // The outside folder looks like the page folder, with the secret where the pages are.
+      const outside = path.join(root, 'outside');
+      await mkdir(outside);
+      await writeFile(path.join(outside, 'skip=100.json'), SECRET_JSON);
+      await writeFile(path.join(outside, 'skip=200.json'), SECRET_JSON);
 
-    const server = await startServer({ dir: dist, port: 0 });
-    const swap = swapper(pages, outside, MAX_MS + 10_000);
-    const agent = new Agent({ keepAlive: true, maxSockets: 16 });
-    const seen = { inside: 0, refused: 0, leaked: 0, other: [] as string[] };
-    try {
-      const targets = ['/catalog/movie/films/skip=100.json'];
-      const started = Date.now();
-      let sent = 0;
-      const worker = async () => {
-        while (sent < MAX_REQUESTS && Date.now() - started < MAX_MS) {
-          const target = targets[sent++ % targets.length]!;
-          const reply = await request(server.url, target, { agent });
-          if (reply.body.includes(SECRET)) seen.leaked++;
-          else if (reply.status === 404 && refusalProblem(reply, [404]) === undefined) seen.refused++;
-          else if (reply.status === 200 && reply.body.equals(inside)) seen.inside++;
-          else seen.other.push(`${target}: ${reply.status} ${reply.text.slice(0, 100)}`);
-        }
-      };
-      await Promise.all(Array.from({ length: 16 }, worker));
-    } finally {
-      agent.destroy();
-      await swap.kill();
-      await server.close();
-    }
-    const summary = JSON.stringify({ ...seen, other: seen.other.length });
-    expect(seen.leaked, summary).toBe(0);
-    // The race was run: the folder was seen in both states, the real one and the symlink out.
-    expect(seen.inside, summary).toBeGreaterThan(100);
-    expect(seen.refused, summary).toBeGreaterThan(100);
-    expect(seen.other.slice(0, 5), summary).toEqual([]);
-  }, 60_000);
+      const server = await startServer({ dir: dist, port: 0 });
+      const swap = swapper(pages, outside, MAX_MS + 10_000);
+      const agent = new Agent({ keepAlive: true, maxSockets: 16 });
+      const seen = { inside: 0, refused: 0, leaked: 0, other: [] as string[] };
+      try {
+        const targets = ['/catalog/movie/films/skip=100.json'];
+        const started = Date.now();
+        let sent = 0;
+        const worker = async () => {
+          while (sent < MAX_REQUESTS && Date.now() - started < MAX_MS) {
+            const target = targets[sent++ % targets.length]!;
+            const reply = await request(server.url, target, { agent });
+            if (reply.body.includes(SECRET)) seen.leaked++;
+            else if (reply.status === 404 && refusalProblem(reply, [404]) === undefined) seen.refused++;
+            else if (reply.status === 200 && reply.body.equals(inside)) seen.inside++;
+            else seen.other.push(`${target}: ${reply.status} ${reply.text.slice(0, 100)}`);
+          }
+        };
+        await Promise.all(Array.from({ length: 16 }, worker));
+      } finally {
+        agent.destroy();
+        await swap.kill();
+        await server.close();
+      }
+      const summary = JSON.stringify({ ...seen, other: seen.other.length });
+      expect(seen.leaked, summary).toBe(0);
+      // The race was run: the folder was seen in both states, the real one and the symlink out.
+      expect(seen.inside, summary).toBeGreaterThan(100);
+      expect(seen.refused, summary).toBeGreaterThan(100);
+      expect(seen.other.slice(0, 5), summary).toEqual([]);
+    },
+    60_000,
+  );
 });
 
 describe('serve under load', () => {
@@ -653,7 +752,11 @@ describe('serve under load', () => {
         target: urlOf(file),
         check: (r) => (r.status !== 200 ? `status ${r.status}` : r.body.equals(bytes) ? undefined : 'other bytes than the file'),
       });
-      all.push({ method: 'HEAD', target: urlOf(file), check: (r) => (r.status === 200 && r.headers['content-length'] === String(bytes.length) ? undefined : `HEAD ${r.status}`) });
+      all.push({
+        method: 'HEAD',
+        target: urlOf(file),
+        check: (r) => (r.status === 200 && r.headers['content-length'] === String(bytes.length) ? undefined : `HEAD ${r.status}`),
+      });
     }
     const status = (expected: number) => (r: Reply) => (r.status === expected ? undefined : `status ${r.status}, not ${expected}`);
     const missing: Case[] = [
@@ -671,9 +774,11 @@ describe('serve under load', () => {
       { method: 'GET', target: '/%zz', check: status(400) },
       { method: 'GET', target: `/stream/movie/${'a'.repeat(9000)}.json`, check: status(414) },
     ];
-    const malicious = [...generatedClimbs().filter((_, i) => i % 15 === 0), ...ATTEMPTS.filter((t) => !/leak/.test(t))].map(
-      (target): Case => ({ method: 'GET', target, check: (r) => refusalProblem(r, [400, 404]) }),
-    );
+    const malicious = [...generatedClimbs().filter((_, i) => i % 15 === 0), ...ATTEMPTS.filter((t) => !/leak/.test(t))].map((target): Case => ({
+      method: 'GET',
+      target,
+      check: (r) => refusalProblem(r, [400, 404]),
+    }));
     // Valid requests twice over, then the rest, shuffled with a fixed seed (mulberry32).
     const mixed = [...all, ...all, ...missing, ...malicious];
     let seed = 0x5eed;
@@ -701,7 +806,8 @@ describe('serve under load', () => {
 
   /** serve-child.mjs in its own process: what it sends, asked for by kind. */
   async function serveChild(options: Record<string, unknown>) {
-    if (!existsSync(fileURLToPath(new URL('../lib/serve/index.js', import.meta.url)))) throw new Error('lib/ is not built: run npx tsc -p tsconfig.build.json');
+    if (!existsSync(fileURLToPath(new URL('../lib/serve/index.js', import.meta.url))))
+      throw new Error('lib/ is not built: run npx tsc -p tsconfig.build.json');
     const child = fork(CHILD, [JSON.stringify(options)], { execArgv: ['--expose-gc'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     const messages: ChildMessage[] = [];
     const waiting: (() => void)[] = [];
@@ -715,7 +821,8 @@ describe('serve under load', () => {
       for (;;) {
         const index = messages.findIndex((m) => m.kind === kind);
         if (index !== -1) return messages.splice(index, 1)[0]!;
-        if (child.exitCode !== null || child.signalCode !== null) throw new Error(`the server process exited (${child.exitCode ?? child.signalCode})`);
+        if (child.exitCode !== null || child.signalCode !== null)
+          throw new Error(`the server process exited (${child.exitCode ?? child.signalCode})`);
         await new Promise<void>((w) => waiting.push(w));
       }
     };

@@ -125,19 +125,29 @@ describe('route', () => {
       ifMissing: { kind: 'error', status: 404, message: 'not found: /catalog/movie/films/skip=100&genre=Science Fiction.json' },
     });
     // No `+` for a space, no reordering, no page computed from a skip between pages.
-    expect(r('/catalog/movie/films/genre=Science+Fiction.json')).toMatchObject({ paths: ['catalog/movie/films/genre=Science+Fiction.json', expect.anything()] });
+    expect(r('/catalog/movie/films/genre=Science+Fiction.json')).toMatchObject({
+      paths: ['catalog/movie/films/genre=Science+Fiction.json', expect.anything()],
+    });
     expect(r('/catalog/movie/films/skip=150.json')).toMatchObject({ paths: ['catalog/movie/films/skip=150.json', expect.anything()] });
     expect(r('/stream/movie/t%3A1/filename=a.mkv.json')).toMatchObject({ paths: ['stream/movie/t:1/filename=a.mkv.json', expect.anything()] });
   });
 
-  it('rewrites subtitles requests with extras onto the id\'s file only when the host does', () => {
+  it("rewrites subtitles requests with extras onto the id's file only when the host does", () => {
     const request = '/subtitles/movie/t%3A1/filename=a%26b.mkv&videoSize=12.json';
     expect(r(request)).toMatchObject({ kind: 'file', paths: ['subtitles/movie/t:1/filename=a&b.mkv&videoSize=12.json', expect.anything()] });
-    expect(route('GET', request, { rewrites: true })).toMatchObject({ kind: 'file', paths: ['subtitles/movie/t:1.json'], ifMissing: { status: 404 } });
-    expect(route('GET', '/repo/subtitles/movie/t%3A1/filename=a.json', { basePath: '/repo/', rewrites: true })).toMatchObject({ paths: ['subtitles/movie/t:1.json'] });
+    expect(route('GET', request, { rewrites: true })).toMatchObject({
+      kind: 'file',
+      paths: ['subtitles/movie/t:1.json'],
+      ifMissing: { status: 404 },
+    });
+    expect(route('GET', '/repo/subtitles/movie/t%3A1/filename=a.json', { basePath: '/repo/', rewrites: true })).toMatchObject({
+      paths: ['subtitles/movie/t:1.json'],
+    });
     // Only that rule: other resources, and subtitles without extras, are files as they are.
     expect(route('GET', '/subtitles/movie/t%3A1.json', { rewrites: true })).toMatchObject({ paths: ['subtitles/movie/t:1.json', expect.anything()] });
-    expect(route('GET', '/stream/movie/t%3A1/filename=a.json', { rewrites: true })).toMatchObject({ paths: ['stream/movie/t:1/filename=a.json', expect.anything()] });
+    expect(route('GET', '/stream/movie/t%3A1/filename=a.json', { rewrites: true })).toMatchObject({
+      paths: ['stream/movie/t:1/filename=a.json', expect.anything()],
+    });
   });
 
   it('refuses names that are not file names instead of resolving them', () => {
@@ -156,7 +166,10 @@ describe('route', () => {
     expect(r('http://example.org/manifest.json')).toMatchObject({ kind: 'file', paths: ['manifest.json', 'manifest.json/index.html'] });
     expect(r('HTTP://example.org')).toMatchObject({ kind: 'file', paths: ['index.html'] });
     expect(r('http://example.org?x=1')).toMatchObject({ kind: 'file', paths: ['index.html'] });
-    expect(r('http://example.org/stream/movie/t%3A1.json')).toMatchObject({ kind: 'file', paths: ['stream/movie/t:1.json', 'stream/movie/t:1.json/index.html'] });
+    expect(r('http://example.org/stream/movie/t%3A1.json')).toMatchObject({
+      kind: 'file',
+      paths: ['stream/movie/t:1.json', 'stream/movie/t:1.json/index.html'],
+    });
     for (const url of ['http://evil/../x', 'http://evil/%2e%2e/x', 'http://evil//x']) {
       expect(r(url), url).toMatchObject({ kind: 'error', status: 400 });
     }
@@ -285,10 +298,7 @@ describe('serve over HTTP', () => {
   });
 
   it('rewrites subtitles requests with the player’s extras onto the video’s file only --like a host that does', async () => {
-    const extras = [
-      'filename=Show.S01E01.mkv&videoSize=187654321&videoHash=8e245d9679d31e12',
-      'videoSize=1&filename=a%20b%26c%3Dd.mkv',
-    ];
+    const extras = ['filename=Show.S01E01.mkv&videoSize=187654321&videoHash=8e245d9679d31e12', 'videoSize=1&filename=a%20b%26c%3Dd.mkv'];
     // GitHub Pages and S3 (the default) serve files only.
     for (const extra of extras) expectJsonError(await get(base, `/subtitles/series/s%3Ashow%3A1%3A1/${extra}.json`), 404);
     const like = await startServer({ contentDir: content, port: 0, like: 'cloudflare' });
@@ -420,7 +430,10 @@ describe('serve --watch', () => {
       await rename(path.join(dir, '.m.yaml.tmp'), path.join(dir, 'm.yaml'));
       await waitFor(async () => (await name()) === 'Renamed', 'the save by rename');
       await appendFile(path.join(dir, 'm.yaml'), 'description: Appended\n');
-      await waitFor(async () => (json(await get(server.url, '/meta/movie/w%3A1.json')).meta as { description?: string }).description === 'Appended', 'the edit after it');
+      await waitFor(
+        async () => (json(await get(server.url, '/meta/movie/w%3A1.json')).meta as { description?: string }).description === 'Appended',
+        'the edit after it',
+      );
 
       // A new folder, then a file in it.
       await mkdir(path.join(dir, 'more'));

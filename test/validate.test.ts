@@ -29,10 +29,7 @@ describe('YAML', () => {
   });
 
   it('reports a duplicate key at the second key', async () => {
-    const d = only(
-      await check({ 'addon.yaml': addonYaml(CATALOG), 'a.yaml': 'id: a\ntype: movie\nname: A\nname: B\n' }),
-      'duplicate-key',
-    );
+    const d = only(await check({ 'addon.yaml': addonYaml(CATALOG), 'a.yaml': 'id: a\ntype: movie\nname: A\nname: B\n' }), 'duplicate-key');
     expect(d).toMatchObject({ file: 'a.yaml', line: 4, column: 1 });
   });
 
@@ -48,7 +45,12 @@ describe('YAML', () => {
     });
     expect(shared).toEqual([]);
     const levels = ['a: &a ["x","x","x","x","x","x","x","x","x"]'];
-    for (let i = 1; i < 12; i++) levels.push(`${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(9).fill(`*${String.fromCharCode(96 + i)}`).join(',')}]`);
+    for (let i = 1; i < 12; i++)
+      levels.push(
+        `${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(9)
+          .fill(`*${String.fromCharCode(96 + i)}`)
+          .join(',')}]`,
+      );
     // Expanded, this would be 9^12 strings; refused, it ends at once.
     const d = only(await check({ 'addon.yaml': addonYaml(CATALOG), 'bomb.yaml': `${levels.join('\n')}\n` }), 'yaml-alias');
     expect(d).toMatchObject({ file: 'bomb.yaml', line: 1, column: 1 });
@@ -96,10 +98,7 @@ describe('fields', () => {
   });
 
   it('says what was expected and what was found', async () => {
-    const d = only(
-      await check({ 'addon.yaml': addonYaml(CATALOG), 'a.yaml': 'id: a\ntype: movie\nname: A\ngenres: Drama\n' }),
-      'invalid-value',
-    );
+    const d = only(await check({ 'addon.yaml': addonYaml(CATALOG), 'a.yaml': 'id: a\ntype: movie\nname: A\ngenres: Drama\n' }), 'invalid-value');
     expect(d).toMatchObject({ line: 4, column: 9, path: 'genres', message: 'expected a list, found "Drama"' });
   });
 
@@ -245,18 +244,12 @@ describe('across items', () => {
   });
 
   it('names a catalog that does not exist, with a suggestion', async () => {
-    const d = only(
-      await check({ 'addon.yaml': addonYaml(CATALOG), 'a.yaml': 'id: a\ntype: movie\nname: A\ncatalogs: [film]\n' }),
-      'unknown-catalog',
-    );
+    const d = only(await check({ 'addon.yaml': addonYaml(CATALOG), 'a.yaml': 'id: a\ntype: movie\nname: A\ncatalogs: [film]\n' }), 'unknown-catalog');
     expect(d).toMatchObject({ line: 4, column: 12, path: 'catalogs[0]', hint: 'did you mean "films"?' });
   });
 
   it('warns about items that no catalog lists', async () => {
-    const d = only(
-      await check({ 'addon.yaml': addonYaml(CATALOG), 'a.yaml': 'id: a\ntype: series\nname: A\n' }),
-      'uncovered-type',
-    );
+    const d = only(await check({ 'addon.yaml': addonYaml(CATALOG), 'a.yaml': 'id: a\ntype: series\nname: A\n' }), 'uncovered-type');
     expect(d).toMatchObject({ severity: 'warning', file: 'a.yaml', line: 1, column: 5 });
     expect(d.message).toContain('no catalog has type "series"');
   });
@@ -283,9 +276,7 @@ describe('local files', () => {
     const result = await build({ contentDir: dir, baseUrl: 'https://user.github.io/repo' });
     expect(result.diagnostics).toEqual([]);
     expect(result.content!.items[0]!.poster).toBe('https://user.github.io/repo/assets/images/a%20poster.jpg');
-    expect(result.files!.find((f) => f.path === 'assets/images/a poster.jpg')?.copyFrom).toBe(
-      path.join(dir, 'images/a poster.jpg'),
-    );
+    expect(result.files!.find((f) => f.path === 'assets/images/a poster.jpg')?.copyFrom).toBe(path.join(dir, 'images/a poster.jpg'));
   });
 
   it('needs a base URL for local files, and says how to give one', async () => {
@@ -375,7 +366,8 @@ describe('at most 100 errors and 100 warnings per file', () => {
   });
 
   it('limits warnings apart from errors, so that warnings never hide an error', async () => {
-    const credentials = () => '  streams: [{ url: "https://example.org/a.mp4", behaviorHints: { proxyHeaders: { request: { Authorization: x } } } }]\n';
+    const credentials = () =>
+      '  streams: [{ url: "https://example.org/a.mp4", behaviorHints: { proxyHeaders: { request: { Authorization: x } } } }]\n';
     // 120 warnings, then `errors` errors.
     const warningsThen = async (errors: number) => {
       const dir = await contentDir({ 'addon.yaml': addonYaml(CATALOG), 'a.yaml': items(120, credentials) + items(errors, typo, 'e:') });
@@ -403,8 +395,12 @@ describe('at most 100 errors and 100 warnings per file', () => {
     expect(summary(repeated).map((d) => [d.message, d.line, d.column])).toEqual([['200 more errors in this file are not shown', 301, 7]]);
   });
 
-  it('limits ids that differ from another file\'s only in case, found when the files are planned', async () => {
-    const diagnostics = await check({ 'addon.yaml': addonYaml(CATALOG), 'a.yaml': items(150, undefined, 't:a'), 'b.yaml': items(150, undefined, 't:A') });
+  it("limits ids that differ from another file's only in case, found when the files are planned", async () => {
+    const diagnostics = await check({
+      'addon.yaml': addonYaml(CATALOG),
+      'a.yaml': items(150, undefined, 't:a'),
+      'b.yaml': items(150, undefined, 't:A'),
+    });
     const conflicts = inFile(diagnostics, 'b.yaml');
     expect(conflicts.filter((d) => d.code === 'case-conflict')).toHaveLength(100);
     expect(summary(conflicts).map((d) => d.message)).toEqual(['50 more errors in this file are not shown']);
@@ -462,14 +458,26 @@ describe('many items', () => {
       return new Map(ours.map((f) => [f.path, typeof f.body === 'function' ? f.body() : f.body]));
     };
     const few = await filesOf(false);
-    expect([...few.keys()].sort()).toEqual(['meta/movie/c:1.json', 'meta/series/c:2.json', 'stream/movie/c:1.json', 'stream/series/c:2:1:1.json', 'stream/series/special.json', 'subtitles/movie/c:1.json', 'subtitles/series/c:2:1:1.json', 'subtitles/series/special.json']);
+    expect([...few.keys()].sort()).toEqual([
+      'meta/movie/c:1.json',
+      'meta/series/c:2.json',
+      'stream/movie/c:1.json',
+      'stream/series/c:2:1:1.json',
+      'stream/series/special.json',
+      'subtitles/movie/c:1.json',
+      'subtitles/series/c:2:1:1.json',
+      'subtitles/series/special.json',
+    ]);
     expect(await filesOf(true)).toEqual(few);
   });
 });
 
 describe('the base URL', () => {
   it('warns when it is plain http:// on another machine, at baseUrl in addon.yaml or for --base-url', async () => {
-    const fromYaml = only(await check({ 'addon.yaml': addonYaml(`baseUrl: http://films.example.org/\n${CATALOG}`), 'movies.yaml': movies(1) }), 'insecure-base-url');
+    const fromYaml = only(
+      await check({ 'addon.yaml': addonYaml(`baseUrl: http://films.example.org/\n${CATALOG}`), 'movies.yaml': movies(1) }),
+      'insecure-base-url',
+    );
     expect(fromYaml).toMatchObject({ severity: 'warning', file: 'addon.yaml', line: 5, column: 10, path: 'baseUrl' });
     expect(fromYaml.message).toContain('HTTPS');
     for (const url of ['http://192.168.1.20:8080/addon/', 'http://127.example.org/', 'http://localhost.example.org/']) {
@@ -480,7 +488,13 @@ describe('the base URL', () => {
   });
 
   it('is fine over https, and over http on this machine, which the client allows', async () => {
-    for (const url of ['https://films.example.org/', 'http://127.0.0.1:7000/', 'http://127.1.2.3/', 'http://localhost:7000/repo/', 'http://[::1]:7000/']) {
+    for (const url of [
+      'https://films.example.org/',
+      'http://127.0.0.1:7000/',
+      'http://127.1.2.3/',
+      'http://localhost:7000/repo/',
+      'http://[::1]:7000/',
+    ]) {
       const diagnostics = await check({ 'addon.yaml': addonYaml(CATALOG), 'movies.yaml': movies(1) }, url);
       expect(diagnostics, url).toEqual([]);
     }

@@ -50,7 +50,10 @@ export function parseMaxFileSize(value: string | undefined): number | undefined 
 
 /** `--host cloudflare,vercel` or `all`. */
 export function parseHosts(value: string): Host[] {
-  const names = value.split(',').map((h) => h.trim()).filter(Boolean);
+  const names = value
+    .split(',')
+    .map((h) => h.trim())
+    .filter(Boolean);
   if (names.includes('all')) return [...HOSTS];
   const hosts = names.filter(isHost);
   if (hosts.length < names.length || names.length === 0) {

@@ -7,7 +7,16 @@ import { printable, UsageError } from '../diagnostics/index.js';
 import { HOSTS } from '../hosts/index.js';
 import { jsonSchemaText, SCHEMA_DIR, writeJsonSchemas } from '../validate/json-schema.js';
 import { packageInfo } from '../shared/package.js';
-import { CREDENTIALS_FLAG, MAX_FILE_SIZE_FLAG, MAX_FILE_SIZE_HELP, parseHosts, parseMaxFileSize, type BuildFlags, type ServeFlags, type ValidateFlags } from './flags.js';
+import {
+  CREDENTIALS_FLAG,
+  MAX_FILE_SIZE_FLAG,
+  MAX_FILE_SIZE_HELP,
+  parseHosts,
+  parseMaxFileSize,
+  type BuildFlags,
+  type ServeFlags,
+  type ValidateFlags,
+} from './flags.js';
 import { initProject, initText } from './init.js';
 import { failure, processIo, type Io } from './io.js';
 import { CENTRAL_API, publishAddon } from './publish.js';
@@ -106,7 +115,11 @@ function otherCommands(program: Command, io: Io, done: (status: number) => void)
     .option('--host <address>', 'address to listen on', '127.0.0.1')
     .option('--base-url <url>', 'URL to build the addon for (default: the address it listens on)')
     .option('--dir <dir>', 'serve this already built output folder as it is, without building')
-    .option('--like <host>', `answer as this host does (${HOSTS.join(', ')}): cloudflare, netlify and vercel rewrite subtitles requests with extras; github-pages and s3 serve files only`, 'github-pages')
+    .option(
+      '--like <host>',
+      `answer as this host does (${HOSTS.join(', ')}): cloudflare, netlify and vercel rewrite subtitles requests with extras; github-pages and s3 serve files only`,
+      'github-pages',
+    )
     .option('-w, --watch', 'rebuild when content files change; a failed rebuild keeps the last good build')
     .option('--allow-credentials-in-output', CREDENTIALS_FLAG)
     .option(MAX_FILE_SIZE_FLAG, MAX_FILE_SIZE_HELP)
@@ -144,6 +157,8 @@ function otherCommands(program: Command, io: Io, done: (status: number) => void)
     .option('--api-url <url>', 'the API to announce it to', CENTRAL_API)
     .action(async (manifestUrl: string, options: { apiUrl: string }) => {
       const { manifest } = await publishAddon(manifestUrl, { apiUrl: options.apiUrl });
-      io.stdout(`${printable(`Published ${manifest.name} ${manifest.version} (${manifestUrl}) to ${options.apiUrl}: it appears in Stremio's community addons once listed`)}\n`);
+      io.stdout(
+        `${printable(`Published ${manifest.name} ${manifest.version} (${manifestUrl}) to ${options.apiUrl}: it appears in Stremio's community addons once listed`)}\n`,
+      );
     });
 }

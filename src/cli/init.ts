@@ -258,7 +258,6 @@ async function filesInTheWay(dir: string, files: readonly InitFile[]): Promise<{
   return { existing, blocked: [...blocked] };
 }
 
-
 // ---------------------------------------------------------------------------------------------
 // What the command prints
 

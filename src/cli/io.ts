@@ -40,5 +40,8 @@ export function failure(error: unknown): { status: number; message: string } {
   const system = systemErrorMessage(error);
   if (system !== undefined) return { status: 2, message: printable(system) };
   const message = error instanceof Error ? error.message : String(error);
-  return { status: BUG_STATUS, message: printable(`internal error: ${message}; this is a bug in addon-gen, please report it with the command that caused it`) };
+  return {
+    status: BUG_STATUS,
+    message: printable(`internal error: ${message}; this is a bug in addon-gen, please report it with the command that caused it`),
+  };
 }

@@ -69,7 +69,8 @@ async function fetchManifest(url: URL, timeout: number): Promise<AnyManifest> {
   const answer = await request(url, timeout, {});
   if (answer.status !== 200) throw new PublishError(`${url.href} answered ${answer.status}: publish the addon there first`);
   const parsed = AnyManifest.safeParse(await answer.json().catch(() => undefined));
-  if (!parsed.success) throw new PublishError(`${url.href} is not an addon manifest the client accepts: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+  if (!parsed.success)
+    throw new PublishError(`${url.href} is not an addon manifest the client accepts: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
   return parsed.data;
 }
 

@@ -1,7 +1,16 @@
 // What build and validate print: the summary, the problems (for people, as JSON, as GitHub
 // Actions annotations), the progress line, and the exit status.
 import type { BuildResult, Progress } from '../build/index.js';
-import { diagnosticJson, formatDiagnostics, githubAnnotation, hasErrors, printable, sortDiagnostics, useColor, type Diagnostic } from '../diagnostics/index.js';
+import {
+  diagnosticJson,
+  formatDiagnostics,
+  githubAnnotation,
+  hasErrors,
+  printable,
+  sortDiagnostics,
+  useColor,
+  type Diagnostic,
+} from '../diagnostics/index.js';
 import { sourceLineOf } from '../load/index.js';
 import type { Io } from './io.js';
 export interface ReportOptions {
@@ -65,7 +74,8 @@ export function progressLine(io: Io, options: { quiet?: boolean; json?: boolean 
       stage = progress.stage;
       last = now;
       shown = true;
-      const counts = progress.total === undefined ? '' : ` ${(progress.done ?? 0).toLocaleString('en')} / ${progress.total.toLocaleString('en')} files`;
+      const counts =
+        progress.total === undefined ? '' : ` ${(progress.done ?? 0).toLocaleString('en')} / ${progress.total.toLocaleString('en')} files`;
       io.stdout(`\r\x1b[2K${progress.stage}…${counts}`);
     },
     clear: () => {
@@ -149,7 +159,12 @@ function summaryText(result: BuildResult, options: ReportOptions): string {
 /** Rows of cells as aligned text: the first column to the left, the others to the right. */
 function table(rows: string[][]): string[] {
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
-  return rows.map((row) => row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join('  ').trimEnd());
+  return rows.map((row) =>
+    row
+      .map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!)))
+      .join('  ')
+      .trimEnd(),
+  );
 }
 
 function formatCount(limit: number, what: string): string {

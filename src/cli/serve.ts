@@ -69,7 +69,7 @@ function serveText(server: AddonServer, contentDir: string, options: ServeFlags,
     `  install:  ${links.stremio}`,
     `  web:      ${links.web}`,
     `  page:     ${server.url}`,
-    `  answers as ${like} does: ${hasRewrites(like) ? 'subtitles requests with extras get the id\'s file' : 'files only (--like cloudflare previews the subtitles rewrite)'}`,
+    `  answers as ${like} does: ${hasRewrites(like) ? "subtitles requests with extras get the id's file" : 'files only (--like cloudflare previews the subtitles rewrite)'}`,
   ];
   if (server.headerSource === 'none') lines.push(`  ${options.dir} has no _headers file: responses carry no Cache-Control`);
   if (options.watch) lines.push(`  watching ${contentDir} for changes`);

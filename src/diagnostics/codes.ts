@@ -57,8 +57,9 @@ export const CODES = {
   'unknown-catalog': 'An item names a catalog that does not exist.',
   'unknown-default-video': '`behaviorHints.defaultVideoId` names no video of the item.',
   'uncovered-type': 'Items that no catalog lists: reachable only through meta requests.',
-  'unknown-type': 'An item\'s type is one letter away from a catalog\'s type or a known type, and no catalog lists it: probably a typo.',
-  'unknown-genre': 'An item\'s genre is not in the fixed `genres` list of a catalog that lists the item: its genre filter will not find the item by it.',
+  'unknown-type': "An item's type is one letter away from a catalog's type or a known type, and no catalog lists it: probably a typo.",
+  'unknown-genre':
+    "An item's genre is not in the fixed `genres` list of a catalog that lists the item: its genre filter will not find the item by it.",
   'missing-asset': 'A local file named by a URL field does not exist.',
   'asset-outside-content': 'A local file path leaves the content folder.',
   'base-url-required': 'Local files or genre links need the public base URL.',
@@ -67,8 +68,9 @@ export const CODES = {
   'output-conflict': 'Two inputs would write the same output file.',
   'host-limit': 'The output is over a limit of a chosen host (files, file size, site size).',
   'insecure-base-url': 'The base URL is plain http:// on another machine than this one; the client needs HTTPS.',
-  'subtitles-need-rewrites': 'Subtitles that only the subtitles resource carries, on a host that cannot answer the player\'s request for them.',
-  'case-conflict': 'Two output files whose paths differ only in letter case or in Unicode normalization (é as one character, or as e plus a combining accent).',
+  'subtitles-need-rewrites': "Subtitles that only the subtitles resource carries, on a host that cannot answer the player's request for them.",
+  'case-conflict':
+    'Two output files whose paths differ only in letter case or in Unicode normalization (é as one character, or as e plus a combining accent).',
   'unset-variable': 'A value uses `${NAME}` and the variable is not set.',
   'secret-in-output': 'A value would publish a secret (a guarded variable or its value).',
   'foreign-files': 'The output folder holds files addon-gen did not write; they are left alone.',

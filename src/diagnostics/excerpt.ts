@@ -36,7 +36,11 @@ export function sourceExcerpt(line: string, column: number, width: number = DEFA
     const shown = segment === '\t' ? ' '.repeat(TAB_WIDTH - (total % TAB_WIDTH)) : printable(segment);
     // A grapheme with characters made visible (CR LF is one) can become several: each is counted.
     const cellWidth =
-      segment === '\t' ? shown.length : shown === segment ? displayWidth(shown) : [...graphemes.segment(shown)].reduce((sum, g) => sum + displayWidth(g.segment), 0);
+      segment === '\t'
+        ? shown.length
+        : shown === segment
+          ? displayWidth(shown)
+          : [...graphemes.segment(shown)].reduce((sum, g) => sum + displayWidth(g.segment), 0);
     cells.push({ text: shown, at: total, width: cellWidth });
     total += cellWidth;
   }

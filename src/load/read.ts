@@ -183,11 +183,7 @@ function messageOf(error: unknown): unknown {
  * read, and reading stops past the limit (a file that grows meanwhile). Bytes that are not YAML
  * text (NUL bytes, invalid UTF-8) give one problem for the file, which then has no values.
  */
-async function readSource(
-  contentDir: string,
-  found: FoundFile,
-  maxFileSize: number,
-): Promise<{ source?: ContentText; problem?: Diagnostic }> {
+async function readSource(contentDir: string, found: FoundFile, maxFileSize: number): Promise<{ source?: ContentText; problem?: Diagnostic }> {
   const file = path.join(contentDir, found.relative);
   let bytes: Buffer | undefined;
   let handle: FileHandle | undefined;
@@ -291,7 +287,7 @@ function decode(bytes: Buffer, source: ContentText): Diagnostic | undefined {
 
 /** The offset of the first byte that does not belong to a valid UTF-8 sequence. */
 function firstInvalidUtf8(bytes: Buffer, from: number): number {
-  for (let i = from; i < bytes.length; ) {
+  for (let i = from; i < bytes.length;) {
     const b = bytes[i]!;
     if (b < 0x80) {
       i++;
@@ -299,14 +295,21 @@ function firstInvalidUtf8(bytes: Buffer, from: number): number {
     }
     // Length and the range of the second byte (which excludes overlongs, surrogates, > U+10FFFF).
     const [length, low, high] =
-      b >= 0xc2 && b <= 0xdf ? [2, 0x80, 0xbf]
-      : b === 0xe0 ? [3, 0xa0, 0xbf]
-      : (b >= 0xe1 && b <= 0xec) || b === 0xee || b === 0xef ? [3, 0x80, 0xbf]
-      : b === 0xed ? [3, 0x80, 0x9f]
-      : b === 0xf0 ? [4, 0x90, 0xbf]
-      : b >= 0xf1 && b <= 0xf3 ? [4, 0x80, 0xbf]
-      : b === 0xf4 ? [4, 0x80, 0x8f]
-      : [0, 0, 0];
+      b >= 0xc2 && b <= 0xdf
+        ? [2, 0x80, 0xbf]
+        : b === 0xe0
+          ? [3, 0xa0, 0xbf]
+          : (b >= 0xe1 && b <= 0xec) || b === 0xee || b === 0xef
+            ? [3, 0x80, 0xbf]
+            : b === 0xed
+              ? [3, 0x80, 0x9f]
+              : b === 0xf0
+                ? [4, 0x90, 0xbf]
+                : b >= 0xf1 && b <= 0xf3
+                  ? [4, 0x80, 0xbf]
+                  : b === 0xf4
+                    ? [4, 0x80, 0x8f]
+                    : [0, 0, 0];
     if (length === 0) return i;
     for (let k = 1; k < length; k++) {
       const c = bytes[i + k];
@@ -320,13 +323,21 @@ function firstInvalidUtf8(bytes: Buffer, from: number): number {
 
 /** `16 MiB`, `512 KiB`, `300 bytes`. */
 function formatSize(bytes: number): string {
-  for (const [unit, size] of [['GiB', 1024 ** 3], ['MiB', 1024 ** 2], ['KiB', 1024]] as const) {
+  for (const [unit, size] of [
+    ['GiB', 1024 ** 3],
+    ['MiB', 1024 ** 2],
+    ['KiB', 1024],
+  ] as const) {
     if (bytes >= size && bytes % size === 0) return `${bytes / size} ${unit}`;
   }
   return `${bytes} bytes`;
 }
 
-const BYTE_FACTORS = new Map([['k', 1024], ['m', 1024 ** 2], ['g', 1024 ** 3]]);
+const BYTE_FACTORS = new Map([
+  ['k', 1024],
+  ['m', 1024 ** 2],
+  ['g', 1024 ** 3],
+]);
 
 /**
  * A size as the command line takes it: bytes, or with a suffix K, M or G (powers of 1024; `KiB`,

@@ -118,7 +118,12 @@ function previousContent(source: SourceFile, number: number): LineInfo | undefin
  *   entry's keys: the parser's line, with both columns in the hint;
  * - a line without a key, which went on with the value above but starts as far left as a key.
  */
-function indentationError(source: SourceFile, code: string, message: string, offset: number): { offset: number; message?: string; hint: string } | undefined {
+function indentationError(
+  source: SourceFile,
+  code: string,
+  message: string,
+  offset: number,
+): { offset: number; message?: string; hint: string } | undefined {
   const lineCounter = positions(source).lineCounter;
   const here = lineInfo(source, lineCounter.linePos(offset).line);
   if (!here || here.indent === 0) return undefined;
@@ -147,10 +152,16 @@ function indentationError(source: SourceFile, code: string, message: string, off
   if (mapping) {
     const above = previousContent(source, here.number);
     const where = above?.key ? `, and "${above.key.name}" on line ${above.number} in column ${above.key.column}` : '';
-    return { offset: first, hint: `keys of one mapping start in the same column: this line starts in column ${here.indent}${where}; indent with spaces to line them up` };
+    return {
+      offset: first,
+      hint: `keys of one mapping start in the same column: this line starts in column ${here.indent}${where}; indent with spaces to line them up`,
+    };
   }
   if (code === 'BAD_INDENT' && /^All sequence items/.test(message)) {
-    return { offset: first, hint: `the "-" of one list's entries start in the same column: this one is in column ${here.indent}; indent with spaces to line them up` };
+    return {
+      offset: first,
+      hint: `the "-" of one list's entries start in the same column: this one is in column ${here.indent}; indent with spaces to line them up`,
+    };
   }
   if (code === 'MISSING_CHAR' && /Implicit map keys/.test(message) && !here.key) {
     const above = previousContent(source, here.number);

@@ -112,7 +112,12 @@ export function parsePositions(text: string): Positions {
   return { documents: errors.length > 0 && documents.length === 0 ? [] : documents, lineCounter, errors };
 }
 
-type ErrorHandler = (source: number | [number, number] | { offset: number; source?: unknown }, code: string, message: string, warning?: boolean) => void;
+type ErrorHandler = (
+  source: number | [number, number] | { offset: number; source?: unknown },
+  code: string,
+  message: string,
+  warning?: boolean,
+) => void;
 
 /** Where the composer's error source is, as the package computes it. */
 function errorPosition(source: Parameters<ErrorHandler>[0]): [number, number] {

@@ -175,7 +175,10 @@ function checkAliases(source: SourceFile, index: number, value: unknown, diagnos
     );
   }
   if (expanded === 'deep') {
-    return problem(`aliases nest the values more than ${MAX_DEPTH} levels deep`, 'write the values out; aliases are for sharing a few values, not for building large ones');
+    return problem(
+      `aliases nest the values more than ${MAX_DEPTH} levels deep`,
+      'write the values out; aliases are for sharing a few values, not for building large ones',
+    );
   }
   if (expanded.added > MAX_ALIAS_VALUES) {
     return problem(

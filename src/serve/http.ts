@@ -48,7 +48,11 @@ export function createAddonServer(current: () => { tree: Tree | undefined; baseP
   });
   // Without a listener Node drops a CONNECT without an answer.
   server.on('connect', (_req: IncomingMessage, socket: Duplex) => {
-    refuse(socket, underway.get(socket), { status: 405, message: `CONNECT is not allowed here; use ${ALLOWED_METHODS}`, headers: { Allow: ALLOWED_METHODS } });
+    refuse(socket, underway.get(socket), {
+      status: 405,
+      message: `CONNECT is not allowed here; use ${ALLOWED_METHODS}`,
+      headers: { Allow: ALLOWED_METHODS },
+    });
   });
   // The parser reports its error again for each later chunk on the connection; it is answered once.
   const refused = new WeakSet<Duplex>();
@@ -129,7 +133,13 @@ function sendJson(res: ServerResponse, status: number, body: unknown, headers: R
 /**
  * Sends one file of the tree, opened by openInside, with the rules' headers. The caller closes it.
  */
-async function sendFile(req: IncomingMessage, res: ServerResponse, { handle: file, size }: OpenedFile, name: string, headers: Record<string, string>): Promise<void> {
+async function sendFile(
+  req: IncomingMessage,
+  res: ServerResponse,
+  { handle: file, size }: OpenedFile,
+  name: string,
+  headers: Record<string, string>,
+): Promise<void> {
   const range = byteRange(req.headers.range, size);
   if (range === 'unsatisfiable') {
     return sendJson(res, 416, { error: `the range is outside the file's ${size} bytes` }, { 'Content-Range': `bytes */${size}` });

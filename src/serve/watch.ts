@@ -65,7 +65,12 @@ export async function startBuilds(contentDir: string, baseUrl: string, options: 
       reuse: false,
     });
     if (result.ok && !closed) {
-      state.tree = { root: slots[slot], manifest: await readManifest(slots[slot], 'the build'), rules: headerRules(result.content!), rewrites: hasRewrites(options.like ?? 'github-pages') };
+      state.tree = {
+        root: slots[slot],
+        manifest: await readManifest(slots[slot], 'the build'),
+        rules: headerRules(result.content!),
+        rewrites: hasRewrites(options.like ?? 'github-pages'),
+      };
       state.headerSource = 'content';
       served = slot;
     }

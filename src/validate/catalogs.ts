@@ -195,12 +195,22 @@ const KNOWN_TYPES = ['movie', 'series', 'channel', 'tv'];
  * item out of every catalog without a word otherwise. Types that addon.yaml's `types` declares
  * are meant. Each type is compared once, whatever the number of its items.
  */
-export function checkType(item: ContentItem, catalogs: CatalogIndex, declared: readonly string[] | undefined, at: Locator, diagnostics: DiagnosticList, suggest: Suggest) {
+export function checkType(
+  item: ContentItem,
+  catalogs: CatalogIndex,
+  declared: readonly string[] | undefined,
+  at: Locator,
+  diagnostics: DiagnosticList,
+  suggest: Suggest,
+) {
   const { type } = item;
   if (catalogs.idsOf.has(type) || KNOWN_TYPES.includes(type) || declared?.includes(type)) return;
   if (!catalogs.typos.has(type)) {
     const listed = [...catalogs.idsOf.keys()];
-    catalogs.typos.set(type, suggest(type, () => [...listed, ...KNOWN_TYPES.filter((t) => !listed.includes(t))], 1));
+    catalogs.typos.set(
+      type,
+      suggest(type, () => [...listed, ...KNOWN_TYPES.filter((t) => !listed.includes(t))], 1),
+    );
   }
   const suggestion = catalogs.typos.get(type);
   if (suggestion === undefined) return;
@@ -297,4 +307,3 @@ function sortItems(items: Item[], sort: CatalogSettings['sort']) {
   });
   keyed.forEach(({ item }, index) => (items[index] = item));
 }
-

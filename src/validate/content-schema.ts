@@ -40,11 +40,7 @@ export function contentSchemas(resolveLocalFile: LocalFileResolver) {
     dateForm: 'a date (1922-03-04), a date and time (1922-03-04 20:00), or a date-time with an offset',
     text: textOrNumber,
     // A plain URL in YAML is the one-element form the spec writes as [url].
-    archiveEntry: z.union([
-      archiveUrl.transform((url): [string] => [url]),
-      z.tuple([archiveUrl]),
-      z.tuple([archiveUrl, nonNegativeInt]),
-    ]),
+    archiveEntry: z.union([archiveUrl.transform((url): [string] => [url]), z.tuple([archiveUrl]), z.tuple([archiveUrl, nonNegativeInt])]),
   });
   const { subtitle, stream, video, item } = itemSchemas(input);
   const { catalog, addon } = settingsSchemas(urlOrFile, urlForm);
@@ -98,10 +94,7 @@ function itemSchemas(input: ReturnType<typeof describe>) {
         .describe('The ids of the catalogs (of its type) it appears in; default: every catalog of its type with items: all'),
       streams: streams('What plays, for an item without videos'),
       subtitles: subtitles('for an item without videos, offered for each of its streams'),
-      videos: z
-        .array(video)
-        .optional()
-        .describe('Episodes of a series or videos of a channel; streams and subtitles then go on each video'),
+      videos: z.array(video).optional().describe('Episodes of a series or videos of a channel; streams and subtitles then go on each video'),
     })
     .describe('An item: a film, a series, a channel');
   return { subtitle, stream, video, item };
@@ -115,8 +108,7 @@ function settingsSchemas(urlOrFile: ReturnType<typeof urlOrFileSchema>, urlForm:
     staleRevalidate: seconds('an old answer may be served while a new one is fetched (stale-while-revalidate)'),
     staleError: seconds('an old answer may be served while the host fails (stale-if-error)'),
   };
-  const cacheOf = (resource: string) =>
-    z.strictObject(cacheSettings).optional().describe(`Overrides for ${resource}`);
+  const cacheOf = (resource: string) => z.strictObject(cacheSettings).optional().describe(`Overrides for ${resource}`);
 
   const catalog = z
     .strictObject({
@@ -154,17 +146,12 @@ function settingsSchemas(urlOrFile: ReturnType<typeof urlOrFileSchema>, urlForm:
         .optional()
         .describe('What every id starts with; default: derived from the ids, the part up to the first ":"'),
       behaviorHints: ManifestBehaviorHints.optional().describe('Hints for the client'),
-      baseUrl: baseUrl
-        .optional()
-        .describe('The http(s) URL where the output will be published (local files need it); --base-url wins'),
+      baseUrl: baseUrl.optional().describe('The http(s) URL where the output will be published (local files need it); --base-url wins'),
       secrets: z
         .array(variableName)
         .optional()
         .describe('More variables whose values must never be published, besides those named like *KEY*, *TOKEN*, *SECRET*, *PASSWORD*, *AUTH*'),
-      publish: z
-        .array(variableName)
-        .optional()
-        .describe('Variables that look secret and may be published all the same (${NAME} in values)'),
+      publish: z.array(variableName).optional().describe('Variables that look secret and may be published all the same (${NAME} in values)'),
       cache: z
         .strictObject({
           ...cacheSettings,
@@ -194,8 +181,8 @@ export type CacheSettings = NonNullable<AddonSettings['cache']>;
 
 /** Fields renamed between spec versions or object kinds, for "did you mean" hints. */
 export const RENAMED_FIELDS: Record<string, string> = {
-  title: 'a stream\'s text is `description`; only videos have `title`',
-  name: 'a video\'s name is `title`',
+  title: "a stream's text is `description`; only videos have `title`",
+  name: "a video's name is `title`",
   stream: 'write `streams`, a list',
   subtitle: 'write `subtitles`, a list',
   genre: 'write `genres`, a list',

@@ -16,7 +16,17 @@ import { baseUrl as baseUrlSchema, contentSchemas, type AddonSettings } from './
 import { expandVariables, needsWalk, policyLists, secretPolicy, secretsIn, type Environment } from './secrets.js';
 
 // What other stages and the tests import from validate.
-export { streamOwners, type Asset, type Catalog, type Content, type Item, type Stream, type StreamOwner, type Subtitle, type Video } from '../shared/content.js';
+export {
+  streamOwners,
+  type Asset,
+  type Catalog,
+  type Content,
+  type Item,
+  type Stream,
+  type StreamOwner,
+  type Subtitle,
+  type Video,
+} from '../shared/content.js';
 export { derivePrefixes } from './ids.js';
 export { sortVideos } from './items.js';
 
@@ -63,9 +73,7 @@ export async function validate(loaded: Loaded, options: ValidateOptions): Promis
     return walked.get(source)!;
   };
   const expand = (value: SourceValue, skip?: string[]): ReadonlySet<string> =>
-    needsWalkOnce(value.source)
-      ? expandVariables(value.value, env, policy, locatorOf(value), diagnostics, skip, used)
-      : new Set();
+    needsWalkOnce(value.source) ? expandVariables(value.value, env, policy, locatorOf(value), diagnostics, skip, used) : new Set();
   const addonFailed = loaded.addon ? expand(loaded.addon, ['secrets', 'publish']) : new Set<string>();
   // Also percent-encoded, as a pasted signed URL has it.
   for (const { name } of options.baseUrl === undefined ? [] : secretsIn(options.baseUrl, policy)) {
@@ -158,4 +166,3 @@ function baseUrlOf(settings: unknown): string | undefined {
   const parsed = baseUrlSchema.safeParse(value);
   return parsed.success ? parsed.data : undefined;
 }
-

@@ -94,9 +94,10 @@ function described(issue: Issue, path: Path): Pick<Diagnostic, 'code' | 'message
       return {
         code: 'invalid-value',
         message: `expected a date such as 1922-03-04, found ${describeValue(input)}`,
-        hint: Number.isInteger(input) && input >= 1000 && input <= 9999
-          ? `for a year, write the whole date (released: ${input}-01-01), or the year as text: releaseInfo: "${input}"`
-          : 'write a date like 1968-10-01 or a date-time like 1968-10-01T20:00:00Z',
+        hint:
+          Number.isInteger(input) && input >= 1000 && input <= 9999
+            ? `for a year, write the whole date (released: ${input}-01-01), or the year as text: releaseInfo: "${input}"`
+            : 'write a date like 1968-10-01 or a date-time like 1968-10-01T20:00:00Z',
       };
     }
     // `season: "1"`: in quotes a number is text.
@@ -188,7 +189,8 @@ export function describeValue(value: unknown): string {
   if (typeof value === 'object') return 'a mapping';
   if (typeof value === 'string') return JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value);
   // YAML's own spelling of the values JavaScript prints as Infinity and NaN.
-  if (typeof value === 'number' && !Number.isFinite(value)) return Number.isNaN(value) ? '.nan (not a number)' : `${value < 0 ? '-' : ''}.inf (infinity)`;
+  if (typeof value === 'number' && !Number.isFinite(value))
+    return Number.isNaN(value) ? '.nan (not a number)' : `${value < 0 ? '-' : ''}.inf (infinity)`;
   return String(value);
 }
 

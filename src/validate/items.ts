@@ -97,7 +97,7 @@ function unknownDefaultVideo(item: ContentItem, ids: () => string[], at: Locator
       hint: suggestion
         ? `did you mean "${suggestion}"?`
         : item.videos
-          ? 'name one of the item\'s video ids (by default {itemId}:{season}:{episode})'
+          ? "name one of the item's video ids (by default {itemId}:{season}:{episode})"
           : 'a movie without videos plays its own streams; for a single-video item, add that video under `videos`',
     };
   });
@@ -178,4 +178,3 @@ export function checkUniqueIds(items: Item[], diagnostics: DiagnosticList) {
     });
   }
 }
-

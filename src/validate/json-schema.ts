@@ -50,8 +50,7 @@ export function contentJsonSchemas(): { addon: JsonSchema; item: JsonSchema } {
   };
   // `unrepresentable` stays "throw": a zod type with no JSON Schema form fails here (and in the
   // freshness test) instead of silently becoming {}.
-  const generate = (schema: z.core.$ZodType): JsonSchema =>
-    z.toJSONSchema(schema, { target: 'draft-07', io: 'input', metadata, override });
+  const generate = (schema: z.core.$ZodType): JsonSchema => z.toJSONSchema(schema, { target: 'draft-07', io: 'input', metadata, override });
   return { addon: generate(schemas.addon), item: generate(itemFile) };
 }
 

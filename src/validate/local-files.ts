@@ -26,7 +26,27 @@ const LOOKS_LIKE_HOST = {
     return host !== null && !FILE_EXTENSIONS.has(host[2]!.toLowerCase());
   },
 };
-const FILE_EXTENSIONS = new Set(['jpg', 'jpeg', 'png', 'gif', 'webp', 'svg', 'srt', 'vtt', 'ass', 'mp4', 'mkv', 'webm', 'avi', 'mov', 'yaml', 'yml', 'json', 'txt', 'zip']);
+const FILE_EXTENSIONS = new Set([
+  'jpg',
+  'jpeg',
+  'png',
+  'gif',
+  'webp',
+  'svg',
+  'srt',
+  'vtt',
+  'ass',
+  'mp4',
+  'mkv',
+  'webm',
+  'avi',
+  'mov',
+  'yaml',
+  'yml',
+  'json',
+  'txt',
+  'zip',
+]);
 
 /**
  * Resolves local file paths in URL fields: relative to the YAML file that names them, inside the
@@ -106,4 +126,3 @@ export function localFiles(contentDir: string) {
     assets: (): Asset[] => [...copied].map(([output, source]) => ({ path: output, source })),
   };
 }
-

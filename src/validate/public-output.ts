@@ -66,4 +66,3 @@ export function checkAssetSecrets(assets: readonly Asset[], policy: SecretPolicy
     }
   }
 }
-

@@ -56,10 +56,7 @@ function streamBehaviorHints() {
   return z
     .strictObject({
       notWebReady: z.boolean().optional().describe('true: the web player must transcode it (not MP4 or not HTTPS)'),
-      bingeGroup: z
-        .string()
-        .optional()
-        .describe('The same group on the next episode\'s stream lets the player go on to it by itself'),
+      bingeGroup: z.string().optional().describe("The same group on the next episode's stream lets the player go on to it by itself"),
       countryWhitelist: z
         .array(threeLetters('ISO 3166-1 alpha-3 country'))
         .optional()
@@ -71,9 +68,9 @@ function streamBehaviorHints() {
         })
         .optional()
         .describe('Headers for the streaming server (the Stremio desktop and Android apps)'),
-      filename: z.string().optional().describe('The video\'s file name, for subtitle lookups'),
+      filename: z.string().optional().describe("The video's file name, for subtitle lookups"),
       videoHash: z.string().optional().describe('The OpenSubtitles hash of the video'),
-      videoSize: nonNegativeInt.optional().describe('The video\'s size in bytes'),
+      videoSize: nonNegativeInt.optional().describe("The video's size in bytes"),
     })
     .describe('Hints for the player');
 }
@@ -98,10 +95,7 @@ function streamShape(leaves: Leaves) {
       .optional()
       .describe('Source: a BitTorrent info hash, 40 hexadecimal digits'),
     // The client reads fileIdx as a 16-bit number.
-    fileIdx: nonNegativeInt
-      .max(65535)
-      .optional()
-      .describe('Which file of the torrent or archive to play, from 0; for infoHash and archive sources'),
+    fileIdx: nonNegativeInt.max(65535).optional().describe('Which file of the torrent or archive to play, from 0; for infoHash and archive sources'),
     announce: z
       .array(z.string().min(1))
       .optional()
@@ -167,7 +161,9 @@ function metaShapes(leaves: Leaves) {
   const released = leaves.date.optional().describe(`The release date: ${leaves.dateForm}`);
 
   const metaShape = {
-    id: fileName.describe('A unique id, which becomes a file name: no / or \\, no trailing dot or space, not CON or NUL, at most 200 bytes (pd:nosferatu-1922)'),
+    id: fileName.describe(
+      'A unique id, which becomes a file name: no / or \\, no trailing dot or space, not CON or NUL, at most 200 bytes (pd:nosferatu-1922)',
+    ),
     type: fileName.describe('movie, series, channel, tv, or a type of your own'),
     name: z.string().min(1).describe('The title'),
     poster: url('The poster image'),
@@ -178,7 +174,7 @@ function metaShapes(leaves: Leaves) {
     releaseInfo: leaves.text.optional().describe('The text under the poster, such as 1922 or 1941–1943'),
     runtime: leaves.text.optional().describe('The running time as text, such as 94 min'),
     released,
-    genres: z.array(genreName).optional().describe('Genres; each becomes an entry of its catalogs\' genre filter'),
+    genres: z.array(genreName).optional().describe("Genres; each becomes an entry of its catalogs' genre filter"),
     links: z.array(link).optional().describe('Links shown on the details page'),
     behaviorHints: z
       .strictObject({
@@ -186,7 +182,7 @@ function metaShapes(leaves: Leaves) {
           .string()
           .min(1)
           .optional()
-          .describe('The id of one of the item\'s videos: opening the item shows that video\'s streams at once'),
+          .describe("The id of one of the item's videos: opening the item shows that video's streams at once"),
         hasScheduledVideos: z.boolean().optional().describe('true: videos with a future release date show as upcoming'),
       })
       .optional()

@@ -64,18 +64,21 @@ export const genreName = nameSchema(false);
 export const nonNegativeInt = z.number().int().nonnegative();
 /** An environment variable's name, as `${NAME}` in values refers to it. */
 export const variableName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { message: 'expected a variable name (letters, digits and _)' });
-export const threeLetters = (what: string) =>
-  z.string().regex(/^[a-z]{3}$/, { message: `expected a three-letter lowercase ${what} code` });
+export const threeLetters = (what: string) => z.string().regex(/^[a-z]{3}$/, { message: `expected a three-letter lowercase ${what} code` });
 
-const DATE_TIME =
-  /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?\s*(Z|z|[+-]\d{2}:?\d{2})?)?$/;
+const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?\s*(Z|z|[+-]\d{2}:?\d{2})?)?$/;
 
 /** A calendar date or date-time to RFC 3339 in UTC, or undefined when no such moment exists (2023-02-30). */
 export function toRfc3339(value: string): string | undefined {
   const m = DATE_TIME.exec(value.trim());
   if (!m) return undefined;
   const [, y, mo, d, h, mi = '0', s = '0', frac = '', zone = 'Z'] = m;
-  const year = Number(y), month = Number(mo), day = Number(d), hour = Number(h ?? 0), minute = Number(mi), second = Number(s);
+  const year = Number(y),
+    month = Number(mo),
+    day = Number(d),
+    hour = Number(h ?? 0),
+    minute = Number(mi),
+    second = Number(s);
   const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
   const daysInMonth = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1] ?? 0;
   if (day < 1 || day > daysInMonth || hour > 23 || minute > 59 || second > 59) return undefined;

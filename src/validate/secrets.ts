@@ -139,8 +139,24 @@ function mayBeEscaped(text: string): boolean {
 /** By code unit below 128: what YAML's escape of one letter after a backslash stands for (`\n`, `\"`…), or -1. */
 const ESCAPED = new Int32Array(128).fill(-1);
 for (const [letter, code] of Object.entries({
-  '0': 0x00, a: 0x07, b: 0x08, t: 0x09, '\t': 0x09, n: 0x0a, v: 0x0b, f: 0x0c, r: 0x0d, e: 0x1b,
-  ' ': 0x20, '"': 0x22, '/': 0x2f, '\\': 0x5c, N: 0x85, _: 0xa0, L: 0x2028, P: 0x2029,
+  '0': 0x00,
+  a: 0x07,
+  b: 0x08,
+  t: 0x09,
+  '\t': 0x09,
+  n: 0x0a,
+  v: 0x0b,
+  f: 0x0c,
+  r: 0x0d,
+  e: 0x1b,
+  ' ': 0x20,
+  '"': 0x22,
+  '/': 0x2f,
+  '\\': 0x5c,
+  N: 0x85,
+  _: 0xa0,
+  L: 0x2028,
+  P: 0x2029,
 })) {
   ESCAPED[letter.charCodeAt(0)] = code;
 }
@@ -310,7 +326,11 @@ export function expandVariables(
       }
       const variable = env[name];
       if (variable === undefined) {
-        fail('unset-variable', `this value uses \${${name}}, and ${name} is not set`, `set ${name} in the environment of the build (in CI: the job's env:), or remove the reference`);
+        fail(
+          'unset-variable',
+          `this value uses \${${name}}, and ${name} is not set`,
+          `set ${name} in the environment of the build (in CI: the job's env:), or remove the reference`,
+        );
         return whole;
       }
       if (isGuarded(policy, name)) {

@@ -70,12 +70,7 @@ interface ThreadState {
  * yet (Batch.mayWrite), having written nothing there. It runs inside worker threads as the text
  * of this function, so it may use only its arguments.
  */
-function createFiles(
-  batch: Batch,
-  state: ThreadState,
-  fsModule: typeof fs,
-  pathModule: typeof path,
-): Created | undefined {
+function createFiles(batch: Batch, state: ThreadState, fsModule: typeof fs, pathModule: typeof path): Created | undefined {
   const written: boolean[] = [];
   // A link at a file's path is not the file: it is written over, never read through; nor is a
   // FIFO (which would hold the open) or a file of another size (which is not the same bytes).
@@ -359,7 +354,7 @@ function creatorInThreads(threads: number, suffix: string, pool: BufferPool, gat
     const worker = workers.reduce((a, b) => (load.get(b)! < load.get(a)! ? b : a));
     const { buffer } = batch.bytes;
     // The pool's buffers are made by Buffer.allocUnsafeSlow: never shared memory.
-    if (!(buffer instanceof ArrayBuffer)) return Promise.reject(new Error('a batch\'s bytes are in shared memory, which cannot move to a thread'));
+    if (!(buffer instanceof ArrayBuffer)) return Promise.reject(new Error("a batch's bytes are in shared memory, which cannot move to a thread"));
     load.set(worker, load.get(worker)! + 1);
     const id = nextId++;
     return new Promise<Ran>((resolve, reject) => {

@@ -49,7 +49,6 @@ function outcomeOfFailure({ root, touched, previous }: OutputRun): string {
       : `${root} now holds some files of this build and the others of the last one, each whole; the next build that can write completes it`;
 }
 
-
 /**
  * What `holds` makes of the record of the build that wrote `outDir`, when that build was
  * complete and every file it wrote is still there, with no other file new since. (Files are
@@ -67,7 +66,11 @@ export async function intactOutput<T>(outDir: string, holds: (record: unknown) =
   const files = filesOf(read.state);
   if (files.size === 0) return undefined;
   const paths = [...files.keys()];
-  const existing = await listTree(root, () => paths, (file) => files.has(file));
+  const existing = await listTree(
+    root,
+    () => paths,
+    (file) => files.has(file),
+  );
   const reported = new Set(foreignOf(read.state));
   if (!paths.every((file) => existing.has(file)) || existing.foreign.some((f) => !reported.has(f))) return undefined;
   return held;

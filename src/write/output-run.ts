@@ -88,10 +88,14 @@ export async function prepareOutput(root: string, files: readonly OutputFile[], 
   const planned = plannedPaths(files);
   const ours = (file: string) => previous.files.has(file) || planned(file);
   const listAgain = () =>
-    listTree(root, function* () {
-      for (const file of files) yield file.path;
-      yield* previous.files.keys();
-    }, ours);
+    listTree(
+      root,
+      function* () {
+        for (const file of files) yield file.path;
+        yield* previous.files.keys();
+      },
+      ours,
+    );
   const existing = await listAgain();
   refuseWhatIsInTheWay(root, existing);
   // Leftovers of an interrupted build, or of one that failed.

@@ -35,11 +35,7 @@ export interface Tree {
  * Also what is in the way where a folder of ours belongs (a link, a file), and the temporary
  * files of builds that were cut off or failed, found on the way.
  */
-export async function listTree(
-  root: string,
-  paths: () => Iterable<string>,
-  ours: (path: string) => boolean,
-): Promise<Tree> {
+export async function listTree(root: string, paths: () => Iterable<string>, ours: (path: string) => boolean): Promise<Tree> {
   let dirs: Set<string> | undefined;
   const isOurDir = (dir: string) => {
     if (!dirs) {

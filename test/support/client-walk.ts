@@ -89,12 +89,10 @@ export const SYNTHETIC_STREAM = { url: 'http://127.0.0.1:9/none.mp4', name: 'Syn
 
 const NO_PARAMS: VideoParams = { hash: null, size: null, filename: null };
 
-const errorText = (content: Json): string =>
-  typeof content === 'string' ? content : JSON.stringify(content ?? null);
+const errorText = (content: Json): string => (typeof content === 'string' ? content : JSON.stringify(content ?? null));
 
 /** An Err the core gives for a well-formed empty list: "no content", not a failure of the request. */
-const isEmptyContent = (content: Json): boolean =>
-  content === 'EmptyContent' || content?.type === 'EmptyContent';
+const isEmptyContent = (content: Json): boolean => content === 'EmptyContent' || content?.type === 'EmptyContent';
 
 export async function walkAddon(core: Core, manifestUrl: string, opts: WalkOptions = {}): Promise<WalkResult> {
   const started = Date.now();
@@ -143,9 +141,7 @@ export async function walkAddon(core: Core, manifestUrl: string, opts: WalkOptio
     const addonFetches = fetches.filter((f) => f.url.startsWith(base));
     const requests = addonFetches.map(toRequest);
     counts.requests = requests.length;
-    const subtitlesRequests = addonFetches
-      .map((f) => f.url.slice(base.length))
-      .filter((p) => p.startsWith('subtitles/'));
+    const subtitlesRequests = addonFetches.map((f) => f.url.slice(base.length)).filter((p) => p.startsWith('subtitles/'));
     return { failures, counts, requests, items, subtitlesRequests, ms: Date.now() - started };
   };
 

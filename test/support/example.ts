@@ -102,11 +102,8 @@ export async function readExample(dir = EXAMPLE_DIR): Promise<Example> {
   }));
 
   const catalogs: ExampleCatalog[] = addon.catalogs.map((catalog: any) => {
-    const members = raw.filter(
-      (i) => i.type === catalog.type && (i.catalogs ? i.catalogs.includes(catalog.id) : catalog.items !== 'listed'),
-    );
-    const names: string[] =
-      catalog.genres === 'auto' ? [...new Set(members.flatMap((i) => i.genres ?? []))] : (catalog.genres ?? []);
+    const members = raw.filter((i) => i.type === catalog.type && (i.catalogs ? i.catalogs.includes(catalog.id) : catalog.items !== 'listed'));
+    const names: string[] = catalog.genres === 'auto' ? [...new Set(members.flatMap((i) => i.genres ?? []))] : (catalog.genres ?? []);
     return {
       type: catalog.type,
       id: catalog.id,

@@ -143,7 +143,12 @@ describe('an S3 API (s3rver) filled by upload.sh through the AWS CLI', () => {
     // order, the last one matching a path decides, `*` matches across `/`. The first sync that
     // takes a file uploads it with its headers (the later ones find it up to date).
     const glob = (pattern: string) =>
-      new RegExp(`^${pattern.replace(/[.+^${}()|\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`);
+      new RegExp(
+        `^${pattern
+          .replace(/[.+^${}()|\\]/g, '\\$&')
+          .replace(/\*/g, '.*')
+          .replace(/\?/g, '.')}$`,
+      );
     const syncs = script
       .split('\n')
       .filter((line) => /^aws .* s3 sync /.test(line))

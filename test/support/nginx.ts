@@ -38,7 +38,13 @@ export interface NginxOptions {
 
 /** The nginx binary: Debian's, else the first `nginx` on PATH. */
 export function nginxBinary(): string {
-  const candidates = ['/usr/sbin/nginx', ...(process.env.PATH ?? '').split(path.delimiter).filter(Boolean).map((d) => path.join(d, 'nginx'))];
+  const candidates = [
+    '/usr/sbin/nginx',
+    ...(process.env.PATH ?? '')
+      .split(path.delimiter)
+      .filter(Boolean)
+      .map((d) => path.join(d, 'nginx')),
+  ];
   const found = candidates.find((file) => existsSync(file));
   if (!found) {
     throw new Error(
@@ -133,11 +139,15 @@ ${types}
     # A folder without index.html: nginx says 403, GitHub Pages 404.
     error_page 403 =404 ${prefix}404.html;
 
-${prefix === '/' ? '' : `    location = ${prefix.slice(0, -1)} {
+${
+  prefix === '/'
+    ? ''
+    : `    location = ${prefix.slice(0, -1)} {
       return 301 ${prefix};
     }
 
-`}    location ${prefix} {
+`
+}    location ${prefix} {
       alias ${quoted(`${path.resolve(root)}/`)};
     }
   }

@@ -139,7 +139,7 @@ export async function startStaticServer(root: string, opts: StaticServerOptions 
     requests,
     close: () =>
       new Promise<void>((resolve, reject) => {
-        server.close(err => (err ? reject(err) : resolve()));
+        server.close((err) => (err ? reject(err) : resolve()));
         // Keep-alive sockets from fetch would otherwise hold close() open.
         server.closeAllConnections();
       }),

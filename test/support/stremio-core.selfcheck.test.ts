@@ -12,7 +12,7 @@ const PREFIX = '/repo/';
 const movieId = (n: number): string => `ex:m${String(n).padStart(3, '0')}`;
 const MOVIES = Array.from({ length: 150 }, (_, i) => i + 1);
 // 120 dramas: enough for a second genre page.
-const DRAMAS = MOVIES.filter(n => n % 5 !== 0);
+const DRAMAS = MOVIES.filter((n) => n % 5 !== 0);
 
 let root: string;
 let server: StaticServer;
@@ -70,7 +70,7 @@ async function writeAddon(): Promise<void> {
 
   // Broken catalog: one item with a relative poster, and no second page at all.
   await put('catalog/movie/broken.json', {
-    metas: MOVIES.slice(0, 100).map(n => (n === 7 ? { ...preview(n), poster: 'p/7.jpg' } : preview(n))),
+    metas: MOVIES.slice(0, 100).map((n) => (n === 7 ? { ...preview(n), poster: 'p/7.jpg' } : preview(n))),
   });
 
   await put('catalog/series/s.json', {
@@ -138,7 +138,7 @@ afterAll(async () => {
 });
 
 /** Requests the server received since `from`, without the prefix. */
-const since = (from: number): string[] => server.requests.slice(from).map(r => r.slice(PREFIX.length - 1));
+const since = (from: number): string[] => server.requests.slice(from).map((r) => r.slice(PREFIX.length - 1));
 
 describe('static server', () => {
   it('serves decoded paths, refuses escapes and malformed escapes', async () => {
@@ -169,8 +169,8 @@ describe('stremio core harness', () => {
 
   it('shows the catalogs on the board', async () => {
     const board = await core.board();
-    const byId = Object.fromEntries(board.map(c => [c.id, c]));
-    expect(board.map(c => `${c.type}/${c.id}`)).toEqual(['movie/x', 'movie/broken', 'series/s', 'movie/gone']);
+    const byId = Object.fromEntries(board.map((c) => [c.id, c]));
+    expect(board.map((c) => `${c.type}/${c.id}`)).toEqual(['movie/x', 'movie/broken', 'series/s', 'movie/gone']);
     expect(byId.gone?.error).toBe('Env: Failed to fetch: Unexpected HTTP status code 404');
     expect(byId.x?.error).toBeNull();
     expect(byId.x?.ids).toHaveLength(10); // the web serializer previews 10 per row
@@ -184,11 +184,7 @@ describe('stremio core harness', () => {
     expect(all.error).toBeNull();
     expect(all.endError).toBeNull();
     expect(all.ids).toEqual(MOVIES.map(movieId));
-    expect(all.requests).toEqual([
-      '/repo/catalog/movie/x.json',
-      '/repo/catalog/movie/x/skip=100.json',
-      '/repo/catalog/movie/x/skip=150.json',
-    ]);
+    expect(all.requests).toEqual(['/repo/catalog/movie/x.json', '/repo/catalog/movie/x/skip=100.json', '/repo/catalog/movie/x/skip=150.json']);
     expect(all.end).toEqual({ path: '/repo/catalog/movie/x/skip=150.json', status: 200, error: null });
 
     const drama = await core.discover({
@@ -204,8 +200,8 @@ describe('stremio core harness', () => {
       '/repo/catalog/movie/x/skip=100&genre=Drama.json',
       '/repo/catalog/movie/x/skip=120&genre=Drama.json',
     ]);
-    const genre = (drama.selectable.extra as Json[]).find(e => e.name === 'genre');
-    expect((genre.options as Json[]).map(o => o.value)).toEqual([null, 'Drama', 'Comedy']);
+    const genre = (drama.selectable.extra as Json[]).find((e) => e.name === 'genre');
+    expect((genre.options as Json[]).map((o) => o.value)).toEqual([null, 'Drama', 'Comedy']);
   });
 
   it('reports a dropped item and a missing page', async () => {
@@ -232,7 +228,7 @@ describe('stremio core harness', () => {
     expect(movie.streamPath).toMatchObject({ resource: 'stream', type: 'movie', id: movieId(1) });
     expect(movie.streams).toHaveLength(1);
     const streams = ready(movie.streams[0]?.content, 'streams');
-    expect(streams.map(s => s.url)).toEqual(['https://example.com/v/1.mp4']); // invalid ones dropped
+    expect(streams.map((s) => s.url)).toEqual(['https://example.com/v/1.mp4']); // invalid ones dropped
 
     const bad = await core.metaDetails('movie', 'ex:bad');
     // A parse failure is reported like a network failure.
@@ -247,7 +243,7 @@ describe('stremio core harness', () => {
     const from = server.requests.length;
     const show = await core.metaDetails('series', 'ex:s1', 'ex:s1:1:2');
     const meta = ready(show.meta?.content, 'meta');
-    expect((meta.videos as Json[]).map(v => v.id)).toEqual(['ex:s1:1:1', 'ex:s1:1:2']);
+    expect((meta.videos as Json[]).map((v) => v.id)).toEqual(['ex:s1:1:1', 'ex:s1:1:2']);
     const streams = ready(show.streams[0]?.content, 'streams');
     expect(streams).toHaveLength(2);
     expect(since(from)).toEqual(['/meta/series/ex%3As1.json', '/stream/series/ex%3As1%3A1%3A2.json']);
@@ -256,14 +252,14 @@ describe('stremio core harness', () => {
     // The core builds the subtitles extras from the stream's behaviorHints, most recently set
     // first, so the plain file is missed.
     const player = await core.player(streams[0], target);
-    expect(player.subtitlesFetches.map(f => [new URL(f.url).pathname, f.status])).toEqual([
+    expect(player.subtitlesFetches.map((f) => [new URL(f.url).pathname, f.status])).toEqual([
       ['/repo/subtitles/series/ex%3As1%3A1%3A2/filename=Show%20S01E02.mp4&videoSize=123456.json', 404],
     ]);
     expect(player.subtitles).toEqual([]);
-    expect(player.streamSubtitles.map(s => s.url)).toEqual(['https://example.com/s/s1e2.en.vtt']);
+    expect(player.streamSubtitles.map((s) => s.url)).toEqual(['https://example.com/s/s1e2.en.vtt']);
     // A stream without hints (and null video params) makes it ask for the plain file.
     const plain = await core.player(streams[1], target);
-    expect(plain.subtitlesFetches.map(f => new URL(f.url).pathname)).toEqual(['/repo/subtitles/series/ex%3As1%3A1%3A2.json']);
-    expect(plain.subtitles.map(s => [s.lang, s.url])).toEqual([['fre', 'https://example.com/s/s1e2.fr.vtt']]);
+    expect(plain.subtitlesFetches.map((f) => new URL(f.url).pathname)).toEqual(['/repo/subtitles/series/ex%3As1%3A1%3A2.json']);
+    expect(plain.subtitles.map((s) => [s.lang, s.url])).toEqual([['fre', 'https://example.com/s/s1e2.fr.vtt']]);
   });
 });

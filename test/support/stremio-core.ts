@@ -33,10 +33,7 @@ import vm from 'node:vm';
 export type Json = any;
 
 /** The core's Loadable as serialized to JS. */
-export type Loadable<T, E = Json> =
-  | { type: 'Ready'; content: T }
-  | { type: 'Err'; content: E }
-  | { type: 'Loading'; content?: undefined };
+export type Loadable<T, E = Json> = { type: 'Ready'; content: T } | { type: 'Err'; content: E } | { type: 'Loading'; content?: undefined };
 
 export interface ExtraValue {
   name: string;
@@ -216,10 +213,7 @@ const require = createRequire(import.meta.url);
 const PKG_DIR = path.dirname(require.resolve('@stremio/stremio-core-web/package.json'));
 const GLUE_FILE = path.join(PKG_DIR, 'stremio_core_web.js');
 const WASM_FILE = path.join(PKG_DIR, 'stremio_core_web_bg.wasm');
-const GLUE_PARAMS = [
-  'exports', 'require', 'module', '__filename', '__dirname',
-  'self', 'document', 'WorkerGlobalScope', 'console',
-] as const;
+const GLUE_PARAMS = ['exports', 'require', 'module', '__filename', '__dirname', 'self', 'document', 'WorkerGlobalScope', 'console'] as const;
 
 let wasmModule: Promise<WebAssembly.Module> | undefined;
 let glueFactory: ((...args: unknown[]) => void) | undefined;
@@ -237,8 +231,15 @@ function loadGlue(scope: object, console: Console): Glue {
     }
   };
   glueFactory(
-    module.exports, createRequire(GLUE_FILE), module, GLUE_FILE, PKG_DIR,
-    scope, { baseURI: 'http://127.0.0.1/' }, WorkerGlobalScope, console,
+    module.exports,
+    createRequire(GLUE_FILE),
+    module,
+    GLUE_FILE,
+    PKG_DIR,
+    scope,
+    { baseURI: 'http://127.0.0.1/' },
+    WorkerGlobalScope,
+    console,
   );
   return module.exports as unknown as Glue;
 }
@@ -286,8 +287,13 @@ async function bootInstance(storage: Map<string, string>, opts: StartCoreOptions
     const request = new Request(input, init);
     if (opts.origin !== undefined) request.headers.set('Origin', opts.origin);
     const record: FetchRecord = {
-      url: request.url, status: null, error: null, body: null,
-      origin: request.headers.get('Origin'), allowOrigin: null, contentType: null,
+      url: request.url,
+      status: null,
+      error: null,
+      body: null,
+      origin: request.headers.get('Origin'),
+      allowOrigin: null,
+      contentType: null,
     };
     fetches.push(record);
     inFlight++;
@@ -365,7 +371,7 @@ async function bootInstance(storage: Map<string, string>, opts: StartCoreOptions
   const glue = loadGlue(scope, coreConsole);
   wasmModule ??= WebAssembly.compile(readFileSync(WASM_FILE));
   await glue.default({ module_or_path: await wasmModule });
-  await glue.initialize_runtime(event => {
+  await glue.initialize_runtime((event) => {
     events.push(event);
     touch();
   });
@@ -377,15 +383,20 @@ async function bootInstance(storage: Map<string, string>, opts: StartCoreOptions
       const now = Date.now();
       if (inFlight === 0 && now - lastActivity >= quietMs) return;
       if (now - start > timeoutMs) {
-        const pending = fetches.filter(f => f.status === null && f.error === null).map(f => f.url);
+        const pending = fetches.filter((f) => f.status === null && f.error === null).map((f) => f.url);
         throw new Error(`stremio core did not settle within ${timeoutMs} ms; in flight: ${pending.join(', ') || 'none'}`);
       }
     }
   };
 
   return {
-    glue, storage, fetches, events, logs, settle,
-    dispose: () => timers.forEach(t => clearInterval(t)),
+    glue,
+    storage,
+    fetches,
+    events,
+    logs,
+    settle,
+    dispose: () => timers.forEach((t) => clearInterval(t)),
   };
 }
 
@@ -414,7 +425,7 @@ async function makeEmptyProfileStorage(opts: StartCoreOptions): Promise<Map<stri
 // Helpers
 
 function extraPairs(extra: ResourcePath['extra']): Array<[string, string]> {
-  return extra.map(e => (Array.isArray(e) ? e : [e.name, e.value]));
+  return extra.map((e) => (Array.isArray(e) ? e : [e.name, e.value]));
 }
 
 /** Path of a request URL relative to the host root, undecoded (what the static server records). */
@@ -435,7 +446,7 @@ function endPageError(rec: FetchRecord): string | null {
   } catch {
     return 'body is not JSON';
   }
-  const keys = Object.keys(body ?? {}).filter(k => RESPONSE_KEYS.includes(k));
+  const keys = Object.keys(body ?? {}).filter((k) => RESPONSE_KEYS.includes(k));
   if (keys.length === 1 && keys[0] === 'metas' && (body.metas === null || (Array.isArray(body.metas) && body.metas.length === 0))) {
     return null;
   }
@@ -444,7 +455,7 @@ function endPageError(rec: FetchRecord): string | null {
 }
 
 function addonLoadables<T>(list: Json[] | undefined): AddonLoadable<T>[] {
-  return (list ?? []).map(r => ({ transportUrl: r.addon?.transportUrl ?? null, content: r.content }));
+  return (list ?? []).map((r) => ({ transportUrl: r.addon?.transportUrl ?? null, content: r.content }));
 }
 
 /** Returns `loadable.content` when Ready, else throws with the core's error (for terse tests). */
@@ -467,8 +478,7 @@ export async function startCore(opts: StartCoreOptions = {}): Promise<Core> {
 
   const dispatch = (action: Json, field: string | null): void => glue.dispatch(action, field, null);
   const state = (field: string): Json => glue.get_state(field);
-  const installedAddons = (): string[] =>
-    (state('ctx').profile.addons as Json[]).map(a => a.transportUrl as string);
+  const installedAddons = (): string[] => (state('ctx').profile.addons as Json[]).map((a) => a.transportUrl as string);
 
   await settle();
   if (!opts.officialAddons && installedAddons().length !== 0) {
@@ -480,7 +490,7 @@ export async function startCore(opts: StartCoreOptions = {}): Promise<Core> {
     const from = fetches.length;
     await fn();
     await settle();
-    return fetches.slice(from).map(f => f.url);
+    return fetches.slice(from).map((f) => f.url);
   };
 
   // Unload first, as leaving a route in stremio-web does: a Load equal to the current
@@ -509,9 +519,9 @@ export async function startCore(opts: StartCoreOptions = {}): Promise<Core> {
       const descriptor = loadable.content;
       const eventsFrom = inst.events.length;
       await track(() => dispatch({ action: 'Ctx', args: { action: 'InstallAddon', args: descriptor } }, null));
-      const installed = (state('ctx').profile.addons as Json[]).find(a => a.transportUrl === descriptor.transportUrl);
+      const installed = (state('ctx').profile.addons as Json[]).find((a) => a.transportUrl === descriptor.transportUrl);
       if (!installed) {
-        const errors = inst.events.slice(eventsFrom).filter(e => e.name === 'CoreEvent');
+        const errors = inst.events.slice(eventsFrom).filter((e) => e.name === 'CoreEvent');
         throw new Error(`install of ${manifestUrl} failed: ${JSON.stringify(errors)}`);
       }
       return installed;
@@ -523,7 +533,7 @@ export async function startCore(opts: StartCoreOptions = {}): Promise<Core> {
         dispatch({ action: 'CatalogsWithExtra', args: { action: 'LoadRange', args: { start: 0, end: 1000 } } }, 'board');
       });
       const catalogs = (state('board').catalogs ?? []) as Json[];
-      return catalogs.map(c => {
+      return catalogs.map((c) => {
         const content = (c.content ?? null) as Loadable<Json[], string> | null;
         return {
           addonId: c.addon?.manifest?.id,
@@ -531,7 +541,7 @@ export async function startCore(opts: StartCoreOptions = {}): Promise<Core> {
           id: c.id,
           name: c.name,
           content,
-          ids: content?.type === 'Ready' ? content.content.map(i => i.id as string) : [],
+          ids: content?.type === 'Ready' ? content.content.map((i) => i.id as string) : [],
           error: content?.type === 'Err' ? content.content : null,
         };
       });
@@ -551,12 +561,12 @@ export async function startCore(opts: StartCoreOptions = {}): Promise<Core> {
       const s = state('discover');
       const catalog = s.catalog?.content as Loadable<Json[], string> | undefined;
       const items = catalog?.type === 'Ready' ? catalog.content : [];
-      const pageFetches = fetches.slice(from).filter(f => f.url.startsWith(`${root}/`));
+      const pageFetches = fetches.slice(from).filter((f) => f.url.startsWith(`${root}/`));
       const result: DiscoverResult = {
-        ids: items.map(i => i.id as string),
+        ids: items.map((i) => i.id as string),
         items,
         error: catalog?.type === 'Err' ? catalog.content : null,
-        requests: pageFetches.map(f => rawPath(f.url)),
+        requests: pageFetches.map((f) => rawPath(f.url)),
         end: null,
         endError: null,
         selectable: s.selectable,
@@ -577,11 +587,15 @@ export async function startCore(opts: StartCoreOptions = {}): Promise<Core> {
 
     async metaDetails(type, id, videoId) {
       const requests = await track(() =>
-        load('MetaDetails', {
-          metaPath: { resource: 'meta', type, id, extra: [] },
-          streamPath: videoId === undefined ? null : { resource: 'stream', type, id: videoId, extra: [] },
-          guessStream: true,
-        }, 'meta_details'),
+        load(
+          'MetaDetails',
+          {
+            metaPath: { resource: 'meta', type, id, extra: [] },
+            streamPath: videoId === undefined ? null : { resource: 'stream', type, id: videoId, extra: [] },
+            guessStream: true,
+          },
+          'meta_details',
+        ),
       );
       const s = state('meta_details');
       const meta = s.metaItem ? { transportUrl: s.metaItem.addon?.transportUrl ?? null, content: s.metaItem.content } : null;
@@ -599,12 +613,16 @@ export async function startCore(opts: StartCoreOptions = {}): Promise<Core> {
       const params = videoParams === undefined ? { hash: null, size: null, filename: null } : videoParams;
       const from = fetches.length;
       const requests = await track(async () => {
-        load('Player', {
-          stream: coreStream,
-          streamRequest: { base: target.transportUrl, path: { resource: 'stream', type: target.type, id: target.videoId, extra: [] } },
-          metaRequest: { base: target.transportUrl, path: { resource: 'meta', type: target.type, id: target.id, extra: [] } },
-          subtitlesPath: { resource: 'subtitles', type: target.type, id: target.videoId, extra: [] },
-        }, 'player');
+        load(
+          'Player',
+          {
+            stream: coreStream,
+            streamRequest: { base: target.transportUrl, path: { resource: 'stream', type: target.type, id: target.videoId, extra: [] } },
+            metaRequest: { base: target.transportUrl, path: { resource: 'meta', type: target.type, id: target.id, extra: [] } },
+            subtitlesPath: { resource: 'subtitles', type: target.type, id: target.videoId, extra: [] },
+          },
+          'player',
+        );
         if (params) {
           await settle();
           dispatch({ action: 'Player', args: { action: 'VideoParamsChanged', args: { videoParams: params } } }, 'player');
@@ -616,7 +634,7 @@ export async function startCore(opts: StartCoreOptions = {}): Promise<Core> {
         streamSubtitles: (s.stream?.content?.subtitles ?? []) as Json[],
         metaItem: s.metaItem?.content ?? null,
         requests,
-        subtitlesFetches: fetches.slice(from).filter(f => new URL(f.url).pathname.includes('/subtitles/')),
+        subtitlesFetches: fetches.slice(from).filter((f) => new URL(f.url).pathname.includes('/subtitles/')),
         state: s,
       };
     },

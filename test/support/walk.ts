@@ -49,7 +49,10 @@ export function checkTree(tree: Map<string, Buffer>): void {
     for (const genre of catalog.extra.find((e) => e.name === 'genre')?.options ?? []) {
       const forward = walkCatalog(tree, catalog.type, catalog.id, genre, 'skip-first').ids;
       expect(walkCatalog(tree, catalog.type, catalog.id, genre, 'genre-first').ids).toEqual(forward);
-      expect(forward.every((id) => all.includes(id)), `${catalog.id} ${genre}`).toBe(true);
+      expect(
+        forward.every((id) => all.includes(id)),
+        `${catalog.id} ${genre}`,
+      ).toBe(true);
     }
   }
 }
