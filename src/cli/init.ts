@@ -1,10 +1,9 @@
 // addon-gen init: a new addon project (content to edit, a .gitignore, a GitHub Pages workflow)
 // made from the files in templates/init/, plus the content's JSON Schemas. Every file is decided and
 // checked before the first write.
-import { lstat, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import fg from 'fast-glob';
 import { parse } from 'yaml';
 import { UsageError } from '../diagnostics/index.js';
 import { jsonSchemaFiles, SCHEMA_DIR } from '../validate/json-schema.js';
@@ -154,9 +153,13 @@ const TEMPLATES_DIR = templateUrl('init/');
  */
 export async function readInitTemplates(): Promise<Map<string, string>> {
   const dir = fileURLToPath(TEMPLATES_DIR);
-  const relatives = await fg('**/*', { cwd: dir, dot: true, onlyFiles: true });
   const templates = new Map<string, string>();
-  for (const relative of relatives) templates.set(relative, await readFile(path.join(dir, relative), 'utf8'));
+  for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const file = path.join(entry.parentPath, entry.name);
+    // Forward slashes, as the templates are named on every system.
+    templates.set(path.relative(dir, file).split(path.sep).join('/'), await readFile(file, 'utf8'));
+  }
   return templates;
 }
 
