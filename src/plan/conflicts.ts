@@ -20,6 +20,11 @@ export function conflicts(files: readonly OutputFile[]): Diagnostic[] {
     const at = locate(f);
     return at ? `${at.file}:${at.line}:${at.column}` : f.resource;
   };
+  // The other file's item as a location of its own, for editors and annotations to point at.
+  const other = (f: OutputFile) => {
+    const at = locate(f);
+    return at ? { related: [{ ...at, message: `the item that writes ${f.path}` }] } : {};
+  };
   // In the file of the later item, within its limit: 200,000 ids that differ from those of
   // another file only in case cost little more than counting them.
   const report = (file: OutputFile, build: () => Diagnostic) => {
@@ -40,6 +45,7 @@ export function conflicts(files: readonly OutputFile[]): Diagnostic[] {
         ...locate(file),
         message: `${file.path} would be written twice: by ${where(earlier)} and by ${where(file)}`,
         hint: 'an item id and a video id (or two video ids) of the same type are equal; make them distinct',
+        ...other(earlier),
       }));
       continue;
     }
@@ -55,6 +61,7 @@ export function conflicts(files: readonly OutputFile[]): Diagnostic[] {
       ...locate(file),
       message: `${file.path} (by ${where(file)}) and ${earlier.path} (by ${where(earlier)}) differ only in ${howTheyDiffer(file.path, earlier.path)}`,
       hint: 'file systems and hosts that ignore case or Unicode normalization would make them one file: change one of the ids (or genres) by more than that',
+      ...other(earlier),
     }));
   }
   return diagnostics.list();
