@@ -11,12 +11,12 @@ import { manifestUrl } from '../shared/paths.js';
 import { hostReport, HOSTS, TESTED_ON, type Host, type HostReport } from '../hosts/index.js';
 import type { PageTemplates } from '../plan/page.js';
 import { plan, type OutputFile } from '../plan/index.js';
-import { baseUrl as baseUrlSchema } from '../validate/schema.js';
 import type { Environment } from '../validate/secrets.js';
 import { streamOwners, type Content } from '../shared/content.js';
 import { validate } from '../validate/index.js';
 import { intactOutput, stagingDirOf, writeOutput, type WriteResult } from '../write/index.js';
 import { templateUrl } from '../shared/package.js';
+import { baseUrlOption, isWithin } from '../shared/locations.js';
 
 export interface BuildOptions {
   contentDir: string;
@@ -306,9 +306,7 @@ async function generatorFingerprint(): Promise<string> {
 async function checkOptions(options: BuildOptions, s3: boolean): Promise<{ outDir?: string; s3Dir?: string }> {
   const info = await stat(options.contentDir).catch(() => undefined);
   if (!info?.isDirectory()) throw new UsageError(`content folder ${options.contentDir} does not exist or is not a folder`);
-  if (options.baseUrl !== undefined && !baseUrlSchema.safeParse(options.baseUrl).success) {
-    throw new UsageError(`--base-url ${options.baseUrl} is not an http(s) URL without query or fragment (e.g. https://user.github.io/repo/)`);
-  }
+  baseUrlOption(options.baseUrl);
   if (options.outDir === undefined) return {};
   const content = await realpath(options.contentDir);
   const home = await realpath(os.homedir()).catch(() => path.resolve(os.homedir()));
@@ -361,7 +359,7 @@ function checkLocation(flag: string, given: string, real: string, others: Record
   const refuse = (what: string) => {
     throw new UsageError(`${flag} ${given}${real === path.resolve(given) ? '' : ` (${real})`} ${what}; choose a folder of its own, such as dist`);
   };
-  const inside = (child: string, parent: string) => child.startsWith(parent.endsWith(path.sep) ? parent : parent + path.sep);
+  const inside = (child: string, parent: string) => isWithin(parent, child);
   const overlap = (a: string, b: string) => a === b || inside(a, b) || inside(b, a);
   if (real === path.parse(real).root) refuse('is the root folder');
   const { home, ...rest } = others;

@@ -8,6 +8,9 @@ import type { Content } from '../shared/content.js';
 export const HOSTS = ['github-pages', 'cloudflare', 'netlify', 'vercel', 's3'] as const;
 export type Host = (typeof HOSTS)[number];
 
+/** The files hosts read as rules (or markers) from the published folder: written by plan, not served by serve, not uploaded to S3. */
+export const HOST_FILES = { headers: '_headers', redirects: '_redirects', vercel: 'vercel.json', nojekyll: '.nojekyll' } as const;
+
 export function isHost(name: string): name is Host {
   return HOSTS.some((host) => host === name);
 }
@@ -194,7 +197,9 @@ export function renderS3Upload(rules: readonly HeaderRule[], outFromScript: stri
   const assets = headersFor(rules, '/assets/x')['Cache-Control'];
   const rest = jsonPatterns.map((p) => ` --exclude ${quote(p)}`).join('');
   lines.push(
-    `aws "$@" s3 sync "$OUT" "$DEST"${rest} --exclude '.addon-gen.json' --exclude '_headers' --exclude '_redirects' --exclude 'vercel.json' --exclude '.nojekyll'${assets ? ` --cache-control ${quote(assets)}` : ''} --delete`,
+    `aws "$@" s3 sync "$OUT" "$DEST"${rest} --exclude '.addon-gen.json'${Object.values(HOST_FILES)
+      .map((file) => ` --exclude ${quote(file)}`)
+      .join('')}${assets ? ` --cache-control ${quote(assets)}` : ''} --delete`,
   );
   return `${lines.join('\n')}\n`;
 }

@@ -6,6 +6,7 @@ import { constants, type Dirent } from 'node:fs';
 import { open, readdir, readlink, realpath, stat, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import type { Diagnostic } from '../diagnostics/index.js';
+import { isWithin } from '../shared/locations.js';
 
 export const ADDON_FILE = 'addon.yaml';
 
@@ -67,7 +68,7 @@ interface FoundFile {
 async function findContentFiles(contentDir: string, diagnostics: Diagnostic[], takes: (name: string) => boolean): Promise<FoundFile[]> {
   const given = path.resolve(contentDir);
   const root = await realpath(given).catch(() => given);
-  const inside = (real: string) => real === root || real.startsWith(root.endsWith(path.sep) ? root : root + path.sep);
+  const inside = (real: string) => isWithin(root, real, { orSame: true });
   const shown = (relative: string) => path.join(contentDir, relative);
   const found: FoundFile[] = [];
   const problems: Diagnostic[] = [];

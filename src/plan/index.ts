@@ -27,6 +27,7 @@ import { outputTooLarge, type Layout } from './output-size.js';
 import { renderPages, type PageTemplates } from './page.js';
 import { subtitlesWithoutStreams } from './subtitles.js';
 import { envelope, genreLinks, metaPreview, type Link } from './wire.js';
+import { HOST_FILES } from '../hosts/index.js';
 
 export { catalogPages, PAGE_SIZE } from './catalog-pages.js';
 export { sha1, textFingerprint } from './fingerprints.js';
@@ -134,12 +135,12 @@ function addHostFiles(files: OutputFile[], content: Content, hosts: readonly Hos
   const rules = headerRules(content);
   const hostFile = (path: string, body: string) => files.push({ path, resource: 'host', body });
   if (hosts.includes('cloudflare') || hosts.includes('netlify')) {
-    hostFile('_headers', renderHeadersFile(rules));
-    hostFile('_redirects', renderRedirectsFile(REWRITES));
+    hostFile(HOST_FILES.headers, renderHeadersFile(rules));
+    hostFile(HOST_FILES.redirects, renderRedirectsFile(REWRITES));
   }
   if (hosts.includes('cloudflare')) for (const page of notFoundPages()) hostFile(page.path, page.body);
-  if (hosts.includes('vercel')) hostFile('vercel.json', renderVercelJson(rules, REWRITES));
-  if (hosts.includes('github-pages')) hostFile('.nojekyll', '');
+  if (hosts.includes('vercel')) hostFile(HOST_FILES.vercel, renderVercelJson(rules, REWRITES));
+  if (hosts.includes('github-pages')) hostFile(HOST_FILES.nojekyll, '');
   return hosts.includes('s3')
     ? [
         { path: 'cors.json', resource: 'host', body: renderS3Cors() },

@@ -11,6 +11,7 @@ import { headersFor, JSON_CONTENT_TYPE, type HeaderRule } from '../hosts/index.j
 import { MANIFEST_FILE } from '../shared/paths.js';
 import { Manifest } from '../validate/schema.js';
 import { ALLOWED_METHODS, byteRange, contentType, route, type RouteError } from './route.js';
+import { isWithin } from '../shared/locations.js';
 
 /** One served tree: swapped as a whole, so a request never mixes two builds. */
 export interface Tree {
@@ -250,7 +251,7 @@ interface OpenedFile {
  */
 async function openInside(root: string, file: string): Promise<OpenedFile | undefined> {
   const absolute = path.resolve(root, ...file.split('/'));
-  if (!absolute.startsWith(root + path.sep)) return undefined;
+  if (!isWithin(root, absolute)) return undefined;
   let handle: FileHandle;
   try {
     // O_NOFOLLOW: a symlink as the last name is refused, not followed (absent on Windows).
@@ -279,7 +280,7 @@ async function openInside(root: string, file: string): Promise<OpenedFile | unde
 async function isInside(root: string, absolute: string, fd: number, info: BigIntStats): Promise<boolean> {
   const held = await readlink(`/proc/self/fd/${fd}`).catch(() => undefined);
   const where = held ?? (await realpath(absolute));
-  if (!where.startsWith(root + path.sep)) return false;
+  if (!isWithin(root, where)) return false;
   // The same file: also refuses a file deleted since the open, which /proc names `path (deleted)`.
   const there = await stat(where, { bigint: true });
   return there.dev === info.dev && there.ino === info.ino;

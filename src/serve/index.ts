@@ -7,8 +7,8 @@ import type { AddressInfo } from 'node:net';
 import type { BuildResult } from '../build/index.js';
 import { UsageError } from '../diagnostics/index.js';
 import { hasRewrites, type Host } from '../hosts/index.js';
-import { manifestUrl as manifestUrlOf, normalizeBaseUrl } from '../shared/paths.js';
-import { baseUrl as baseUrlSchema, type Manifest } from '../validate/schema.js';
+import { manifestUrl as manifestUrlOf } from '../shared/paths.js';
+import type { Manifest } from '../validate/schema.js';
 import { createAddonServer, errorCode, readInside, readManifest } from './http.js';
 import { parseHeadersFile } from './route.js';
 import { startBuilds, type Builds, type ServedState } from './watch.js';
@@ -24,6 +24,7 @@ export {
   type RouteError,
   type RouteOptions,
 } from './route.js';
+import { baseUrlOption } from '../shared/locations.js';
 export { ContentError } from './watch.js';
 
 export interface ServeOptions {
@@ -100,7 +101,7 @@ export async function startServer(options: ServeOptions): Promise<AddonServer> {
     })());
 
   try {
-    const baseUrl = checkBaseUrl(options.baseUrl) ?? url;
+    const baseUrl = baseUrlOption(options.baseUrl) ?? url;
     const rewrites = hasRewrites(options.like ?? 'github-pages');
     basePath = new URL(baseUrl).pathname;
     if (options.dir !== undefined) {
@@ -132,14 +133,6 @@ export async function startServer(options: ServeOptions): Promise<AddonServer> {
     await close();
     throw cause;
   }
-}
-
-function checkBaseUrl(baseUrl: string | undefined): string | undefined {
-  if (baseUrl === undefined) return undefined;
-  if (!baseUrlSchema.safeParse(baseUrl).success) {
-    throw new UsageError(`--base-url ${baseUrl} is not an http(s) URL without query or fragment (e.g. https://user.github.io/repo/)`);
-  }
-  return normalizeBaseUrl(baseUrl);
 }
 
 /**

@@ -3,6 +3,7 @@
 import path from 'node:path';
 import { JSON_CONTENT_TYPE, type HeaderRule } from '../hosts/index.js';
 import { resourcePath, stremioLink, webInstallLink } from '../shared/paths.js';
+import { HOST_FILES } from '../hosts/index.js';
 
 /** An answer that is not a file of the tree. */
 export type RouteError = { kind: 'error'; status: number; message: string };
@@ -28,7 +29,7 @@ export const ALLOWED_METHODS = 'GET, HEAD, OPTIONS';
 export const MAX_URL_BYTES = 8 * 1024;
 
 /** Files at the root of the tree that hosts read as rules and do not serve. */
-const HOST_RULE_FILES = new Set(['_headers', '_redirects']);
+const HOST_RULE_FILES = new Set<string>([HOST_FILES.headers, HOST_FILES.redirects]);
 
 const error = (status: number, message: string): RouteError => ({ kind: 'error', status, message });
 const malformed = (why: string): RouteError => error(400, `malformed request path: ${why}`);

@@ -6,6 +6,7 @@ import type { SourceValue } from '../load/index.js';
 import type { Asset } from '../shared/content.js';
 import { ASSETS_DIR, publicUrl } from '../shared/paths.js';
 import { fileNameProblem, type IssueParams, type LocalFileResolver } from './schema.js';
+import { isWithin } from '../shared/locations.js';
 
 function realpathOr(file: string): string {
   try {
@@ -100,7 +101,7 @@ export function localFiles(contentDir: string) {
     }
     // The path is inside, but a symbolic link on it may lead out: what would be published is.
     realRoot ??= realpathOr(root);
-    if (real !== realRoot && !real.startsWith(realRoot.endsWith(path.sep) ? realRoot : realRoot + path.sep)) {
+    if (!isWithin(realRoot, real, { orSame: true })) {
       return fail(`"${value}" leads through a symbolic link to ${real}, outside the content folder`, {
         code: 'asset-outside-content',
         hint: 'copy the file into the content folder; a build publishes no file from outside it',

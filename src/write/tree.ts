@@ -8,6 +8,7 @@ import { LOCK_FILE_INSIDE } from '../build/lock.js';
 import type { OutputFile } from '../plan/index.js';
 import { inside, topFolderOf } from './paths.js';
 import { STATE_FILE, TEMP_SUFFIX } from './state.js';
+import { isWithin } from '../shared/locations.js';
 
 /**
  * The end of the name of the folder beside the output folder where new folders are made. A
@@ -123,7 +124,7 @@ export async function removeAll(root: string, relative: readonly string[]) {
 }
 
 export async function removeEmptyParents(root: string, dir: string) {
-  for (let current = dir; current.startsWith(root + path.sep); current = path.dirname(current)) {
+  for (let current = dir; isWithin(root, current); current = path.dirname(current)) {
     try {
       await rmdir(current);
     } catch {

@@ -1,0 +1,24 @@
+// Facts about places that several stages check: whether a path lies inside a folder, and whether
+// a `--base-url` can be one.
+import path from 'node:path';
+import { UsageError } from '../diagnostics/index.js';
+import { baseUrl as baseUrlSchema } from '../validate/schema.js';
+import { normalizeBaseUrl } from './paths.js';
+
+/**
+ * Whether the absolute path `child` lies below the folder `parent`, by whole names (`/a/bc` is not
+ * below `/a/b`); with `orSame`, also when it is the folder itself.
+ */
+export function isWithin(parent: string, child: string, { orSame = false } = {}): boolean {
+  if (child === parent) return orSame;
+  return child.startsWith(parent.endsWith(path.sep) ? parent : parent + path.sep);
+}
+
+/** A `--base-url` as given, normalized to end in `/`; a usage error when it cannot be a base URL. */
+export function baseUrlOption(baseUrl: string | undefined): string | undefined {
+  if (baseUrl === undefined) return undefined;
+  if (!baseUrlSchema.safeParse(baseUrl).success) {
+    throw new UsageError(`--base-url ${baseUrl} is not an http(s) URL without query or fragment (e.g. https://user.github.io/repo/)`);
+  }
+  return normalizeBaseUrl(baseUrl);
+}
