@@ -1,5 +1,5 @@
-// Hostile content against the variables and the secret guard (secrets.ts, the reuse check of
-// _last-build.ts): scans that stay linear on floods of the tokens they look for, and secrets
+// Hostile content against the variables and the secret guard (validate/secrets.ts, the reuse check of
+// build/last-build.ts): scans that stay linear on floods of the tokens they look for, and secrets
 // written as keys, with YAML escapes or percent-encoded, refused as the plain ones are.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';

@@ -68,7 +68,7 @@ describe('the schema files', () => {
     expect(names.sort()).toEqual(jsonSchemaFiles().map((f) => f.path));
     for (const file of jsonSchemaFiles()) {
       const committed = await readFile(path.join(ROOT, 'schema', file.path), 'utf8');
-      // Stale after a change to src/schema.ts: run `npx addon-gen schema` at the repository root.
+      // Stale after a change to the schemas in src/validate/: run `npx addon-gen schema` at the repository root.
       expect(committed, `schema/${file.path} is stale: run npx addon-gen schema`).toBe(file.body);
     }
   });

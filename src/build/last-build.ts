@@ -1,4 +1,4 @@
-// Part of the pipeline (build.ts): a rebuild whose inputs are all those of the last complete
+// Part of the pipeline (build/index.ts): a rebuild whose inputs are all those of the last complete
 // build, found without parsing anything. Reading and hashing the content files costs a fraction
 // of parsing, checking and planning them; when the output folder still holds every file, the
 // build can end there, with the last build's problems and summary. Anything else (an edited
@@ -92,7 +92,7 @@ export async function recordInputs(
 /**
  * `record`, when it holds for a build with these inputs: the same content and options, the same
  * values for the variables it used, the same local files, and no guarded value anywhere that
- * the full checks would look (validate.ts): the environment may have changed since.
+ * the full checks would look (validate/): the environment may have changed since.
  */
 export async function recordHolds(
   record: unknown,

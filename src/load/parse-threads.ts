@@ -30,7 +30,7 @@ export interface DocumentSpan {
   elements?: number[];
 }
 
-/** js-yaml's error, as much of it as the diagnostic uses (see load.ts, jsYamlError). */
+/** js-yaml's error, as much of it as the diagnostic uses (see yaml-errors.ts, jsYamlError). */
 export interface FastError {
   message: string;
   reason?: string;
@@ -55,7 +55,7 @@ export type FastParse =
  * text; or the parser's error. js-yaml's listener sees each node open and close: it records the
  * spans, whether any node has an anchor, and replaces each string by the one `keep` gives.
  * js-yaml gives every alias of an anchor the same value instead of a copy, so even a billion
- * laughs parses in linear time and memory; the aliases are limited after (load.ts, checkAliases).
+ * laughs parses in linear time and memory; the aliases are limited after (yaml.ts, checkAliases).
  * It also runs inside worker threads as the text of this function, so it may use only its arguments.
  */
 function fastParse(text: string, yaml: typeof jsYaml, maxDepth: number, keep: (text: string) => string): FastParse {
@@ -119,13 +119,13 @@ const THREAD_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const yaml = require(workerData.jsYaml);
 const fastParse = ${fastParse.toString()};
-// A clone is a copy anyway: strings need no keeping here (load.ts shares them on the main thread).
+// A clone is a copy anyway: strings need no keeping here (yaml.ts shares them on the main thread).
 const same = (text) => text;
 parentPort.on('message', ({ id, text }) => {
   let parse;
   try {
     parse = fastParse(text, yaml, workerData.maxDepth, same);
-    // Trees of what JSON carries go as JSON text (see the top of _parse-threads.ts).
+    // Trees of what JSON carries go as JSON text (see the top of this file).
     if (parse.values && !parse.anchored && !parse.exotic) parse = { json: JSON.stringify(parse.values), spans: parse.spans };
   } catch (error) {
     parse = { error: { message: 'the YAML parser failed: ' + (error && error.message) } };
@@ -139,7 +139,7 @@ type ThreadParse = FastParse | { json: string; spans: DocumentSpan[] };
 
 /**
  * Files sent ahead to each thread. The first 2,000 items are checked by zod's runtime parser
- * (validate.ts, COMPILE_ITEM_SCHEMA_AT), more slowly than the thread parses their files: with 4
+ * (validate/index.ts, COMPILE_ITEM_SCHEMA_AT), more slowly than the thread parses their files: with 4
  * files ahead, the thread of the large benchmark waited 0.17 to 0.44 s in all for its next file
  * (CPU profiles of seven builds); with 32, 0.01 to 0.18 s (five).
  */

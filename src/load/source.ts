@@ -17,7 +17,7 @@ export interface SourceFile extends ContentText {
   piece?: { start: number; end: number; parsed?: Document; base: number; count: number };
   /** Offsets where lines start, for showing a line and turning offsets into lines. */
   lines?: LineCounter;
-  /** A hash of the text, once a build asks for it (plan.ts, textFingerprint). */
+  /** A hash of the text, once a build asks for it (plan/fingerprints.ts, textFingerprint). */
   textFingerprint?: string;
 }
 

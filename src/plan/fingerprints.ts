@@ -10,7 +10,7 @@ export function sha1(data: string | Uint8Array): string {
 }
 
 /**
- * The fingerprint of a content file's text, worked out once: a build's inputs (_last-build.ts)
+ * The fingerprint of a content file's text, worked out once: a build's inputs (build/last-build.ts)
  * and its files' fingerprints (below) both need it, and hashing the large benchmark's 45 MB of
  * YAML takes about 50 ms.
  */

@@ -58,7 +58,7 @@ export function route(method: string, rawUrl: string, options: RouteOptions = {}
 
   const found = staticRoute(rawPath.slice(1).split('/'));
   if (found.kind !== 'file' || !options.rewrites) return found;
-  // The rule `/subtitles/:type/:id/* /subtitles/:type/:id.json 200` (hosts.ts REWRITES).
+  // The rule `/subtitles/:type/:id/* /subtitles/:type/:id.json 200` (hosts/index.ts, REWRITES).
   const [resource, type, id, extras, ...rest] = found.paths[0]!.split('/');
   if (resource !== 'subtitles' || extras === undefined || rest.length > 0) return found;
   return { ...found, paths: [resourcePath('subtitles', type!, id!)] };

@@ -60,7 +60,7 @@ export interface Asset {
 
 export interface Content {
   addon: Omit<AddonSettings, 'catalogs'>;
-  /** The bytes of the text the output is built from: addon.yaml and the items' files (see _output-limit.ts). */
+  /** The bytes of the text the output is built from: addon.yaml and the items' files (see shared/output-limit.ts). */
   textBytes: number;
   /** Normalized (ends in `/`); undefined when neither addon.yaml nor a flag gives one. */
   baseUrl?: string;

@@ -75,7 +75,7 @@ function itemSchemas(input: ReturnType<typeof describe>) {
   const video = z
     .strictObject({
       ...input.videoShape,
-      // Both default from season and episode (see validate.ts); required otherwise.
+      // Both default from season and episode (see items.ts); required otherwise.
       id: input.videoShape.id.optional(),
       title: input.videoShape.title.optional(),
       streams: streams('What plays for this video'),

@@ -122,7 +122,7 @@ export function jsonSchemaText(written: readonly WrittenSchema[], outDir: string
 // What zod cannot say by itself
 
 /**
- * The stream rules of schema.ts that JSON Schema can state, from the same tables: exactly one
+ * The stream rules of the schemas that JSON Schema can state, from the same tables: exactly one
  * source (`oneOf` of `required`), and fields that need a source (draft-07 `dependencies`).
  */
 function streamSourceRules(): JsonSchema {

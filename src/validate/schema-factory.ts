@@ -37,7 +37,7 @@ export const SOURCE_FIELD_NEEDS: readonly (readonly [string, readonly (typeof ST
 ];
 
 // Descriptions (`.describe`) are for people writing content: editors show them on hover, from the
-// JSON Schemas that `addon-gen schema` generates (jsonschema.ts). They change no check.
+// JSON Schemas that `addon-gen schema` generates (json-schema.ts). They change no check.
 export function describe(leaves: Leaves) {
   const subtitle = {
     id: z.string().min(1).describe('The track id; in content files it defaults to {item or video id}:{lang}'),

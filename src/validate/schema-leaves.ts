@@ -125,7 +125,7 @@ export const textOrNumber = z.union([z.string(), z.number()]).transform(String);
 const SEMVER =
   /^(?!.*\.\.)(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-[0-9A-Za-z-](?:[0-9A-Za-z.-]*[0-9A-Za-z-])?)?(?:\+[0-9A-Za-z-](?:[0-9A-Za-z.-]*[0-9A-Za-z-])?)?$/;
 export const semver = z.string().regex(SEMVER, { message: 'expected a semantic version such as 1.0.0' });
-// No regex flags here or in any content schema: JSON Schema patterns have none (see jsonschema.ts).
+// No regex flags here or in any content schema: JSON Schema patterns have none (see json-schema.ts).
 export const reverseDomain = z
   .string()
   .regex(/^(?!.*\.\.)[a-zA-Z0-9-]+\.[a-zA-Z0-9.-]*[a-zA-Z0-9-]$/, { message: 'expected a reverse-domain id such as org.example.films' });
