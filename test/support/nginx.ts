@@ -7,11 +7,11 @@
 // answer (404s too), `.json` as `application/json; charset=utf-8`, `index.html` for a folder, a
 // folder without its slash redirected to it (301), and the site's own `404.html` with status 404
 // for a missing file (and for a folder without an index, which GitHub Pages also answers with 404).
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, rmSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { sleep, startProcessGroup } from './process-group.js';
 import { freePort } from './wrangler.js';
 
 export interface Nginx {
@@ -173,44 +173,10 @@ export async function startNginx(root: string, options: NginxOptions = {}): Prom
   await writeFile(accessLog, '');
   await mkdir(path.join(home, 'empty'));
 
-  let output = '';
   // -e: the error log before the configuration is read (else /var/log/nginx/error.log);
-  // -p: the prefix for relative paths; -c: our configuration only.
-  const child: ChildProcess = spawn(binary, ['-e', errorLog, '-p', `${home}/`, '-c', configFile], {
-    cwd: home,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
-  });
-  const collect = (chunk: Buffer) => {
-    output = (output + chunk.toString('utf8')).slice(-20_000);
-  };
-  child.stdout!.on('data', collect);
-  child.stderr!.on('data', collect);
-  child.unref();
-  for (const stream of [child.stdout, child.stderr] as unknown as { unref?: () => void }[]) stream.unref?.();
-  const exited = new Promise<number | string | null>((resolve) => {
-    child.once('exit', (code, signal) => resolve(code ?? signal));
-    child.once('error', (error) => {
-      output += `\n${String(error)}`;
-      resolve('spawn error');
-    });
-  });
-  let exitStatus: number | string | null | undefined;
-  void exited.then((status) => (exitStatus = status));
-
-  // The process group is the master and its workers.
-  const killGroup = (signal: NodeJS.Signals) => {
-    try {
-      if (child.pid !== undefined) process.kill(-child.pid, signal);
-    } catch {
-      // ESRCH: already gone.
-    }
-  };
-  const onExit = () => {
-    killGroup('SIGKILL');
-    rmSync(home, { recursive: true, force: true });
-  };
-  process.once('exit', onExit);
+  // -p: the prefix for relative paths; -c: our configuration only. The group is the master and its workers.
+  const server = startProcessGroup(binary, ['-e', errorLog, '-p', `${home}/`, '-c', configFile], { home, keep: 20_000 });
+  const close = () => server.close();
 
   const diagnostics = async () => {
     const log = await readFile(errorLog, 'utf8').catch(() => '');
@@ -218,30 +184,17 @@ export async function startNginx(root: string, options: NginxOptions = {}): Prom
       .split('\n')
       .filter((line) => /\[(emerg|alert|crit|error|warn)\]/.test(line))
       .join('\n');
-    return `nginx output:\n${output.trim() || '(none)'}\nerror log:\n${(wanted || log).trim().slice(-10_000) || '(empty)'}`;
-  };
-
-  let closed = false;
-  const close = async () => {
-    if (closed) return;
-    closed = true;
-    process.removeListener('exit', onExit);
-    // SIGTERM: fast shutdown (the master stops its workers); SIGKILL for whatever is left.
-    killGroup('SIGTERM');
-    await Promise.race([exited, sleep(5_000)]);
-    killGroup('SIGKILL');
-    await Promise.race([exited, sleep(2_000)]);
-    await rm(home, { recursive: true, force: true });
+    return `nginx output:\n${server.output().trim() || '(none)'}\nerror log:\n${(wanted || log).trim().slice(-10_000) || '(empty)'}`;
   };
 
   const probePath = `/addon-gen-nginx-ready-${process.pid}-${port}-${Date.now()}`;
   const probe = `http://127.0.0.1:${port}${probePath}`;
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    if (exitStatus !== undefined) {
+    if (server.exitStatus() !== undefined) {
       const details = await diagnostics();
       await close();
-      throw new Error(`nginx exited (${exitStatus}) before answering on ${url}\n${details}`);
+      throw new Error(`nginx exited (${server.exitStatus()}) before answering on ${url}\n${details}`);
     }
     try {
       // Another server on the port (nginx failing to bind and about to exit) would answer too:
@@ -282,8 +235,4 @@ async function settle(file: string): Promise<void> {
     size = now;
     await sleep(50);
   }
-}
-
-function sleep(ms: number) {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -1,13 +1,12 @@
 // The real Cloudflare Pages runtime for tests: `wrangler pages dev DIR` (workerd plus the Pages
 // asset server, which reads `_headers`, `_redirects` and `404.html` as production does), on
 // 127.0.0.1 only, offline, with every file wrangler writes kept in a temporary folder.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { rmSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { sleep, startProcessGroup } from './process-group.js';
 
 const WRANGLER = fileURLToPath(new URL('../../node_modules/.bin/wrangler', import.meta.url));
 
@@ -109,8 +108,7 @@ export async function startPagesDev(dir: string, options: PagesDevOptions = {}):
   // wrangler writes `.wrangler/state` and `.wrangler/tmp` into its working folder: a private one.
   const home = await mkdtemp(path.join(os.tmpdir(), 'addon-gen-wrangler-'));
 
-  let log = '';
-  const child: ChildProcess = spawn(
+  const server = startProcessGroup(
     WRANGLER,
     [
       'pages',
@@ -126,60 +124,15 @@ export async function startPagesDev(dir: string, options: PagesDevOptions = {}):
       '--compatibility-date',
       COMPATIBILITY_DATE,
     ],
-    { cwd: home, env: wranglerEnv(home), stdio: ['ignore', 'pipe', 'pipe'], detached: true },
+    { home, env: wranglerEnv(home), keep: 50_000 },
   );
-  const collect = (chunk: Buffer) => {
-    log = (log + chunk.toString('utf8')).slice(-50_000);
-  };
-  child.stdout!.on('data', collect);
-  child.stderr!.on('data', collect);
-  // A server nobody closed must not keep the test process alive; the exit hook below kills it.
-  child.unref();
-  for (const stream of [child.stdout, child.stderr] as unknown as { unref?: () => void }[]) stream.unref?.();
-  const exited = new Promise<number | string | null>((resolve) => {
-    child.once('exit', (code, signal) => resolve(code ?? signal));
-    child.once('error', (error) => {
-      log += `\n${String(error)}`;
-      resolve('spawn error');
-    });
-  });
-  let exitStatus: number | string | null | undefined;
-  void exited.then((status) => (exitStatus = status));
-
-  // The process group holds wrangler and the workerd processes it starts.
-  const killGroup = (signal: NodeJS.Signals) => {
-    try {
-      if (child.pid !== undefined) process.kill(-child.pid, signal);
-    } catch {
-      // ESRCH: the group is already gone.
-    }
-  };
-  // Should the test process end without close() (a crash), take wrangler with it.
-  const onExit = () => {
-    killGroup('SIGKILL');
-    rmSync(home, { recursive: true, force: true });
-  };
-  process.once('exit', onExit);
-
-  let closed = false;
-  const close = async () => {
-    if (closed) return;
-    closed = true;
-    process.removeListener('exit', onExit);
-    // SIGTERM lets wrangler stop workerd itself; whatever of the group is left after it exits (or
-    // after 5 s) gets SIGKILL. Its children are zombies by then, so this rarely finds anything.
-    killGroup('SIGTERM');
-    await Promise.race([exited, sleep(5_000)]);
-    killGroup('SIGKILL');
-    await Promise.race([exited, sleep(2_000)]);
-    await rm(home, { recursive: true, force: true });
-  };
+  const close = () => server.close();
 
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    if (exitStatus !== undefined) {
+    if (server.exitStatus() !== undefined) {
       await close();
-      throw new Error(`wrangler pages dev exited (${exitStatus}) before answering on ${url}:\n${clean(log)}`);
+      throw new Error(`wrangler pages dev exited (${server.exitStatus()}) before answering on ${url}:\n${clean(server.output())}`);
     }
     try {
       await fetch(url, { signal: AbortSignal.timeout(2_000) });
@@ -189,15 +142,11 @@ export async function startPagesDev(dir: string, options: PagesDevOptions = {}):
     }
     if (Date.now() > deadline) {
       await close();
-      throw new Error(`wrangler pages dev did not answer on ${url} within ${timeoutMs / 1000} s:\n${clean(log)}`);
+      throw new Error(`wrangler pages dev did not answer on ${url} within ${timeoutMs / 1000} s:\n${clean(server.output())}`);
     }
     await sleep(200);
   }
-  return { url, port, output: () => clean(log), close };
-}
-
-function sleep(ms: number) {
-  return new Promise((resolve) => setTimeout(resolve, ms));
+  return { url, port, output: () => clean(server.output()), close };
 }
 
 /** Drops terminal colour codes, should a library ignore NO_COLOR. */
