@@ -40,31 +40,26 @@ function toDiagnostics(issue: Issue, schema: z.ZodType, locator: Locator): Pendi
 
 function unknownField(key: string, path: Path, schema: z.ZodType, locator: Locator, input: unknown): Diagnostic {
   const known = keysAt(schema, path);
-  const suggestion = closest(key, known);
-  const parent = suggestion ? undefined : emptyParent(key, path, schema, input);
-  if (parent !== undefined) {
-    return {
-      code: 'unknown-field',
-      severity: 'error',
-      ...locator(path, key),
-      path: formatPath([...path, key]),
-      message: `unknown field "${key}"`,
-      hint: `"${key}" is a field of ${parent} (line ${locator(path, parent).line}), which is empty: indent "${key}" further than ${parent} to put it there`,
-    };
-  }
   return {
     code: 'unknown-field',
     severity: 'error',
     ...locator(path, key),
     path: formatPath([...path, key]),
     message: `unknown field "${key}"`,
-    hint: suggestion
-      ? `did you mean "${suggestion}"?`
-      : // Own keys only: `constructor` or `toString` in the YAML must not find Object's.
-        Object.hasOwn(RENAMED_FIELDS, key)
-        ? RENAMED_FIELDS[key]
-        : `the fields allowed here are: ${known.join(', ')}`,
+    hint: unknownFieldHint(key, path, schema, locator, input, known),
   };
+}
+
+function unknownFieldHint(key: string, path: Path, schema: z.ZodType, locator: Locator, input: unknown, known: string[]): string {
+  const suggestion = closest(key, known);
+  if (suggestion) return `did you mean "${suggestion}"?`;
+  const parent = emptyParent(key, path, schema, input);
+  if (parent !== undefined) {
+    return `"${key}" is a field of ${parent} (line ${locator(path, parent).line}), which is empty: indent "${key}" further than ${parent} to put it there`;
+  }
+  // Own keys only: `constructor` or `toString` in the YAML must not find Object's.
+  const renamed = Object.hasOwn(RENAMED_FIELDS, key) ? RENAMED_FIELDS[key] : undefined;
+  return renamed ?? `the fields allowed here are: ${known.join(', ')}`;
 }
 
 /**
