@@ -9,8 +9,8 @@
 // js-yaml stays at major version 4: version 5 is a rewrite without the `listener` that gives the
 // spans below, and it took three times as long on the large benchmark's files (measured).
 import { createRequire } from 'node:module';
-import { Worker } from 'node:worker_threads';
 import jsYaml from 'js-yaml';
+import { startThreadPool, threadProgram } from '../shared/thread-pool.js';
 
 declare module 'js-yaml' {
   /** What js-yaml 4's loader keeps in its state beside what its types declare (the listener reads them). */
@@ -114,14 +114,13 @@ export function parseFast(text: string, maxDepth: number, keep: (text: string) =
   return fastParse(text, jsYaml, maxDepth, keep);
 }
 
-/** The thread's whole program: texts in, parses out. */
-const THREAD_SOURCE = `
-const { parentPort, workerData } = require('node:worker_threads');
+/** The thread's program: texts in, parses out. */
+const THREAD_PROGRAM = threadProgram(`
 const yaml = require(workerData.jsYaml);
 const fastParse = ${fastParse.toString()};
 // A clone is a copy anyway: strings need no keeping here (yaml.ts shares them on the main thread).
 const same = (text) => text;
-parentPort.on('message', ({ id, text }) => {
+const handle = (text) => {
   let parse;
   try {
     parse = fastParse(text, yaml, workerData.maxDepth, same);
@@ -130,9 +129,9 @@ parentPort.on('message', ({ id, text }) => {
   } catch (error) {
     parse = { error: { message: 'the YAML parser failed: ' + (error && error.message) } };
   }
-  parentPort.postMessage({ id, parse });
-});
-`;
+  return { result: parse };
+};
+`);
 
 /** A parse as a thread sends it: values without aliases or exotic numbers come as JSON text. */
 type ThreadParse = FastParse | { json: string; spans: DocumentSpan[] };
@@ -155,23 +154,9 @@ const AHEAD_BYTES = 16 * 1024 * 1024;
  */
 export async function* parseInThreads(texts: readonly string[], threads: number, maxDepth: number): AsyncGenerator<FastParse> {
   const workerData = { jsYaml: createRequire(import.meta.url).resolve('js-yaml'), maxDepth };
-  const workers = Array.from({ length: threads }, () => new Worker(THREAD_SOURCE, { eval: true, workerData }));
-  const results = new Map<number, { resolve(parse: ThreadParse): void; reject(error: Error): void }>();
+  // Never the reason the process stays alive, should a caller stop iterating without ending it.
+  const pool = startThreadPool<string, ThreadParse>({ threads, program: THREAD_PROGRAM, workerData, unref: true });
   const promises: Promise<ThreadParse>[] = [];
-  for (const worker of workers) {
-    // Never the reason the process stays alive, should a caller stop iterating without ending it.
-    worker.unref();
-    worker.on('message', ({ id, parse }: { id: number; parse: ThreadParse }) => {
-      results.get(id)!.resolve(parse);
-      results.delete(id);
-    });
-    worker.on('error', (error) => {
-      for (const [id, result] of results) {
-        result.reject(error);
-        results.delete(id);
-      }
-    });
-  }
   let sent = 0;
   let bytesAhead = 0;
   const sendAhead = (taken: number) => {
@@ -180,11 +165,10 @@ export async function* parseInThreads(texts: readonly string[], threads: number,
   const sendNext = () => {
     const id = sent++;
     bytesAhead += texts[id]!.length;
-    promises[id] = new Promise<ThreadParse>((resolve, reject) => results.set(id, { resolve, reject }));
+    // To the least busy thread: files are of similar size, and each thread has several queued.
+    promises[id] = pool.run(texts[id]!);
     // Rejected while earlier ones are awaited: handled when its turn comes, or never (the first throws).
     promises[id].catch(() => {});
-    // Round robin: files are of similar size, and each thread has several queued.
-    workers[id % threads]!.postMessage({ id, text: texts[id] });
   };
   try {
     sendAhead(0);
@@ -197,7 +181,7 @@ export async function* parseInThreads(texts: readonly string[], threads: number,
       yield 'json' in parse ? { values: jsonValues(parse.json), spans: parse.spans, anchored: false, exotic: false, shared: true } : parse;
     }
   } finally {
-    await Promise.all(workers.map((w) => w.terminate()));
+    await pool.close();
   }
 }
 

@@ -8,7 +8,7 @@
 // build 0.67 s of CPU time (measured).
 import fs from 'node:fs';
 import path from 'node:path';
-import { Worker } from 'node:worker_threads';
+import { startThreadPool, threadProgram } from '../shared/thread-pool.js';
 
 /** Files to create, their bytes packed end to end in one buffer that moves to the thread. */
 export interface Batch {
@@ -134,23 +134,14 @@ function createFiles(batch: Batch, state: ThreadState, fsModule: typeof fs, path
   return { written };
 }
 
-/** The thread's whole program: batches in, what it made of them (or the error) out. */
-const THREAD_SOURCE = `
+/** The thread's program: batches in, what it made of them out; each batch's buffer moves back. */
+const THREAD_PROGRAM = threadProgram(`
 const fs = require('node:fs');
 const path = require('node:path');
-const { parentPort, workerData, threadId } = require('node:worker_threads');
 const createFiles = ${createFiles.toString()};
 const state = { madeDirs: new Set(), prefix: 't' + threadId + '-', count: 0, suffix: workerData.suffix };
-parentPort.on('message', ({ id, batch }) => {
-  try {
-    const created = createFiles(batch, state, fs, path);
-    parentPort.postMessage({ id, created, bytes: batch.bytes }, [batch.bytes.buffer]);
-  } catch (error) {
-    const reply = { id, bytes: batch.bytes, error: { message: String(error && error.message), code: error && error.code, syscall: error && error.syscall, path: error && error.path } };
-    parentPort.postMessage(reply, [batch.bytes.buffer]);
-  }
-});
-`;
+const handle = (batch) => ({ result: { created: createFiles(batch, state, fs, path), bytes: batch.bytes }, transfer: [batch.bytes.buffer] });
+`);
 
 export interface FileCreator {
   /** A new batch of files to create; `compare` as in Batch. */
@@ -175,15 +166,6 @@ export interface BatchBuilder {
    * Call it even for an empty batch.
    */
   send(): Promise<Created>;
-}
-
-interface Reply {
-  id: number;
-  /** Undefined (without an error) when the batch may not write yet and must (Batch.mayWrite). */
-  created?: Created;
-  /** The batch's buffer, handed back to be filled again. */
-  bytes: Uint8Array;
-  error?: { message: string; code?: string; syscall?: string; path?: string };
 }
 
 /** What running a batch came to (see createFiles), with the batch's buffer handed back. */
@@ -319,55 +301,23 @@ function asBuffer(bytes: Uint8Array): Buffer {
 
 /** `threads` worker threads that create the files of the batches sent to them, the least busy first. */
 function creatorInThreads(threads: number, suffix: string, pool: BufferPool, gate: WriteGate): FileCreator {
-  const pending = new Map<number, { resolve(ran: Ran): void; reject(error: Error): void; worker: Worker }>();
-  const load = new Map<Worker, number>();
-  let nextId = 0;
-  let failed: Error | undefined;
-  const workers = Array.from({ length: threads }, () => {
-    const worker = new Worker(THREAD_SOURCE, { eval: true, workerData: { suffix } });
-    load.set(worker, 0);
-    worker.on('message', (reply: Reply) => {
-      const job = pending.get(reply.id)!;
-      pending.delete(reply.id);
-      load.set(worker, load.get(worker)! - 1);
-      if (reply.error) {
-        const { message, ...system } = reply.error;
-        job.reject(Object.assign(new Error(message), system));
-        return;
-      }
-      job.resolve({ created: reply.created, bytes: asBuffer(reply.bytes) });
-    });
-    // A thread that dies (out of memory, say) fails the batches it had.
-    worker.on('error', (error) => {
-      failed = error;
-      for (const [id, job] of pending) {
-        if (job.worker !== worker) continue;
-        pending.delete(id);
-        job.reject(error);
-      }
-    });
-    return worker;
+  // A thread's reply: the bytes come back as a Uint8Array over the buffer that moved.
+  const workers = startThreadPool<Batch, { created: Created | undefined; bytes: Uint8Array }>({
+    threads,
+    program: THREAD_PROGRAM,
+    workerData: { suffix },
   });
-  const run: Run = (batch) => {
-    if (failed) return Promise.reject(failed);
-    // The least busy thread; the buffer moves to it rather than being copied.
-    const worker = workers.reduce((a, b) => (load.get(b)! < load.get(a)! ? b : a));
+  const run: Run = async (batch) => {
     const { buffer } = batch.bytes;
     // The pool's buffers are made by Buffer.allocUnsafeSlow: never shared memory.
-    if (!(buffer instanceof ArrayBuffer)) return Promise.reject(new Error("a batch's bytes are in shared memory, which cannot move to a thread"));
-    load.set(worker, load.get(worker)! + 1);
-    const id = nextId++;
-    return new Promise<Ran>((resolve, reject) => {
-      pending.set(id, { resolve, reject, worker });
-      worker.postMessage({ id, batch }, [buffer]);
-    });
+    if (!(buffer instanceof ArrayBuffer)) throw new Error("a batch's bytes are in shared memory, which cannot move to a thread");
+    // The buffer moves to the thread rather than being copied, and back with the reply.
+    const { created, bytes } = await workers.run(batch, [buffer]);
+    return { created, bytes: asBuffer(bytes) };
   };
   return {
     batch: (compare) => batchBuilder(compare, run, pool, gate),
-    async close() {
-      failed ??= new Error('the file creator was closed');
-      await Promise.all(workers.map((w) => w.terminate()));
-    },
+    close: () => workers.close(),
   };
 }
 
