@@ -12,6 +12,7 @@ import {
   type Diagnostic,
 } from '../diagnostics/index.js';
 import { sourceLineOf } from '../load/index.js';
+import { byteSize } from '../shared/bytes.js';
 import type { Io } from './io.js';
 export interface ReportOptions {
   verb: 'build' | 'validate';
@@ -128,12 +129,12 @@ function summaryText(result: BuildResult, options: ReportOptions): string {
   ];
   if (write) {
     lines.push(
-      `  ${plural(write.files, 'file')}, ${formatBytes(write.bytes)}: ${write.written} written, ${write.unchanged} unchanged, ${write.removed} removed`,
+      `  ${plural(write.files, 'file')}, ${byteSize(write.bytes, 'column')}: ${write.written} written, ${write.unchanged} unchanged, ${write.removed} removed`,
     );
     const rows = Object.entries(write.byResource).map(([resource, r]) => [
       resource,
       r.files.toLocaleString('en'),
-      formatBytes(r.bytes),
+      byteSize(r.bytes, 'column'),
       r.written.toLocaleString('en'),
     ]);
     lines.push(...table([['', 'files', 'bytes', 'written'], ...rows]).map((row) => `    ${row}`));
@@ -168,12 +169,5 @@ function table(rows: string[][]): string[] {
 }
 
 function formatCount(limit: number, what: string): string {
-  return what.startsWith('bytes') ? `${formatBytes(limit)} (${what.replace(/^bytes /, '')})` : `${limit.toLocaleString('en')} ${what}`;
-}
-
-function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
-  if (bytes < 1024 * 1024 * 1024) return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
-  return `${(bytes / 1024 / 1024 / 1024).toFixed(1)} GiB`;
+  return what.startsWith('bytes') ? `${byteSize(limit, 'column')} (${what.replace(/^bytes /, '')})` : `${limit.toLocaleString('en')} ${what}`;
 }

@@ -6,6 +6,7 @@ import { constants, type Dirent } from 'node:fs';
 import { open, readdir, readlink, realpath, stat, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import type { Diagnostic } from '../diagnostics/index.js';
+import { byteSize } from '../shared/bytes.js';
 import { isWithin } from '../shared/locations.js';
 
 export const ADDON_FILE = 'addon.yaml';
@@ -228,7 +229,7 @@ function tooLarge(file: string, size: number | undefined, limit: number): Diagno
     code: 'file-too-large',
     severity: 'error',
     file,
-    message: `${size === undefined ? 'grew while it was read to' : `${size} bytes,`} over the limit of ${limit} bytes (${formatSize(limit)}) for a content file, so it is not read`,
+    message: `${size === undefined ? 'grew while it was read to' : `${size} bytes,`} over the limit of ${limit} bytes (${byteSize(limit)}) for a content file, so it is not read`,
     hint: 'split its items into several files; if it is meant to be this large, raise the limit with --max-file-size (e.g. --max-file-size 64M)',
   };
 }
@@ -320,18 +321,6 @@ function firstInvalidUtf8(bytes: Buffer, from: number): number {
     i += length;
   }
   return -1;
-}
-
-/** `16 MiB`, `512 KiB`, `300 bytes`. */
-function formatSize(bytes: number): string {
-  for (const [unit, size] of [
-    ['GiB', 1024 ** 3],
-    ['MiB', 1024 ** 2],
-    ['KiB', 1024],
-  ] as const) {
-    if (bytes >= size && bytes % size === 0) return `${bytes / size} ${unit}`;
-  }
-  return `${bytes} bytes`;
 }
 
 const BYTE_FACTORS = new Map([

@@ -44,15 +44,5 @@ export function contentBytes(sources: Iterable<SourceFile>): number {
   return bytes;
 }
 
-/** Bytes as people read them: `3.4 GiB`, `850 KiB`, `512 bytes`. */
-export function byteSize(bytes: number): string {
-  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
-  if (bytes < 1024) return `${bytes} bytes`;
-  let value = bytes;
-  let unit = -1;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  return `${value < 10 ? value.toFixed(1) : Math.round(value)} ${units[unit]}`;
-}
+/** Sizes in prose: kept here for the stages that import it with the limits. */
+export { byteSize } from './bytes.js';
