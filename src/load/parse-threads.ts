@@ -1,13 +1,13 @@
-// Part of stage 1, load: the fast parse of item files. js-yaml took 1.6 s of the large benchmark's
-// 9 s of main-thread time (measured); worker threads parse the next files while the main thread
+// Part of stage 1, load: the fast parse of item files. js-yaml is a sizeable part of a large
+// build's main-thread time, so worker threads parse the next files while the main thread
 // validates the values of the last ones. A parsed file comes back as JSON text: JSON.parse reads
-// it faster than a structured clone (30 against 50 ms for 200 files of the large benchmark,
-// measured; js-yaml takes five times as long as the clone), and gives every short string
-// (`movie`, `eng`, a genre) once, not once per use. Values that JSON cannot carry come back as a
-// structured clone: those with aliases (every alias of an anchor is one value, and stays one),
-// and numbers such as .nan, .inf and -0.
+// it faster than a structured clone (itself much faster than js-yaml), and gives every short
+// string (`movie`, `eng`, a genre) once, not once per use. Values that JSON cannot carry come
+// back as a structured clone: those with aliases (every alias of an anchor is one value, and
+// stays one), and numbers such as .nan, .inf and -0.
 // js-yaml stays at major version 4: version 5 is a rewrite without the `listener` that gives the
-// spans below, and it took three times as long on the large benchmark's files (measured).
+// spans below, and it is much slower. Figures: bench/README.md, 'Figures behind the code'
+// ('Parse threads', 'Parses sent as JSON text', 'js-yaml 4').
 import { createRequire } from 'node:module';
 import jsYaml from 'js-yaml';
 import { startThreadPool, threadProgram } from '../shared/thread-pool.js';
@@ -138,9 +138,9 @@ type ThreadParse = FastParse | { json: string; spans: DocumentSpan[] };
 
 /**
  * Files sent ahead to each thread. The first 2,000 items are checked by zod's runtime parser
- * (validate/index.ts, COMPILE_ITEM_SCHEMA_AT), more slowly than the thread parses their files: with 4
- * files ahead, the thread of the large benchmark waited 0.17 to 0.44 s in all for its next file
- * (CPU profiles of seven builds); with 32, 0.01 to 0.18 s (five).
+ * (validate/index.ts, COMPILE_ITEM_SCHEMA_AT), more slowly than the thread parses their files:
+ * with a few files ahead the thread waits for its next one, with 32 it hardly does (figures:
+ * bench/README.md, 'Files ahead').
  */
 const AHEAD_PER_THREAD = 32;
 

@@ -1,11 +1,11 @@
 // Part of stage 4, write: creating the files. Each new file costs four system calls (open, write,
 // close, rename). Made from the main thread through libuv's pool, every call also costs the main
-// thread a dispatch and a callback: about a quarter of a large build's main-thread time
-// (measured). Instead, worker threads create the files with synchronous calls, on the second
-// core, while the main thread renders the next ones. A file the last build wrote, rendered again
-// at the same size, is read and left alone when it holds the same bytes. No file is hashed:
-// hashing every file, for the few a rebuild renders again without changing them, cost a large
-// build 0.67 s of CPU time (measured).
+// thread a dispatch and a callback, a large share of its time. Instead, worker threads create the
+// files with synchronous calls, on the second core, while the main thread renders the next ones.
+// A file the last build wrote, rendered again at the same size, is read and left alone when it
+// holds the same bytes. No file is hashed: hashing every file, for the few a rebuild renders again
+// without changing them, costs every build CPU time. Figures: bench/README.md, 'Figures
+// behind the code' ('Write threads', 'No hashes').
 import fs from 'node:fs';
 import path from 'node:path';
 import { startThreadPool, threadProgram } from '../shared/thread-pool.js';
@@ -180,7 +180,8 @@ type Run = (batch: Batch) => Promise<Ran>;
  * Buffers handed back by the threads, filled again for the next batches: a build holds a few
  * megabytes for its writes, whatever the size of the addon. One that grew for a batch of large
  * files (catalog pages) is kept while such batches fill at least half of it; the small files
- * after them would leave it mostly empty to the end of the build (26 MB of buffers, measured).
+ * after them would leave it mostly empty to the end of the build (figures: bench/README.md, 'Write
+ * buffers').
  */
 interface BufferPool {
   /** A buffer of at least `size` bytes. */

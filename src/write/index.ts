@@ -53,12 +53,14 @@ function outcomeOfFailure({ root, touched, previous }: OutputRun): string {
  * What `holds` makes of the record of the build that wrote `outDir`, when that build was
  * complete and every file it wrote is still there, with no other file new since. (Files are
  * trusted to hold what was written, as `writeOutput` trusts them.) The record is judged before
- * the folder is listed: when the content changed, listing a quarter of a million files to find
- * them all there took a one-item rebuild of the large benchmark about 0.5 s (measured).
+ * the folder is listed: when the content changed, listing a quarter of a million files only to
+ * find them all there slowed a one-item rebuild (figures: bench/README.md, 'Record judged before
+ * listing').
  */
 export async function intactOutput<T>(outDir: string, holds: (record: unknown) => Promise<T | undefined> | T | undefined): Promise<T | undefined> {
   const root = path.resolve(outDir);
-  // Its files are made into a map only once the record holds: a quarter of a million took 0.2 s.
+  // Its files are made into a map only once the record holds: a map of them all takes time (same
+  // entry).
   const read = await readStateFile(root);
   if (!read || read.state.complete === false || read.state.record === undefined) return undefined;
   const held = await holds(read.state.record);

@@ -43,9 +43,9 @@ export interface OutputRun {
   options: WriteOptions;
   result: WriteResult;
   /**
-   * What was written for each of `files`, by position: a map of the large benchmark's quarter of
-   * a million paths to it took 0.2 s of a first build's main thread, and about 30 MB of its peak
-   * RSS (measured).
+   * What was written for each of `files`, by position: a map of their paths to it costs a first
+   * build main-thread time and peak RSS (figures: bench/README.md, 'What was written, by
+   * position').
    */
   recorded: Written[];
   /** The output folder as listed before anything was written. */
@@ -132,8 +132,8 @@ export async function prepareOutput(root: string, files: readonly OutputFile[], 
 /**
  * Whether a path is one of `files`. A rebuild asks only about files on disk that the last build
  * did not write (a CNAME, say) and, when some of its files are stale, about those: the first few
- * are looked for one by one, and a set of all the paths (0.3 s of a one-item rebuild, measured)
- * is made only for more.
+ * are looked for one by one, and a set of all the paths (which slowed a one-item rebuild:
+ * bench/README.md, 'Planned paths looked up one by one') is made only for more.
  */
 function plannedPaths(files: readonly OutputFile[]): (file: string) => boolean {
   let paths: Set<string> | undefined;
@@ -166,8 +166,8 @@ function refuseWhatIsInTheWay(root: string, existing: Tree): void {
  * incomplete: if it is interrupted, the next build knows the files it may have left, and
  * compares them all. A build that changes nothing writes no state at all. Staged files are not
  * in it: the output holds none of them until the complete record is made, and a first build's
- * record is then a few files, not a quarter of a million paths that held up its first writes
- * (0.2 s, measured).
+ * record is then a few files, not every path, which held up its first writes (figures:
+ * bench/README.md, 'The intent record').
  */
 function intentRecorder(run: OutputRun): () => Promise<void> {
   let started: Promise<void> | undefined;
@@ -176,7 +176,7 @@ function intentRecorder(run: OutputRun): () => Promise<void> {
     if (started) return started;
     run.intentBegun = true;
     // The files of the last build, then those only this one has: a map of them all was a quarter
-    // of a million entries more to make while the threads wait (0.17 s, measured).
+    // of a million entries more to make while the threads wait.
     const intent = function* (): Generator<[string, Written]> {
       yield* previous.files;
       for (const file of files) if (!previous.files.has(file.path) && !run.isStaged(file.path)) yield [file.path, UNKNOWN];

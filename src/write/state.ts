@@ -142,8 +142,8 @@ export function filesOf({ paths, sizes, inputs, fingerprints }: ReadStateFile): 
     if (typeof file !== 'string' || typeof bytes !== 'number' || typeof input !== 'number') continue;
     if (!isPlainRelativePath(file)) continue;
     const fingerprint = fingerprints[input];
-    // Each entry of one shape: the map is made about a quarter faster than with `inputs` left out
-    // where there is none (measured).
+    // Each entry of one shape: the map is made faster than with `inputs` left out where there is
+    // none (figures: bench/README.md, 'Bookkeeping entries of one shape').
     files.set(file, { bytes, inputs: typeof fingerprint === 'string' ? fingerprint : undefined });
   }
   return files;
@@ -151,8 +151,8 @@ export function filesOf({ paths, sizes, inputs, fingerprints }: ReadStateFile): 
 
 /**
  * Writes the state file. Its files are in the order given (the plan's, for a complete build): a
- * reader makes a map of them, and sorting a quarter of a million paths, twice a build, took 0.1 s
- * (measured).
+ * reader makes a map of them, and sorting every path, twice a build, takes time (figures:
+ * bench/README.md, 'Bookkeeping in the plan's order').
  */
 export async function writeState(root: string, state: Omit<State, 'files'> & { files: Iterable<[string, Written]> }) {
   const paths: string[] = [];
@@ -169,8 +169,8 @@ export async function writeState(root: string, state: Omit<State, 'files'> & { f
   };
   // Written field by field, in StateFile's order, each column made as it is written, and a few
   // thousand entries of it at a time. The whole file at once was there twice, as a string and as
-  // bytes (19.5 MB each for the large benchmark), and a column at once (up to 10 MB) stayed in the
-  // heap to the end of the build, when its memory peaks: about 30 MiB more peak RSS (measured). The
+  // bytes, and a column at once stayed in the heap to the end of the build, when its memory
+  // peaks (figures: bench/README.md, 'Bookkeeping written in pieces'). The
   // bytes are those of JSON.stringify(whole); appendFile, unlike write, writes all of its text.
   const fields: { [K in keyof Required<StateFile>]: () => StateFile[K] } = {
     generator: () => 'addon-gen',

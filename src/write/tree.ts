@@ -13,7 +13,7 @@ import { isWithin } from '../shared/locations.js';
 /**
  * The end of the name of the folder beside the output folder where new folders are made. A
  * temporary file and a rename per file cost this machine's disk more than writing the files
- * (measured: 38 s against 9 to 22 s for the large benchmark's files): a folder that is not in
+ * (figures: bench/README.md, 'Staging folders'): a folder that is not in
  * the output yet is made whole there and moves in with one rename, never seen half-written.
  */
 const STAGING_SUFFIX = '.addon-gen-staging';
