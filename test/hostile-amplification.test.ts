@@ -133,7 +133,7 @@ describe('paths that differ only in Unicode normalization', () => {
     expect(conflicts).toHaveLength(1);
     expect(conflicts[0]).toMatchObject({ file: path.join(dir, 'a.yaml'), line: 2, column: 9 });
     expect(conflicts[0]!.message).toBe(
-      `meta/movie/${decomposed}.json (by ${path.join(dir, 'a.yaml')}:2:9) and meta/movie/${composed}.json (by ${path.join(dir, 'a.yaml')}:1:9) ` +
+      `meta/movie/${decomposed}.json (by ${path.join(dir, 'a.yaml')}:2:9) and meta/movie/${composed}.json (by another item) ` +
         'differ only in Unicode normalization ("é" written as one character in one and as "e" plus a combining mark in the other)',
     );
     expect(await readdir(out)).toEqual([]);

@@ -4,7 +4,7 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { build } from '../src/build/index.js';
-import type { Diagnostic } from '../src/diagnostics/index.js';
+import { mapDiagnosticFiles, type Diagnostic } from '../src/diagnostics/index.js';
 import { initProject } from '../src/cli/init.js';
 import { contentDir, tempDir } from './support/content.js';
 
@@ -21,7 +21,7 @@ catalogs:
 async function check(files: Record<string, string>): Promise<Diagnostic[]> {
   const dir = await contentDir({ 'addon.yaml': ADDON, ...files });
   const result = await build({ contentDir: dir });
-  return result.diagnostics.map((d) => ({ ...d, file: d.file && path.relative(dir, d.file) }));
+  return result.diagnostics.map((d) => mapDiagnosticFiles(d, (file) => path.relative(dir, file)));
 }
 
 /** The one diagnostic of `code`, with every field. */
@@ -96,7 +96,8 @@ describe('common mistakes', () => {
         column: 28,
         path: 'genres[2]',
         message: 'catalog "cartoons" does not offer the genre "Horror": its genre filter will not show this item under it',
-        hint: 'add "Horror" to the genres of catalog "cartoons" (line 7 of addon.yaml), or write `genres: auto` there',
+        hint: 'add "Horror" to the genres of catalog "cartoons" in addon.yaml, or write `genres: auto` there',
+        related: [{ file: 'addon.yaml', line: 7, column: 58, message: 'the genres of catalog "cartoons"' }],
       },
     ]);
   });
@@ -147,7 +148,8 @@ describe('common mistakes', () => {
       line: 6,
       column: 1,
       message: 'All mapping items must start at the same column',
-      hint: 'keys of one mapping start in the same column: this line starts in column 3, and "url" on line 5 in column 5; indent with spaces to line them up',
+      hint: 'keys of one mapping start in the same column: this line starts in column 3, and "url" above it in column 5; indent with spaces to line them up',
+      related: [{ file: 'a.yaml', line: 5, column: 5, message: '"url", in column 5' }],
     });
     // One column short of the keys of a list entry.
     const short = only(
@@ -158,7 +160,7 @@ describe('common mistakes', () => {
       line: 6,
       column: 1,
       message: 'Sequence item without - indicator',
-      hint: 'keys of one mapping start in the same column: this line starts in column 4, and "url" on line 5 in column 5; indent with spaces to line them up',
+      hint: 'keys of one mapping start in the same column: this line starts in column 4, and "url" above it in column 5; indent with spaces to line them up',
     });
   });
 
@@ -172,7 +174,8 @@ describe('common mistakes', () => {
       column: 1,
       path: 'defaultVideoId',
       message: 'unknown field "defaultVideoId"',
-      hint: '"defaultVideoId" is a field of behaviorHints (line 4), which is empty: indent "defaultVideoId" further than behaviorHints to put it there',
+      hint: '"defaultVideoId" is a field of behaviorHints, which is empty: indent "defaultVideoId" further than behaviorHints to put it there',
+      related: [{ file: 'a.yaml', line: 4, column: 1, message: 'behaviorHints, which is empty' }],
     });
     expect(only(diagnostics, 'invalid-value')).toMatchObject({
       line: 4,
@@ -291,7 +294,8 @@ describe('more mistakes', () => {
       line: 5,
       column: 1,
       message: 'Implicit map keys need to be followed by map values',
-      hint: 'a line without "key:" continues the value above it, so it must be indented further than that value\'s key: indent it to continue the value of "description" (line 4), or add the ":" a key needs',
+      hint: 'a line without "key:" continues the value above it, so it must be indented further than that value\'s key: indent it to continue the value of "description", or add the ":" a key needs',
+      related: [{ file: 'a.yaml', line: 4, column: 1, message: '"description", in column 1' }],
     });
   });
 
@@ -303,7 +307,7 @@ describe('more mistakes', () => {
     expect(d).toMatchObject({
       line: 6,
       column: 1,
-      hint: 'keys of one mapping start in the same column: this line starts in column 3, and "defaultVideoId" on line 5 in column 5; indent with spaces to line them up',
+      hint: 'keys of one mapping start in the same column: this line starts in column 3, and "defaultVideoId" above it in column 5; indent with spaces to line them up',
     });
   });
 

@@ -216,7 +216,7 @@ describe('names', () => {
       'b.yaml': '- { id: "pd:nosferatu", type: movie, name: B, streams: [{ url: "https://e.org/b.mp4" }] }\n',
     });
     expect(codes(diagnostics, 'case-conflict')).toEqual([expect.objectContaining({ file: 'b.yaml', line: 1, severity: 'error' })]);
-    expect(codes(diagnostics, 'case-conflict')[0]!.message).toContain('a.yaml:1');
+    expect(codes(diagnostics, 'case-conflict')[0]!.related).toEqual([expect.objectContaining({ file: expect.stringMatching(/a\.yaml$/), line: 1 })]);
   });
 });
 

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { lockOutput } from './lock.js';
 import { inputsHash, localDiagnostics, portableDiagnostics, recordHolds, recordInputs, type BuildRecord } from './last-build.js';
-import { errorCode, hasErrors, UsageError, type Diagnostic } from '../diagnostics/index.js';
+import { errorCode, hasErrors, problem, UsageError, type Diagnostic } from '../diagnostics/index.js';
 import { loadContent, type Loaded, type SourceFile } from '../load/index.js';
 import { manifestUrl } from '../shared/paths.js';
 import { hostReport, HOSTS, TESTED_ON, type Host, type HostReport } from '../hosts/index.js';
@@ -256,14 +256,7 @@ function summaryOf(write: WriteResult): BuildRecord['write'] {
 function foreignFiles(outDir: string, foreign: readonly string[]): Diagnostic[] {
   if (foreign.length === 0) return [];
   const examples = foreign.slice(0, 5).join(', ') + (foreign.length > 5 ? ', …' : '');
-  return [
-    {
-      code: 'foreign-files',
-      severity: 'warning',
-      message: `${foreign.length} ${foreign.length === 1 ? 'entry' : 'entries'} in ${outDir} ${foreign.length === 1 ? 'was' : 'were'} not written by addon-gen and ${foreign.length === 1 ? 'is' : 'are'} left alone: ${examples}`,
-      hint: 'hosts publish them with the addon; fine for a CNAME, else delete them (this is reported once)',
-    },
-  ];
+  return [problem('foreign-files', { count: foreign.length, outDir, examples }, {})];
 }
 
 /** The page templates shipped in the package's templates/ folder. */

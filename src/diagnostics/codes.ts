@@ -1,4 +1,5 @@
-// The catalog of every code addon-gen can report, and the shape of a problem found in content.
+// Every code addon-gen can report, with its title, and the shape of a problem found in content.
+// The words of each code's message and hint are in the message catalog (catalog.ts).
 // docs/diagnostics.md documents each code (test/diagnostics.test.ts runs its examples).
 
 export type Severity = 'error' | 'warning';
@@ -40,7 +41,7 @@ export function mapDiagnosticFiles(d: Diagnostic, map: (file: string) => string)
   return { ...d, ...file, related };
 }
 
-/** Permanent names. A code is never reused for another meaning. */
+/** Permanent names, with their titles. A code is never reused for another meaning. */
 export const CODES = {
   'yaml-syntax': 'The file is not valid YAML.',
   'duplicate-key': 'A mapping has the same key twice.',

@@ -1,5 +1,6 @@
 // The diagnostics of a run as the stages report them, limited per file, and their reading order.
 import type { Diagnostic, Location, Severity } from './codes.js';
+import { problem } from './problem.js';
 
 export function hasErrors(diagnostics: readonly Diagnostic[]): boolean {
   return diagnostics.some((d) => d.severity === 'error');
@@ -87,16 +88,5 @@ export class DiagnosticList {
 /** The summary of what a file's limit left out: an error if any of it is. */
 function tooManyProblems(file: string, { omitted, firstOmitted }: FileTally): Diagnostic {
   const { error: errors, warning: warnings } = omitted;
-  const total = errors + warnings;
-  const count = (n: number, word: string) => `${n.toLocaleString('en-US')} ${word}${n === 1 ? '' : 's'}`;
-  const what = warnings === 0 ? 'more error' : errors === 0 ? 'more warning' : 'more problem';
-  const both = errors > 0 && warnings > 0 ? `: ${count(errors, 'error')} and ${count(warnings, 'warning')}` : '';
-  return {
-    code: 'too-many-problems',
-    severity: errors > 0 ? 'error' : 'warning',
-    file,
-    ...firstOmitted,
-    message: `${count(total, what)} in this file ${total === 1 ? 'is' : 'are'} not shown${both}`,
-    hint: 'fix the ones shown and build again; so many problems in one file are usually one mistake, repeated',
-  };
+  return problem('too-many-problems', { errors, warnings }, { severity: errors > 0 ? 'error' : 'warning', file, ...firstOmitted });
 }

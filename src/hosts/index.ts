@@ -1,7 +1,7 @@
 // Header and rewrite rules for static hosts, as ordered data rendered into each host's format
 // (`_headers`/`_redirects` for Cloudflare Pages and Netlify, vercel.json, S3 scripts). `serve`
 // answers with the same headers, so a local preview behaves like the published addon.
-import type { Diagnostic } from '../diagnostics/index.js';
+import { problem, type Diagnostic } from '../diagnostics/index.js';
 import type { CacheHints, ResourceName } from '../validate/schema.js';
 import type { Content } from '../shared/content.js';
 
@@ -263,12 +263,8 @@ export function hostReport(
       value: measure(written.files, written.bytes, written.largest.bytes),
     }));
     for (const check of limits.filter((c) => c.value > c.limit)) {
-      diagnostics.push({
-        code: 'host-limit',
-        severity: 'warning',
-        message: `${host}: ${check.value} ${check.what}, over its limit of ${check.limit}${check.what.includes('largest') ? ` (${written.largest.path})` : ''}`,
-        hint: 'split the addon, use fewer genres (each doubles the catalog pages), or choose another host',
-      });
+      const largest = check.what.includes('largest') ? written.largest.path : undefined;
+      diagnostics.push(problem('host-limit', { host, value: check.value, what: check.what, limit: check.limit, largest }, {}));
     }
     return { host, files: written.files, bytes: written.bytes, limits, tested: TESTED_ON[host] };
   });

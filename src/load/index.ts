@@ -5,7 +5,7 @@
 // exception, a stack overflow or a process out of memory.
 import os from 'node:os';
 import path from 'node:path';
-import { DiagnosticList, type Location } from '../diagnostics/index.js';
+import { DiagnosticList, problem, type Location } from '../diagnostics/index.js';
 import { ADDON_FILE, DEFAULT_MAX_FILE_SIZE, parseByteSize, readContentFiles } from './read.js';
 import type { ContentSource, SourceFile, SourceValue } from './source.js';
 import { CONTENT_SOURCES, sourceOf } from './sources.js';
@@ -58,25 +58,13 @@ export async function loadContent(contentDir: string, options: LoadOptions = {})
     if (values.length === 1 && values[0]!.at.length === 0) {
       loaded.addon = values[0];
     } else if (!diagnostics.list().some((d) => d.file === addonFile.file && d.severity === 'error')) {
-      diagnostics.push({
-        code: 'not-an-item',
-        severity: 'error',
-        ...locate(addonFile, values[0]?.document ?? 0, []),
-        message: 'addon.yaml must hold one mapping of settings',
-        hint: 'write `id: …`, `version: …`, `name: …` at the top level; see the README',
-      });
+      diagnostics.push(problem('not-an-item', { addonYaml: true }, locate(addonFile, values[0]?.document ?? 0, [])));
     }
   }
   // Reading it may have failed with a problem of its own (unreadable, binary, a link that leaves the folder).
   const addonPath = path.join(contentDir, ADDON_FILE);
   if (!addonFile && !diagnostics.list().some((d) => d.file === addonPath)) {
-    diagnostics.push({
-      code: 'missing-addon-yaml',
-      severity: 'error',
-      file: addonPath,
-      message: `${addonPath} does not exist`,
-      hint: 'every content folder needs an addon.yaml with at least id, version and name; run the build on the folder that holds it',
-    });
+    diagnostics.push(problem('missing-addon-yaml', { path: addonPath }, { file: addonPath }));
   }
   return loaded;
 }

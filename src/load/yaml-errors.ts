@@ -1,6 +1,6 @@
 // Part of stage 1, load, the YAML source: its syntax errors as diagnostics, in the words of a
 // person who wrote the file by hand, at the line to fix.
-import type { Diagnostic } from '../diagnostics/index.js';
+import { isSyntaxCause, problem, type Diagnostic, type MessageParams, type RelatedLocation } from '../diagnostics/index.js';
 import type { FastError } from './parse-threads.js';
 import type { SourceFile } from './source.js';
 import { MAX_DEPTH, positions } from './yaml-positions.js';
@@ -8,30 +8,12 @@ import { MAX_DEPTH, positions } from './yaml-positions.js';
 /** js-yaml's error, for a file too large for the careful parser: its reason at its mark. */
 export function jsYamlError(source: SourceFile, error: FastError): Diagnostic {
   const { reason, mark } = error;
-  const message = reason ?? error.message;
-  const code = /duplicated mapping key/.test(message)
-    ? 'duplicate-key'
-    : /maxDepth/.test(message)
-      ? 'yaml-too-deep'
-      : /alias/.test(message)
-        ? 'yaml-alias'
-        : 'yaml-syntax';
-  return {
-    code,
-    severity: 'error',
-    file: source.file,
-    line: (mark?.line ?? 0) + 1,
-    column: (mark?.column ?? 0) + 1,
-    message: code === 'yaml-too-deep' ? `values are nested more than ${MAX_DEPTH} levels deep` : message,
-    hint:
-      code === 'duplicate-key'
-        ? 'remove one of the two keys; a later value would silently replace the earlier one'
-        : /tab/.test(message)
-          ? SYNTAX_HINTS.TAB_AS_INDENT
-          : code === 'yaml-too-deep'
-            ? SYNTAX_HINTS.TOO_DEEP
-            : undefined,
-  };
+  const text = reason ?? error.message;
+  const place = { file: source.file, line: (mark?.line ?? 0) + 1, column: (mark?.column ?? 0) + 1 };
+  if (/duplicated mapping key/.test(text)) return problem('duplicate-key', { text }, place);
+  if (/maxDepth/.test(text)) return problem('yaml-too-deep', { limit: MAX_DEPTH }, place);
+  if (/alias/.test(text)) return problem('yaml-alias', { kind: 'parser', text }, place);
+  return problem('yaml-syntax', { kind: 'parser', text, cause: /tab/.test(text) ? 'TAB_AS_INDENT' : undefined }, place);
 }
 
 /**
@@ -47,31 +29,16 @@ export function firstErrors<E extends { code: string; pos: [number, number] }>(e
   return kept;
 }
 
-/** Hints for the parser's errors that have one fix. */
-const SYNTAX_HINTS: Record<string, string> = {
-  TAB_AS_INDENT: 'YAML does not allow tabs in indentation: indent with spaces (most editors can insert spaces for .yaml files)',
-  BAD_SCALAR_START: 'put the value in quotes: a plain value cannot start with @ or a backquote',
-  BLOCK_AS_IMPLICIT_KEY: 'a value that contains ": " needs quotes: name: "Nosferatu: A Symphony of Horror"',
-  BAD_DQ_ESCAPE: 'in double quotes a backslash starts an escape such as \\n or \\u00e9; write \\\\ for a backslash, or use single quotes',
-  KEY_OVER_1024_CHARS: 'a key that is not quoted may be at most 1024 characters long: a `:` missing a space, or a key that runs on?',
-  TOO_DEEP: `content needs about ten levels; a file this deep is generated wrongly, or hostile (the limit is ${MAX_DEPTH})`,
-};
-
 export function yamlError(source: SourceFile, code: string, message: string, offset: number): Diagnostic {
   // The yaml package's messages end with a position we already give.
   const text = message.replace(/ at line \d+, column \d+:?[\s\S]*$/, '').trim();
   const indented = indentationError(source, code, text, offset);
   const { line, col } = positions(source).lineCounter.linePos(indented?.offset ?? offset);
-  const duplicate = code === 'DUPLICATE_KEY';
-  return {
-    code: duplicate ? 'duplicate-key' : code === 'TOO_DEEP' ? 'yaml-too-deep' : 'yaml-syntax',
-    severity: 'error',
-    file: source.file,
-    line,
-    column: col,
-    message: indented?.message ?? text,
-    hint: indented?.hint ?? (duplicate ? 'remove one of the two keys; a later value would silently replace the earlier one' : SYNTAX_HINTS[code]),
-  };
+  const place = { file: source.file, line, column: col };
+  if (indented) return problem('yaml-syntax', indented.params, indented.related ? { ...place, related: indented.related } : place);
+  if (code === 'DUPLICATE_KEY') return problem('duplicate-key', { text }, place);
+  if (code === 'TOO_DEEP') return problem('yaml-too-deep', { limit: MAX_DEPTH }, place);
+  return problem('yaml-syntax', { kind: 'parser', text, cause: isSyntaxCause(code) ? code : undefined }, place);
 }
 
 /** One line of a file: where it starts, its text, the column of its first character, its key and the key's column. */
@@ -123,7 +90,7 @@ function indentationError(
   code: string,
   message: string,
   offset: number,
-): { offset: number; message?: string; hint: string } | undefined {
+): { offset: number; params: MessageParams<'yaml-syntax'>; related?: RelatedLocation[] } | undefined {
   const lineCounter = positions(source).lineCounter;
   const here = lineInfo(source, lineCounter.linePos(offset).line);
   if (!here || here.indent === 0) return undefined;
@@ -138,11 +105,7 @@ function indentationError(
       if (next.indent === 0 || next.text.trimStart().startsWith('#')) continue;
       if (next.indent <= column || !next.key || next.key.column !== next.indent) return undefined;
       const [key, above] = [next.key.name, before[2]!.trim()];
-      return {
-        offset: next.start + next.indent - 1,
-        message: `"${key}" is indented further than "${above}" above it, so YAML reads this line as more of the value of "${above}"`,
-        hint: `keys of one mapping start in the same column: indent "${key}" as far as "${above}" (column ${column})`,
-      };
+      return { offset: next.start + next.indent - 1, params: { kind: 'key-indented', key, above, column } };
     }
     return undefined;
   }
@@ -151,25 +114,28 @@ function indentationError(
   const mapping = (code === 'BAD_INDENT' && /^All mapping items/.test(message)) || (code === 'MISSING_CHAR' && /without - indicator/.test(message));
   if (mapping) {
     const above = previousContent(source, here.number);
-    const where = above?.key ? `, and "${above.key.name}" on line ${above.number} in column ${above.key.column}` : '';
+    const key = above?.key ? { key: above.key.name, column: above.key.column } : undefined;
     return {
       offset: first,
-      hint: `keys of one mapping start in the same column: this line starts in column ${here.indent}${where}; indent with spaces to line them up`,
+      params: { kind: 'mapping-columns', text: message, column: here.indent, above: key },
+      ...(above?.key ? { related: [keyAbove(source, above, above.key)] } : {}),
     };
   }
   if (code === 'BAD_INDENT' && /^All sequence items/.test(message)) {
-    return {
-      offset: first,
-      hint: `the "-" of one list's entries start in the same column: this one is in column ${here.indent}; indent with spaces to line them up`,
-    };
+    return { offset: first, params: { kind: 'sequence-columns', text: message, column: here.indent } };
   }
   if (code === 'MISSING_CHAR' && /Implicit map keys/.test(message) && !here.key) {
     const above = previousContent(source, here.number);
-    const of = above?.key ? ` of "${above.key.name}" (line ${above.number})` : '';
     return {
       offset: first,
-      hint: `a line without "key:" continues the value above it, so it must be indented further than that value's key: indent it to continue the value${of}, or add the ":" a key needs`,
+      params: { kind: 'continuation', text: message, above: above?.key?.name },
+      ...(above?.key ? { related: [keyAbove(source, above, above.key)] } : {}),
     };
   }
   return undefined;
+}
+
+/** The key of a line above, as the related location of an indentation error. */
+function keyAbove(source: SourceFile, line: LineInfo, key: { name: string; column: number }): RelatedLocation {
+  return { file: source.file, line: line.number, column: key.column, message: `"${key.name}", in column ${key.column}` };
 }

@@ -5,7 +5,7 @@
 // Hostile YAML (deep nesting, alias bombs, floods of errors) ends as a diagnostic, never as an
 // exception, a stack overflow or a process out of memory.
 import { visit, type Document } from 'yaml';
-import type { DiagnosticList, Location } from '../diagnostics/index.js';
+import { problem, type DiagnosticList, type Location, type MessageParams } from '../diagnostics/index.js';
 import { parseFast, parseInThreads, type FastParse } from './parse-threads.js';
 import type { ContentSource, SourceFile, SourceValue } from './source.js';
 import { firstErrors, jsYamlError, yamlError } from './yaml-errors.js';
@@ -94,15 +94,7 @@ function* parseValues(source: SourceFile, fast: FastParse, diagnostics: Diagnost
     }
   } catch (error) {
     // Not expected from either parser; one file must not end the whole build.
-    diagnostics.push({
-      code: 'yaml-syntax',
-      severity: 'error',
-      file: source.file,
-      line: 1,
-      column: 1,
-      message: `the YAML parser failed on this file: ${messageOf(error)}`,
-      hint: 'simplify the file around its unusual parts; please report this with the file',
-    });
+    diagnostics.push(problem('yaml-syntax', { kind: 'parser-failed', reason: String(messageOf(error)) }, { file: source.file, line: 1, column: 1 }));
     return;
   }
   if (values === undefined) return;
@@ -113,13 +105,7 @@ function* parseValues(source: SourceFile, fast: FastParse, diagnostics: Diagnost
     } else if (typeof value === 'object') {
       yield { source, document, at: [], value };
     } else {
-      diagnostics.add(source.file, 'error', () => ({
-        code: 'not-an-item',
-        severity: 'error',
-        ...locate(source, document, []),
-        message: 'a content file holds items (mappings), but this document is a single value',
-        hint: 'write an item as `id: …`, `type: …`, `name: …`, or a list of such items',
-      }));
+      diagnostics.add(source.file, 'error', () => problem('not-an-item', { addonYaml: false }, locate(source, document, [])));
     }
   }
 }
@@ -133,18 +119,15 @@ function carefulValues(source: SourceFile, diagnostics: DiagnosticList): unknown
   }
   const values: unknown[] = [];
   for (const [index, document] of documents.entries()) {
-    const aliasProblem = (message: string, hint: string, at: Location = locate(source, index, [])): void => {
-      diagnostics.push({ code: 'yaml-alias', severity: 'error', ...at, message, hint });
+    const aliasProblem = (params: MessageParams<'yaml-alias'>, at: Location = locate(source, index, [])): void => {
+      diagnostics.push(problem('yaml-alias', params, at));
       values.push(null);
     };
     let value: unknown;
     try {
       value = document.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
     } catch (error) {
-      aliasProblem(
-        `aliases could not be expanded: ${messageOf(error)}`,
-        `write the values out, or use fewer nested aliases (at most ${MAX_ALIAS_COUNT} expansions per document)`,
-      );
+      aliasProblem({ kind: 'failed', reason: String(messageOf(error)), max: MAX_ALIAS_COUNT });
       continue;
     }
     values.push(checkAliases(source, index, value, diagnostics, document));
@@ -158,33 +141,23 @@ function carefulValues(source: SourceFile, diagnostics: DiagnosticList): unknown
  * parsers give every alias of an anchor the same value; the checks after load walk each use.
  */
 function checkAliases(source: SourceFile, index: number, value: unknown, diagnostics: DiagnosticList, document?: Document): unknown {
-  const problem = (message: string, hint: string, where = () => locate(source, index, [])) => {
-    diagnostics.add(source.file, 'error', () => ({ code: 'yaml-alias', severity: 'error', ...where(), message, hint }));
+  const aliasProblem = (params: MessageParams<'yaml-alias'>, where = () => locate(source, index, [])) => {
+    diagnostics.add(source.file, 'error', () => problem('yaml-alias', params, where()));
     return null;
   };
   const expanded = expansion(value);
   if (expanded === 'cycle') {
-    return problem(
-      'an alias is inside the value of its own anchor, which would make the value infinite',
-      'remove the alias, or write out the part it stands for',
-      () => {
-        // Where the alias is only the careful parser knows; a file too large for it gets its document's start.
-        const parsed = document ?? (source.text.length > CAREFUL_MAX ? undefined : positions(source).documents[index]);
-        return parsed ? cycleAt(source, parsed, index) : locate(source, index, []);
-      },
-    );
+    return aliasProblem({ kind: 'cycle' }, () => {
+      // Where the alias is only the careful parser knows; a file too large for it gets its document's start.
+      const parsed = document ?? (source.text.length > CAREFUL_MAX ? undefined : positions(source).documents[index]);
+      return parsed ? cycleAt(source, parsed, index) : locate(source, index, []);
+    });
   }
   if (expanded === 'deep') {
-    return problem(
-      `aliases nest the values more than ${MAX_DEPTH} levels deep`,
-      'write the values out; aliases are for sharing a few values, not for building large ones',
-    );
+    return aliasProblem({ kind: 'deep', limit: MAX_DEPTH });
   }
   if (expanded.added > MAX_ALIAS_VALUES) {
-    return problem(
-      `aliases repeat ${expanded.added < 1e15 ? expanded.added : `about 10^${Math.floor(Math.log10(expanded.added))}`} values in this document, more than the ${MAX_ALIAS_VALUES} allowed`,
-      'write the values out; aliases are for sharing a few values, not for building large ones',
-    );
+    return aliasProblem({ kind: 'large', added: expanded.added, max: MAX_ALIAS_VALUES });
   }
   return value;
 }

@@ -1,6 +1,6 @@
 // Paths that one file system or host would take for one file: the same path twice, or paths
 // that differ only in letter case or Unicode normalization.
-import { DiagnosticList, type Diagnostic } from '../diagnostics/index.js';
+import { DiagnosticList, problem, type Diagnostic } from '../diagnostics/index.js';
 import type { Item } from '../shared/content.js';
 import type { OutputFile } from './output-file.js';
 
@@ -20,11 +20,13 @@ export function conflicts(files: readonly OutputFile[]): Diagnostic[] {
     const at = locate(f);
     return at ? `${at.file}:${at.line}:${at.column}` : f.resource;
   };
-  // The other file's item as a location of its own, for editors and annotations to point at.
+  // The other file's item as a location of its own, for editors and annotations to point at;
+  // the message names the other input in words only when it has no location (a catalog's page).
   const other = (f: OutputFile) => {
     const at = locate(f);
     return at ? { related: [{ ...at, message: `the item that writes ${f.path}` }] } : {};
   };
+  const otherText = (f: OutputFile) => (locate(f) ? undefined : f.resource);
   // In the file of the later item, within its limit: 200,000 ids that differ from those of
   // another file only in case cost little more than counting them.
   const report = (file: OutputFile, build: () => Diagnostic) => {
@@ -39,14 +41,10 @@ export function conflicts(files: readonly OutputFile[]): Diagnostic[] {
       continue;
     }
     if (earlier.path === file.path) {
-      report(file, () => ({
-        code: 'output-conflict',
-        severity: 'error',
-        ...locate(file),
-        message: `${file.path} would be written twice: by ${where(earlier)} and by ${where(file)}`,
-        hint: 'an item id and a video id (or two video ids) of the same type are equal; make them distinct',
-        ...other(earlier),
-      }));
+      report(file, () => {
+        const params = { path: file.path, by: where(file), otherPath: earlier.path, other: otherText(earlier) };
+        return problem('output-conflict', params, { ...locate(file), ...other(earlier) });
+      });
       continue;
     }
     // One report per pair of items, not one per file they both have (meta, streams, subtitles).
@@ -55,14 +53,16 @@ export function conflicts(files: readonly OutputFile[]): Diagnostic[] {
       if (pairs.has(earlier.origin)) continue;
       reportedPairs.set(file.origin, pairs.add(earlier.origin));
     }
-    report(file, () => ({
-      code: 'case-conflict',
-      severity: 'error',
-      ...locate(file),
-      message: `${file.path} (by ${where(file)}) and ${earlier.path} (by ${where(earlier)}) differ only in ${howTheyDiffer(file.path, earlier.path)}`,
-      hint: 'file systems and hosts that ignore case or Unicode normalization would make them one file: change one of the ids (or genres) by more than that',
-      ...other(earlier),
-    }));
+    report(file, () => {
+      const params = {
+        path: file.path,
+        by: where(file),
+        otherPath: earlier.path,
+        other: otherText(earlier),
+        difference: howTheyDiffer(file.path, earlier.path),
+      };
+      return problem('case-conflict', params, { ...locate(file), ...other(earlier) });
+    });
   }
   return diagnostics.list();
 }

@@ -1,5 +1,5 @@
 // The manifest: what the client reads first, to learn which requests this addon answers.
-import type { Diagnostic } from '../diagnostics/index.js';
+import { problem, type Diagnostic } from '../diagnostics/index.js';
 import type { ExtraProp, Manifest, ManifestCatalog, ManifestResource } from '../validate/schema.js';
 import { streamOwners, type Catalog, type Content, type Item } from '../shared/content.js';
 
@@ -58,12 +58,7 @@ function typesOf(content: Content, items: readonly Item[]): string[] {
 /** The manifest-too-large warning when the manifest's body is over what the official SDK accepts. */
 export function manifestTooLarge(manifestBytes: number): Diagnostic | undefined {
   if (manifestBytes <= MANIFEST_LIMIT_BYTES) return undefined;
-  return {
-    code: 'manifest-too-large',
-    severity: 'warning',
-    message: `manifest.json is ${manifestBytes} bytes, over the ${MANIFEST_LIMIT_BYTES} bytes the official SDK accepts`,
-    hint: 'use fewer catalogs or genres, a shorter description, or declare idPrefixes in addon.yaml',
-  };
+  return problem('manifest-too-large', { bytes: manifestBytes, limit: MANIFEST_LIMIT_BYTES }, {});
 }
 
 /** Drops undefined fields: the client rejects `null`, and absent is the protocol's "not set". */

@@ -1,7 +1,7 @@
 // Output size: measured before anything is laid out, so that hostile content that asks for
 // millions of files is refused before the list of them fills memory.
-import type { Diagnostic } from '../diagnostics/index.js';
-import { byteSize, OUTPUT_LIMIT, outputLimit } from '../shared/output-limit.js';
+import { problem, type Diagnostic, type LargestSource, type Location } from '../diagnostics/index.js';
+import { outputLimit } from '../shared/output-limit.js';
 import { streamOwners, type Catalog, type Content, type Item, type Subtitle } from '../shared/content.js';
 import { PAGE_SIZE } from './catalog-pages.js';
 import type { ItemRendering } from './item-files.js';
@@ -103,22 +103,16 @@ export function outputTooLarge(layout: Layout): Diagnostic | undefined {
   if (!overBytes && size.files <= limit.files) return undefined;
 
   const source = largestSource(layout, pageBytes, overBytes ? 'bytes' : 'files');
-  const count = (n: number) => n.toLocaleString('en-US');
-  const over = overBytes
-    ? `over the ${byteSize(limit.bytes)} a build may write for it (${count(OUTPUT_LIMIT.factor)} times the content, and never less than ${byteSize(OUTPUT_LIMIT.floorBytes)})`
-    : `over the ${count(limit.files)} files a build may write for it (one per ${OUTPUT_LIMIT.bytesPerFile} bytes of content, and never less than ${count(OUTPUT_LIMIT.floorFiles)})`;
-  return {
-    code: 'output-too-large',
-    severity: 'error',
-    ...source.at,
-    path: source.path,
-    message: `the output would be at least ${byteSize(size.bytes)} in ${count(size.files)} files, from ${byteSize(input)} of content: ${over}; ${source.share}`,
-    hint: source.hint,
-  };
+  const place = source.path === undefined ? source.at : { ...source.at, path: source.path };
+  return problem('output-too-large', { kind: 'output', size, input, limit, overBytes, source: source.words }, place);
 }
 
 /** What contributes most of the bytes (or files) of the output, and where it is written. */
-function largestSource(layout: Layout, pageBytes: number, measure: keyof Size) {
+function largestSource(
+  layout: Layout,
+  pageBytes: number,
+  measure: keyof Size,
+): { at: Partial<Location>; path: string | undefined; words: LargestSource } {
   const { content, byGenre, previewSize, envelopes } = layout;
   // Items by their listings on catalog pages and by their own files, catalogs by their pages'
   // own bytes and files: the largest of these is where the output can be made smaller.
@@ -146,7 +140,6 @@ function largestSource(layout: Layout, pageBytes: number, measure: keyof Size) {
     const candidate = { of, own: itemFilesSize(of, previewSize(of), envelopes), listed: listed.get(of) ?? { bytes: 0, pages: 0 } };
     if (!item || total(candidate) > total(item)) item = candidate;
   }
-  const count = (n: number) => n.toLocaleString('en-US');
   if (catalog && (!item || catalog.size[measure] >= total(item))) {
     const { of, size } = catalog;
     const genres = of.genres.length;
@@ -154,31 +147,22 @@ function largestSource(layout: Layout, pageBytes: number, measure: keyof Size) {
       at: of.where(genres > 0 ? ['genres'] : ['id']),
       // Its place among the settings: two catalogs of one type and id are an error, so none is left out.
       path: `catalogs[${content.catalogs.indexOf(of)}].${genres > 0 ? 'genres' : 'id'}`,
-      share: `this catalog has ${count(size.files)} pages (${byteSize(size.bytes)} without the items they list), for its ${count(genres)} genres`,
-      hint:
-        genres > 0
-          ? 'offer fewer genres in this catalog: each genre adds at least three pages (its first page, and the empty page that ends it in both orders of extras); with `genres: auto`, its items bring them'
-          : 'use fewer catalogs, or make this one smaller',
+      words: { kind: 'catalog', size, genres },
     };
   }
-  if (!item) return { at: {}, path: undefined, share: 'most of it is the manifest', hint: 'use fewer catalogs or genres' };
+  if (!item) return { at: {}, path: undefined, words: { kind: 'manifest' } };
   const { of, own, listed: on } = item;
   const genres = of.genres?.length ?? 0;
   if (measure === 'bytes' && on.bytes >= own.bytes) {
     return {
       at: of.where(genres > 0 ? ['genres'] : ['id']),
       path: genres > 0 ? 'genres' : 'id',
-      share: `this item is listed on ${count(on.pages)} catalog pages, ${byteSize(on.bytes)} in all, each listing ${byteSize(previewSize(of))} with its ${count(genres)} genres${content.baseUrl === undefined ? '' : ' and their links'}`,
-      hint:
-        genres > 0
-          ? 'give the item fewer genres: in a catalog with a genre filter each of them adds pages that list the item, and each listing repeats all of them'
-          : 'list the item in fewer catalogs, or give it a shorter preview',
+      words: { kind: 'listed', pages: on.pages, bytes: on.bytes, preview: previewSize(of), genres, links: content.baseUrl !== undefined },
     };
   }
   return {
     at: of.where(['id']),
     path: 'id',
-    share: `this item's own files (meta, streams, subtitles) take at least ${byteSize(own.bytes)} in ${count(own.files)} files`,
-    hint: 'each stream is written with the subtitles of its item or video: give it fewer streams or subtitles, or split it into several items',
+    words: { kind: 'own', size: own },
   };
 }

@@ -1,5 +1,5 @@
 // Subtitles: which requests for them a file can answer, and which subtitles no file can deliver.
-import type { Diagnostic } from '../diagnostics/index.js';
+import { problem, type Diagnostic } from '../diagnostics/index.js';
 import { hasRewrites, type Host } from '../hosts/index.js';
 import { extrasName, subtitlesRequestExtras, type Extra } from '../shared/paths.js';
 import { fileNameProblem, type Manifest } from '../validate/schema.js';
@@ -24,16 +24,7 @@ export function subtitlesWithoutStreams(content: Content, hosts: readonly Host[]
     }
   }
   if (!first) return [];
-  return [
-    {
-      code: 'subtitles-need-rewrites',
-      severity: 'warning',
-      ...first.item.where(first.path),
-      path: first.path.join('.'),
-      message: `${count} ${count === 1 ? 'item or video has' : 'items and videos have'} subtitles and no stream to carry them: on ${strict.join(' and ')} the Stremio apps ask for subtitles with the video's hash and size, which no file can answer`,
-      hint: 'give the video a stream (its subtitles travel in it), or publish on Cloudflare Pages, Netlify or Vercel, whose rewrite answers those requests',
-    },
-  ];
+  return [problem('subtitles-need-rewrites', { count, hosts: strict }, { ...first.item.where(first.path), path: first.path.join('.') })];
 }
 
 /**

@@ -1,7 +1,7 @@
 // Catalogs: the items each catalog lists, in its order, with its genre filter's options; and the
 // checks of what items say about catalogs and types.
-import { byteSize, OUTPUT_LIMIT, outputLimit } from '../shared/output-limit.js';
-import type { Diagnostic, DiagnosticList, suggester } from '../diagnostics/index.js';
+import { outputLimit } from '../shared/output-limit.js';
+import { problem, type Diagnostic, type DiagnosticList, type suggester } from '../diagnostics/index.js';
 import type { Catalog, Item } from '../shared/content.js';
 import { uniqueInOrder } from './ids.js';
 import type { Locator } from './issues.js';
@@ -22,15 +22,10 @@ export function resolveCatalogs(
   settings.forEach((s, index) => {
     const key = catalogKey(s.type, s.id);
     if (catalogs.has(key)) {
-      diagnostics.push({
-        code: 'duplicate-catalog',
-        severity: 'error',
-        ...at(['catalogs', index, 'id']),
-        path: `catalogs[${index}].id`,
-        message: `a ${s.type} catalog with id "${s.id}" is already declared`,
-        hint: 'the client merges catalogs with the same type and id: give each its own id',
-        related: [{ ...at(['catalogs', catalogs.get(key)!.index, 'id']), message: 'declared first here' }],
-      });
+      const related = [{ ...at(['catalogs', catalogs.get(key)!.index, 'id']), message: 'declared first here' }];
+      diagnostics.push(
+        problem('duplicate-catalog', { type: s.type, id: s.id }, { ...at(['catalogs', index, 'id']), path: `catalogs[${index}].id`, related }),
+      );
       return;
     }
     const where: Locator = Object.assign((nodePath: readonly (string | number)[], key?: string) => at(['catalogs', index, ...nodePath], key), {
@@ -99,16 +94,12 @@ function checkGenres(catalog: Catalog, offered: readonly string[], reported: Map
       done.add(index);
       diagnostics.add(item.where.file, 'warning', () => {
         const suggestion = suggest(genre, () => offered, 2);
-        return {
-          code: 'unknown-genre',
-          severity: 'warning',
-          ...item.where(['genres', index]),
-          path: `genres[${index}]`,
-          message: `catalog "${catalog.id}" does not offer the genre "${genre}": its genre filter will not show this item under it`,
-          hint: suggestion
-            ? `did you mean "${suggestion}"?`
-            : `add "${genre}" to the genres of catalog "${catalog.id}" (line ${catalog.where(['genres']).line} of addon.yaml), or write \`genres: auto\` there`,
-        };
+        const related = suggestion ? [] : [{ ...catalog.where(['genres']), message: `the genres of catalog "${catalog.id}"` }];
+        return problem(
+          'unknown-genre',
+          { catalog: catalog.id, genre, suggestion },
+          { ...item.where(['genres', index]), path: `genres[${index}]`, ...(related.length > 0 ? { related } : {}) },
+        );
       });
     });
   }
@@ -145,16 +136,12 @@ function tooManyListings(
   }
   const limit = outputLimit(inputBytes).listings;
   if (!largest || listings <= limit) return undefined;
-  const count = (n: number) => n.toLocaleString('en-US');
   const { catalog } = largest;
-  return {
-    code: 'output-too-large',
-    severity: 'error',
-    ...catalog.where(['id']),
-    path: `catalogs[${catalog.index}].id`,
-    message: `the ${count(catalogs.size)} catalogs would list items ${count(listings)} times, from ${byteSize(inputBytes)} of content: over the ${count(limit)} listings a build may make for it (${OUTPUT_LIMIT.listingsPerByte} per byte of content, and never less than ${count(OUTPUT_LIMIT.floorListings)}); this catalog lists ${count(largest.count)} items`,
-    hint: 'use fewer catalogs that list every item of a type: with `items: listed`, a catalog lists only the items that name it in `catalogs`',
-  };
+  return problem(
+    'output-too-large',
+    { kind: 'listings', catalogs: catalogs.size, listings, input: inputBytes, limit, largest: largest.count },
+    { ...catalog.where(['id']), path: `catalogs[${catalog.index}].id` },
+  );
 }
 
 function catalogKey(type: string, id: string): string {
@@ -215,14 +202,8 @@ export function checkType(
   const suggestion = catalogs.typos.get(type);
   if (suggestion === undefined) return;
   const listed = catalogs.idsOf.has(suggestion);
-  diagnostics.add(at.file, 'warning', () => ({
-    code: 'unknown-type',
-    severity: 'warning',
-    ...at(['type']),
-    path: 'type',
-    message: `no catalog lists items of type "${type}", so this item is in none`,
-    hint: `did you mean "${suggestion}"? ${listed ? `Catalog "${catalogs.idsOf.get(suggestion)![0]}" lists ${suggestion} items; a` : 'A'} type of your own needs a catalog of that type`,
-  }));
+  const listedBy = listed ? catalogs.idsOf.get(suggestion)![0] : undefined;
+  diagnostics.add(at.file, 'warning', () => problem('unknown-type', { type, suggestion, listedBy }, { ...at(['type']), path: 'type' }));
 }
 
 /** Every catalog id an item names must exist for the item's type. */
@@ -232,18 +213,7 @@ export function checkCatalogNames(item: ContentItem, catalogs: CatalogIndex, at:
     diagnostics.add(at.file, 'error', () => {
       const otherType = catalogs.typeOf.get(id);
       const suggestion = suggest(id, () => catalogs.idsOf.get(item.type) ?? []);
-      return {
-        code: 'unknown-catalog',
-        severity: 'error',
-        ...at(['catalogs', index]),
-        path: `catalogs[${index}]`,
-        message: otherType
-          ? `catalog "${id}" lists ${otherType} items, and this item is a ${item.type}`
-          : `no catalog in addon.yaml has the id "${id}"`,
-        hint: suggestion
-          ? `did you mean "${suggestion}"?`
-          : `declare a ${item.type} catalog with id "${id}" under \`catalogs\` in addon.yaml, or remove it here`,
-      };
+      return problem('unknown-catalog', { id, type: item.type, otherType, suggestion }, { ...at(['catalogs', index]), path: `catalogs[${index}]` });
     });
   });
 }
@@ -261,19 +231,8 @@ export function warnUncatalogued(items: Item[], catalogs: Catalog[], typos: Read
   }
   for (const [type, unlisted] of byType) {
     const covered = catalogs.some((c) => c.type === type);
-    diagnostics.push({
-      code: 'uncovered-type',
-      severity: 'warning',
-      ...unlisted[0]!.where(['id']),
-      path: 'id',
-      message: `${unlisted.length} ${type} item${unlisted.length === 1 ? ' is' : 's are'} in no catalog${covered ? '' : ` (no catalog has type "${type}")`}: ${unlisted
-        .slice(0, 3)
-        .map((i) => i.id)
-        .join(', ')}${unlisted.length > 3 ? ', …' : ''}`,
-      hint: covered
-        ? 'name a catalog in their `catalogs` field, or set `items: all` on a catalog of their type'
-        : `add a catalog with \`type: ${type}\` to addon.yaml; until then these items can only be opened by id`,
-    });
+    const ids = unlisted.map((i) => i.id);
+    diagnostics.push(problem('uncovered-type', { type, ids, covered }, { ...unlisted[0]!.where(['id']), path: 'id' }));
   }
 }
 

@@ -1,6 +1,6 @@
 // Ids and prefixes: the prefixes the manifest declares, derived or checked against every id, and
 // the scheme of the base URL the addon is installed from.
-import type { DiagnosticList } from '../diagnostics/index.js';
+import { problem, type DiagnosticList } from '../diagnostics/index.js';
 import { isLoopback } from '../shared/paths.js';
 import type { Content, Item } from '../shared/content.js';
 import type { Locator } from './issues.js';
@@ -46,14 +46,13 @@ export function checkPrefixes(content: Content, at: Locator, diagnostics: Diagno
   for (const item of content.items) {
     for (const id of idsOf(item)) {
       if (covered(id)) continue;
-      diagnostics.add(item.where.file, 'error', () => ({
-        code: 'invalid-value',
-        severity: 'error',
-        ...item.where(['id']),
-        path: 'id',
-        message: `"${id}" starts with none of the idPrefixes in addon.yaml (${listed}), so the client would never ask for it`,
-        hint: `add a prefix of "${id}" to idPrefixes (line ${at(['idPrefixes']).line} of addon.yaml), or remove idPrefixes to derive them`,
-      }));
+      diagnostics.add(item.where.file, 'error', () =>
+        problem(
+          'invalid-value',
+          { kind: 'id-prefix', id, listed },
+          { ...item.where(['id']), path: 'id', related: [{ ...at(['idPrefixes']), message: 'the idPrefixes of the addon' }] },
+        ),
+      );
     }
   }
 }
@@ -66,14 +65,7 @@ export function checkBaseUrlScheme(baseUrl: string | undefined, at: Locator | un
   if (baseUrl === undefined) return;
   const url = new URL(baseUrl);
   if (url.protocol === 'https:' || isLoopback(url.hostname)) return;
-  diagnostics.push({
-    code: 'insecure-base-url',
-    severity: 'warning',
-    ...(at ? at(['baseUrl']) : {}),
-    ...(at ? { path: 'baseUrl' } : {}),
-    message: `the base URL ${baseUrl} is not https: Stremio installs remote addons only over HTTPS (plain HTTP only from 127.0.0.1)`,
-    hint: `publish where the addon is served over HTTPS, and give that address as ${at ? 'baseUrl in addon.yaml' : '--base-url'} (https://…/)`,
-  });
+  diagnostics.push(problem('insecure-base-url', { baseUrl, inSettings: at !== undefined }, at ? { ...at(['baseUrl']), path: 'baseUrl' } : {}));
 }
 
 export function uniqueInOrder<T>(values: readonly T[]): T[] {

@@ -1,7 +1,7 @@
 // Stage 2, validate: check the loaded YAML against the content schemas and across items, and
 // resolve it into `Content`, the complete, checked description of the addon that plan lays out.
 import { z } from 'zod';
-import { hasErrors, suggester, type Diagnostic, type DiagnosticList } from '../diagnostics/index.js';
+import { hasErrors, problem, suggester, type Diagnostic, type DiagnosticList } from '../diagnostics/index.js';
 import { locate, type Loaded, type SourceFile, type SourceValue } from '../load/index.js';
 import type { Content, Item } from '../shared/content.js';
 import { contentBytes } from '../shared/output-limit.js';
@@ -77,12 +77,7 @@ export async function validate(loaded: Loaded, options: ValidateOptions): Promis
   const addonFailed = loaded.addon ? expand(loaded.addon, ['secrets', 'publish']) : new Set<string>();
   // Also percent-encoded, as a pasted signed URL has it.
   for (const { name } of options.baseUrl === undefined ? [] : secretsIn(options.baseUrl, policy)) {
-    diagnostics.push({
-      code: 'secret-in-output',
-      severity: 'error',
-      message: `--base-url holds the value of ${name}, a secret: every page and local file URL would publish it`,
-      hint: `give the public address without credentials; if ${name} is meant to be public, list it under \`publish:\` in addon.yaml`,
-    });
+    diagnostics.push(problem('secret-in-output', { kind: 'base-url', name }, {}));
   }
 
   // The base URL decides what local files become; read it before the settings are checked, so

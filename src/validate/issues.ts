@@ -1,6 +1,6 @@
 // Turns zod issues into diagnostics: plain-language messages, a code, the YAML location, a hint.
 import { z } from 'zod';
-import { closest, formatPath, type Diagnostic, type Location } from '../diagnostics/index.js';
+import { closest, formatPath, problem, type Diagnostic, type Location, type Place } from '../diagnostics/index.js';
 import { IssueParams, RENAMED_FIELDS } from './schema.js';
 
 type Issue = z.core.$ZodIssue;
@@ -35,31 +35,19 @@ function toDiagnostics(issue: Issue, schema: z.ZodType, locator: Locator): Pendi
     return issue.keys.map((key) => ({ path: formatPath([...path, key]), build: () => unknownField(key, path, schema, locator, issue.input) }));
   }
   const pathText = formatPath(path) || undefined;
-  return [{ path: pathText, build: () => ({ severity: 'error', ...locator(path), path: pathText, ...described(issue, path) }) }];
+  return [{ path: pathText, build: () => described(issue, path, { ...locator(path), path: pathText }) }];
 }
 
 function unknownField(key: string, path: Path, schema: z.ZodType, locator: Locator, input: unknown): Diagnostic {
   const known = keysAt(schema, path);
-  return {
-    code: 'unknown-field',
-    severity: 'error',
-    ...locator(path, key),
-    path: formatPath([...path, key]),
-    message: `unknown field "${key}"`,
-    hint: unknownFieldHint(key, path, schema, locator, input, known),
-  };
-}
-
-function unknownFieldHint(key: string, path: Path, schema: z.ZodType, locator: Locator, input: unknown, known: string[]): string {
+  const place: Place = { ...locator(path, key), path: formatPath([...path, key]) };
   const suggestion = closest(key, known);
-  if (suggestion) return `did you mean "${suggestion}"?`;
-  const parent = emptyParent(key, path, schema, input);
-  if (parent !== undefined) {
-    return `"${key}" is a field of ${parent} (line ${locator(path, parent).line}), which is empty: indent "${key}" further than ${parent} to put it there`;
-  }
+  const emptyParent = suggestion ? undefined : emptyParentOf(key, path, schema, input);
+  // The empty field the key belongs under, as a place of its own.
+  if (emptyParent !== undefined) place.related = [{ ...locator(path, emptyParent), message: `${emptyParent}, which is empty` }];
   // Own keys only: `constructor` or `toString` in the YAML must not find Object's.
   const renamed = Object.hasOwn(RENAMED_FIELDS, key) ? RENAMED_FIELDS[key] : undefined;
-  return renamed ?? `the fields allowed here are: ${known.join(', ')}`;
+  return problem('unknown-field', { key, suggestion, emptyParent, renamed, known }, place);
 }
 
 /**
@@ -67,7 +55,7 @@ function unknownFieldHint(key: string, path: Path, schema: z.ZodType, locator: L
  * fields, include `key`: the field that `key` was meant to be under, had it been indented. Only
  * the mapping's own keys with an empty value are looked at.
  */
-function emptyParent(key: string, path: Path, schema: z.ZodType, input: unknown): string | undefined {
+function emptyParentOf(key: string, path: Path, schema: z.ZodType, input: unknown): string | undefined {
   if (input === null || typeof input !== 'object' || Array.isArray(input)) return undefined;
   for (const [field, value] of Object.entries(input)) {
     if (value !== null || field === key) continue;
@@ -76,45 +64,35 @@ function emptyParent(key: string, path: Path, schema: z.ZodType, input: unknown)
   return undefined;
 }
 
-/** The code, message and hint of an issue other than unknown keys. */
-function described(issue: Issue, path: Path): Pick<Diagnostic, 'code' | 'message' | 'hint'> {
+/** The diagnostic of an issue other than unknown keys, at `place`. */
+function described(issue: Issue, path: Path, place: Place): Diagnostic {
   const field = path[path.length - 1];
   if (issue.code === 'invalid_type' && issue.input === undefined) {
-    return { code: 'missing-field', message: `"${String(field)}" is required`, hint: `add ${String(field)}: …` };
+    return problem('missing-field', { field: String(field), video: false }, place);
   }
   if (issue.code === 'invalid_type') {
     const { expected, input } = issue;
     // `released: 1922`: YAML reads a year as a number, and a year is not a date.
     if (field === 'released' && typeof input === 'number') {
-      return {
-        code: 'invalid-value',
-        message: `expected a date such as 1922-03-04, found ${describeValue(input)}`,
-        hint:
-          Number.isInteger(input) && input >= 1000 && input <= 9999
-            ? `for a year, write the whole date (released: ${input}-01-01), or the year as text: releaseInfo: "${input}"`
-            : 'write a date like 1968-10-01 or a date-time like 1968-10-01T20:00:00Z',
-      };
+      return problem('invalid-value', { kind: 'year-as-date', found: describeValue(input), input }, place);
     }
     // `season: "1"`: in quotes a number is text.
     if (expected === 'number' && typeof input === 'string' && /^-?\d+(\.\d+)?$/.test(input.trim())) {
-      return { code: 'invalid-value', message: describeIssue(issue), hint: `write ${input.trim()} without quotes: in quotes it is text` };
+      return problem('invalid-value', { kind: 'quoted-number', message: describeIssue(issue), input }, place);
     }
     // `behaviorHints:` with its fields under-indented, or nothing, after it.
     if (input === null && (expected === 'object' || expected === 'record' || expected === 'array')) {
-      const what = expected === 'array' ? 'entries' : 'fields';
-      return {
-        code: 'invalid-value',
-        message: describeIssue(issue),
-        hint: `write its ${what} on the lines below "${String(field)}", indented further than it, or remove "${String(field)}"`,
-      };
+      return problem('invalid-value', { kind: 'empty', message: describeIssue(issue), field: String(field), entries: expected === 'array' }, place);
     }
   }
   if (issue.code === 'custom') {
     const parsed = IssueParams.safeParse(issue.params ?? {});
     const params: IssueParams = parsed.success ? parsed.data : {};
-    return { code: params.code ?? 'invalid-value', message: issue.message, hint: params.hint };
+    // The check wrote its message and hint with the catalog's words (or its own, for invalid-value).
+    const hint = params.hint === undefined ? {} : { hint: params.hint };
+    return { code: params.code ?? 'invalid-value', severity: 'error', ...place, message: issue.message, ...hint };
   }
-  return { code: 'invalid-value', message: describeIssue(issue) };
+  return problem('invalid-value', { kind: 'schema', message: describeIssue(issue) }, place);
 }
 
 /** A union failure says most when reported through the branch that got furthest into the value. */

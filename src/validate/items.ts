@@ -1,6 +1,6 @@
 // Items: each checked item resolved into an `Item`, with its videos' and subtitles' default ids
 // and its videos in the client's order.
-import type { DiagnosticList } from '../diagnostics/index.js';
+import { problem, type DiagnosticList } from '../diagnostics/index.js';
 import type { SourceFile } from '../load/index.js';
 import type { Item, Stream, Subtitle, Video } from '../shared/content.js';
 import type { Suggest } from './catalogs.js';
@@ -26,14 +26,7 @@ export function normalizeItem(item: ContentItem, at: Locator, source: SourceFile
   // A stream or subtitle on an item with videos would never be requested: the client asks per video.
   for (const field of ['streams', 'subtitles'] as const) {
     if (item[field]?.length) {
-      diagnostics.add(at.file, 'error', () => ({
-        code: 'invalid-value',
-        severity: 'error',
-        ...at([field]),
-        path: field,
-        message: `an item with videos has no ${field} of its own: the client asks for the ${field} of each video`,
-        hint: `move these ${field} to the videos they belong to`,
-      }));
+      diagnostics.add(at.file, 'error', () => problem('invalid-value', { kind: 'own-field', field }, { ...at([field]), path: field }));
     }
   }
 
@@ -45,26 +38,20 @@ export function normalizeItem(item: ContentItem, at: Locator, source: SourceFile
     const title = video.title ?? (video.episode !== undefined ? `Episode ${video.episode}` : undefined);
     if (id === undefined || title === undefined) {
       const field = id === undefined ? 'id' : 'title';
-      diagnostics.add(at.file, 'error', () => ({
-        code: 'missing-field',
-        severity: 'error',
-        ...at(['videos', index]),
-        path: `videos[${index}].${field}`,
-        message: `"${field}" is required for a video without season and episode`,
-        hint: `add ${field}: …, or give the video a season and an episode`,
-      }));
+      diagnostics.add(at.file, 'error', () =>
+        problem('missing-field', { field, video: true }, { ...at(['videos', index]), path: `videos[${index}].${field}` }),
+      );
       return;
     }
     const first = seen.get(id);
     if (first !== undefined) {
-      diagnostics.add(at.file, 'error', () => ({
-        code: 'duplicate-video-id',
-        severity: 'error',
-        ...at(['videos', index]),
-        path: `videos[${index}]`,
-        message: `video id "${id}" is also the id of videos[${first}] (line ${at(['videos', first]).line})`,
-        hint: 'give each video its own id, or its own season and episode',
-      }));
+      diagnostics.add(at.file, 'error', () =>
+        problem(
+          'duplicate-video-id',
+          { id, first },
+          { ...at(['videos', index]), path: `videos[${index}]`, related: [{ ...at(['videos', first]), message: `the first video with id "${id}"` }] },
+        ),
+      );
       return;
     }
     seen.set(id, index);
@@ -87,19 +74,9 @@ export function normalizeItem(item: ContentItem, at: Locator, source: SourceFile
 
 function unknownDefaultVideo(item: ContentItem, ids: () => string[], at: Locator, diagnostics: DiagnosticList, suggest: Suggest) {
   diagnostics.add(at.file, 'error', () => {
-    const suggestion = suggest(item.behaviorHints!.defaultVideoId!, ids);
-    return {
-      code: 'unknown-default-video',
-      severity: 'error',
-      ...at(['behaviorHints', 'defaultVideoId']),
-      path: 'behaviorHints.defaultVideoId',
-      message: `"${item.behaviorHints!.defaultVideoId}" is not the id of a video of this item`,
-      hint: suggestion
-        ? `did you mean "${suggestion}"?`
-        : item.videos
-          ? "name one of the item's video ids (by default {itemId}:{season}:{episode})"
-          : 'a movie without videos plays its own streams; for a single-video item, add that video under `videos`',
-    };
+    const id = item.behaviorHints!.defaultVideoId!;
+    const params = { id, suggestion: suggest(id, ids), hasVideos: item.videos !== undefined };
+    return problem('unknown-default-video', params, { ...at(['behaviorHints', 'defaultVideoId']), path: 'behaviorHints.defaultVideoId' });
   });
 }
 
@@ -164,17 +141,12 @@ export function checkUniqueIds(items: Item[], diagnostics: DiagnosticList) {
     }
     // Reported in the later item's file, within its limit: 200,000 items that repeat the ids of
     // another file show 100 of them, and cost no more to count than the rest.
-    diagnostics.add(item.where.file, 'error', () => {
-      const at = earlier.where(['id']);
-      return {
-        code: 'duplicate-id',
-        severity: 'error',
-        ...item.where(['id']),
-        path: 'id',
-        message: `item id "${item.id}" is also the id of another item`,
-        hint: 'ids are global in Stremio: give each item its own id',
-        related: [{ ...at, message: `the other item with id "${item.id}"` }],
-      };
-    });
+    diagnostics.add(item.where.file, 'error', () =>
+      problem(
+        'duplicate-id',
+        { id: item.id },
+        { ...item.where(['id']), path: 'id', related: [{ ...earlier.where(['id']), message: `the other item with id "${item.id}"` }] },
+      ),
+    );
   }
 }

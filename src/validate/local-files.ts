@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { SourceValue } from '../load/index.js';
 import type { Asset } from '../shared/content.js';
 import { ASSETS_DIR, publicUrl } from '../shared/paths.js';
-import { fileNameProblem, type IssueParams, type LocalFileResolver } from './schema.js';
+import { codedIssue, fileNameProblem, type LocalFileResolver } from './schema.js';
 import { isWithin } from '../shared/locations.js';
 
 function realpathOr(file: string): string {
@@ -60,30 +60,16 @@ export function localFiles(contentDir: string) {
   let current: { dir: string; baseUrl: string | undefined } = { dir: root, baseUrl: undefined };
 
   const resolve: LocalFileResolver = (value) => {
-    const fail = (message: string, params: IssueParams) => ({ message, params });
-    if (path.isAbsolute(value) || /^[a-z]:[\\/]/i.test(value)) {
-      return fail(`"${value}" is an absolute path`, {
-        code: 'asset-outside-content',
-        hint: 'name local files relative to the YAML file, inside the content folder, or give an absolute URL',
-      });
-    }
+    if (path.isAbsolute(value) || /^[a-z]:[\\/]/i.test(value)) return codedIssue('asset-outside-content', { value, how: 'absolute' });
     const absolute = path.resolve(current.dir, value);
     const relative = path.relative(root, absolute);
     if (relative.startsWith('..') || path.isAbsolute(relative)) {
-      return fail(`"${value}" is outside the content folder`, {
-        code: 'asset-outside-content',
-        hint: 'copy the file into the content folder; only files inside it are published',
-      });
+      return codedIssue('asset-outside-content', { value, how: 'outside' });
     }
     // Each part of its path becomes a name in the output and in a URL, and is printed in messages.
     for (const part of relative.split(path.sep)) {
       const problem = fileNameProblem(part, false);
-      if (problem) {
-        return fail(`"${value}": the name "${part}" ${problem}, so it cannot become a file name on every host`, {
-          code: 'bad-file-name',
-          hint: 'rename the file: no backslash or control character, at most 200 bytes per name',
-        });
-      }
+      if (problem) return codedIssue('bad-file-name', { value, part, problem });
     }
     let real: string | undefined; // where the file is once symbolic links are followed
     try {
@@ -92,26 +78,15 @@ export function localFiles(contentDir: string) {
       // missing: reported below
     }
     if (real === undefined) {
-      return fail(`"${value}" is neither a URL nor an existing file (looked for ${absolute})`, {
-        code: 'missing-asset',
-        hint: LOOKS_LIKE_HOST.test(value)
-          ? `did you mean "https://${value}"? A URL needs its scheme; without one it is a file name`
-          : 'check the spelling and that the path is relative to this YAML file; URLs need their scheme (https://…)',
-      });
+      return codedIssue('missing-asset', { value, absolute, looksLikeHost: LOOKS_LIKE_HOST.test(value) });
     }
     // The path is inside, but a symbolic link on it may lead out: what would be published is.
     realRoot ??= realpathOr(root);
     if (!isWithin(realRoot, real, { orSame: true })) {
-      return fail(`"${value}" leads through a symbolic link to ${real}, outside the content folder`, {
-        code: 'asset-outside-content',
-        hint: 'copy the file into the content folder; a build publishes no file from outside it',
-      });
+      return codedIssue('asset-outside-content', { value, how: 'link', real });
     }
     if (current.baseUrl === undefined) {
-      return fail(`"${value}" is a local file, and local files need the public base URL`, {
-        code: 'base-url-required',
-        hint: 'the client rejects relative URLs: set `baseUrl` in addon.yaml or pass --base-url https://…/ (where the output will be published)',
-      });
+      return codedIssue('base-url-required', { value });
     }
     const output = `${ASSETS_DIR}/${relative.split(path.sep).join('/')}`;
     copied.set(output, absolute);

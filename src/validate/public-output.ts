@@ -1,7 +1,7 @@
 // Public output: everything a build writes is readable by anyone, so what must not be is refused.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { formatPath, type DiagnosticList } from '../diagnostics/index.js';
+import { formatPath, problem, type DiagnosticList } from '../diagnostics/index.js';
 import type { Asset } from '../shared/content.js';
 import type { Locator } from './issues.js';
 import type { ContentItem, ContentStream } from './schema.js';
@@ -23,16 +23,9 @@ export function checkCredentials(item: ContentItem, at: Locator, allowed: boolea
         if (!CREDENTIAL_HEADERS.has(header.trim().toLowerCase())) continue;
         const path = [...(video === undefined ? [] : ['videos', video]), field, s, 'behaviorHints', 'proxyHeaders', 'request'];
         const severity = allowed ? 'warning' : 'error';
-        diagnostics.add(at.file, severity, () => ({
-          code: 'credentials-in-output',
-          severity,
-          ...at(path, header),
-          path: formatPath([...path, header]),
-          message: `the ${header} header of this stream is published: anyone who reads the addon's files can use it`,
-          hint: allowed
-            ? 'allowed by --allow-credentials-in-output'
-            : 'use a URL that needs no credentials; if these are meant to be public, build with --allow-credentials-in-output',
-        }));
+        diagnostics.add(at.file, severity, () =>
+          problem('credentials-in-output', { header, allowed }, { severity, ...at(path, header), path: formatPath([...path, header]) }),
+        );
       }
     });
   };
@@ -54,15 +47,17 @@ export function checkAssetSecrets(assets: readonly Asset[], policy: SecretPolicy
       if (offset < 0) continue;
       const before = bytes.subarray(0, offset);
       const lineStart = before.lastIndexOf(10) + 1;
-      diagnostics.push({
-        code: 'secret-in-output',
-        severity: 'error',
-        file: path.join(contentDir, path.relative(path.resolve(contentDir), asset.source)),
-        line: before.filter((byte) => byte === 10).length + 1,
-        column: offset - lineStart + 1,
-        message: `this file holds the value of ${name}, a secret, and would be published as ${asset.path}`,
-        hint: `remove it from the file; if ${name} is meant to be public, list it under \`publish:\` in addon.yaml`,
-      });
+      diagnostics.push(
+        problem(
+          'secret-in-output',
+          { kind: 'file', name, publishedAs: asset.path },
+          {
+            file: path.join(contentDir, path.relative(path.resolve(contentDir), asset.source)),
+            line: before.filter((byte) => byte === 10).length + 1,
+            column: offset - lineStart + 1,
+          },
+        ),
+      );
     }
   }
 }

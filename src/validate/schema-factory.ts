@@ -1,6 +1,6 @@
 // The factory: each protocol object described once, around the leaves of one side.
 import { z } from 'zod';
-import { absoluteUrl, fileName, genreName, nonNegativeInt, threeLetters, type IssueParams } from './schema-leaves.js';
+import { absoluteUrl, codedIssue, fileName, genreName, nonNegativeInt, threeLetters } from './schema-leaves.js';
 
 interface Leaves {
   /** Image and media URL fields: absolute URLs out; absolute URLs or local files in. */
@@ -125,17 +125,7 @@ function streamShape(leaves: Leaves) {
 function oneSource(stream: Record<string, unknown>, ctx: z.RefinementCtx) {
   const sources = STREAM_SOURCES.filter((key) => stream[key] !== undefined);
   if (sources.length === 1) return;
-  ctx.addIssue({
-    code: 'custom',
-    message:
-      sources.length === 0
-        ? 'a stream needs exactly one source, and this one has none'
-        : `a stream needs exactly one source, and this one has ${sources.length}: ${sources.join(', ')}`,
-    params: {
-      code: 'stream-source',
-      hint: `give exactly one of ${STREAM_SOURCES.join(', ')}; put alternatives in separate streams`,
-    } satisfies IssueParams,
-  });
+  ctx.addIssue({ code: 'custom', ...codedIssue('stream-source', { sources, allowed: STREAM_SOURCES }) });
 }
 
 function sourceFieldsNeed(stream: Record<string, unknown>, ctx: z.RefinementCtx) {

@@ -1,6 +1,7 @@
 // The leaves of the schemas, shared by both sides: URLs, file names, dates, versions. Protocol and
 // content schemas are made of the same objects (schema-factory.ts) around different leaves.
 import { z } from 'zod';
+import { words, type MessageParams } from '../diagnostics/index.js';
 
 /** Issue parameters that name the diagnostic code a failed check should report. */
 export const IssueParams = z.object({
@@ -9,15 +10,24 @@ export const IssueParams = z.object({
 });
 export type IssueParams = z.infer<typeof IssueParams>;
 
+/**
+ * The message and the issue parameters of a failed check that reports a code of its own: the
+ * catalog writes its words, and issues.ts makes the diagnostic of them at the value.
+ */
+export function codedIssue<C extends NonNullable<IssueParams['code']>>(code: C, params: MessageParams<C>): { message: string; params: IssueParams } {
+  const { message, hint } = words(code, params);
+  return { message, params: hint === undefined ? { code } : { code, hint } };
+}
+
 /** An absolute URL (the client rejects relative ones): a scheme of two or more letters, then a parseable rest. */
 export function isAbsoluteUrl(value: string): boolean {
   return /^[a-z][a-z0-9+.-]+:/i.test(value) && URL.canParse(value);
 }
 
-export const absoluteUrl = z.string().refine(isAbsoluteUrl, {
-  message: 'expected an absolute URL',
-  params: { hint: 'the client rejects relative URLs; write https://… (or a local file path where the field allows one)' },
-});
+const relativeUrl = words('invalid-value', { kind: 'relative-url' });
+export const absoluteUrl = z
+  .string()
+  .refine(isAbsoluteUrl, { message: relativeUrl.message, params: { hint: relativeUrl.hint } satisfies IssueParams });
 
 const MAX_NAME_BYTES = 200;
 
@@ -45,14 +55,7 @@ const nameSchema = (whole: boolean) =>
   z.string().superRefine((value, ctx) => {
     const problem = fileNameProblem(value, whole);
     if (problem) {
-      ctx.addIssue({
-        code: 'custom',
-        message: `"${value}" ${problem}, so it cannot become a file name on every host`,
-        params: {
-          code: 'bad-file-name',
-          hint: 'use letters, digits and -_:. (no slashes, not ending in a dot or space, not CON, NUL, COM1…), at most 200 bytes',
-        } satisfies IssueParams,
-      });
+      ctx.addIssue({ code: 'custom', ...codedIssue('bad-file-name', { value, problem }) });
     }
   });
 
@@ -102,12 +105,8 @@ export function toRfc3339(value: string): string | undefined {
 export const contentDate = z.string().transform((value, ctx) => {
   const iso = toRfc3339(value);
   if (iso) return iso;
-  ctx.issues.push({
-    code: 'custom',
-    input: value,
-    message: `"${value}" is not a date that exists`,
-    params: { hint: 'write a date like 1968-10-01 or a date-time like 1968-10-01T20:00:00Z' } satisfies IssueParams,
-  });
+  const { message, hint } = words('invalid-value', { kind: 'not-a-date', value });
+  ctx.issues.push({ code: 'custom', input: value, message, params: { hint } satisfies IssueParams });
   return z.NEVER;
 });
 

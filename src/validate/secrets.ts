@@ -2,7 +2,7 @@
 // output. Everything addon-gen writes is public, so a value that would publish a secret is an
 // error at the field that holds it, before anything is written.
 import type { Locator } from './issues.js';
-import { formatPath, type Diagnostic, type DiagnosticList } from '../diagnostics/index.js';
+import { formatPath, problem, type Diagnostic, type DiagnosticList, type MessageParams, type Place } from '../diagnostics/index.js';
 
 /** Names that look like they hold a secret, case-insensitively (`GITHUB_TOKEN`, `tmdb_api_key`). */
 const SECRET_NAME = /KEY|TOKEN|SECRET|PASSWORD|AUTH/i;
@@ -301,17 +301,14 @@ export function expandVariables(
     // The key's path is still recorded, so that the schema does not name it an unknown field.
     const shown = formatPath(path);
     const recorded = key === undefined ? shown : formatPath([...path, key]);
-    return (code: Diagnostic['code'], message: string, hint: string) => {
+    return (report: Report) => {
       failed.add(recorded);
-      diagnostics.add(at.file, 'error', () => ({ code, severity: 'error', ...at(path, key), path: shown, message, hint }));
+      diagnostics.add(at.file, 'error', () => report({ ...at(path, key), path: shown }));
     };
   };
   /** Reports each guarded value that `text` holds: a key is published as much as a value. */
   const guard = (text: string, fail: ReturnType<typeof reporter>, what: string) => {
-    for (const { name, encoded } of secretsIn(text, policy)) {
-      const how = encoded ? ', written encoded (percent-encoding or escapes, read as a client reads them)' : '';
-      fail('secret-in-output', `${what} holds the value of ${name}, a secret${how}: everything addon-gen writes is public`, secretHint(name));
-    }
+    for (const { name, encoded } of secretsIn(text, policy)) fail(secret({ kind: 'value', name, what, encoded }));
   };
 
   const expand = (text: string, path: (string | number)[]): string => {
@@ -321,20 +318,16 @@ export function expandVariables(
       if (!VARIABLE_NAME.test(name)) {
         // Not the name itself when it holds a guarded value (`${<the token>}`), nor all of a long one.
         const shown = secretsIn(name, policy).length > 0 ? '…' : name.length > 40 ? `${name.slice(0, 40)}…` : name;
-        fail('invalid-value', `"\${${shown}}" is not a variable name`, 'names are letters, digits and _; write $${…} for a literal ${…}');
+        fail((place) => problem('invalid-value', { kind: 'variable-name', shown }, place));
         return whole;
       }
       const variable = env[name];
       if (variable === undefined) {
-        fail(
-          'unset-variable',
-          `this value uses \${${name}}, and ${name} is not set`,
-          `set ${name} in the environment of the build (in CI: the job's env:), or remove the reference`,
-        );
+        fail((place) => problem('unset-variable', { name }, place));
         return whole;
       }
       if (isGuarded(policy, name)) {
-        fail('secret-in-output', `this value would publish \${${name}}, a secret: everything addon-gen writes is public`, secretHint(name));
+        fail(secret({ kind: 'reference', name }));
         return whole;
       }
       used?.set(name, variable);
@@ -362,8 +355,12 @@ export function expandVariables(
   return failed;
 }
 
-function secretHint(name: string): string {
-  return `keep secrets out of static output (a URL that needs a token is readable by anyone); if ${name} is meant to be public, list it under \`publish:\` in addon.yaml`;
+/** Makes a problem at a place: the reporters of expandVariables find the place, and make it once per value. */
+type Report = (place: Place) => Diagnostic;
+
+/** A secret-in-output of a value or a reference, at the place its reporter gives. */
+function secret(params: MessageParams<'secret-in-output'>): Report {
+  return (place) => problem('secret-in-output', params, place);
 }
 
 /** `secrets` and `publish` from unchecked settings (the schema reports wrong shapes). */
