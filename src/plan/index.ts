@@ -72,9 +72,9 @@ export function plan(content: Content, options: PlanOptions = {}): Plan {
   const fingerprints = options.generator === undefined ? undefined : inputFingerprints(content, linksOf, options.generator);
   // Rendered once per item, when the output is measured (below), and used by the pages that list
   // it. An item is on several pages, so previews are kept until every page has been rendered once
-  // (write renders the pages first), then forgotten: those of the large benchmark take 39 MB
-  // (measured). A page rendered again after that (a file written twice, a caller's second look)
-  // only renders them again.
+  // (write renders the pages first), then forgotten: kept to the end they weigh on the build's
+  // peak memory (figures: bench/README.md, 'Previews kept until every page is rendered'). A page
+  // rendered again after that (a file written twice, a caller's second look) only renders them again.
   const previews = new Map<Item, string>();
   const previewOf = (item: Item) => {
     let preview = previews.get(item);

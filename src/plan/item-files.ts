@@ -15,8 +15,9 @@ export interface ItemRendering {
 /**
  * A meta, stream or subtitles file of an item: most of a plan's files (a quarter of a million in
  * the large benchmark), all waiting until they are written. Each is one small object whose body
- * a method of the class renders: two closures of its own per file took about 370 bytes, and the
- * plan of the large benchmark is 60 MB smaller this way (measured). Call it as `file.body()`.
+ * a method of the class renders: two closures of its own per file would cost hundreds of bytes
+ * each, tens of MB for a large plan (figures: bench/README.md, 'Item files as instances'). Call
+ * it as `file.body()`.
  */
 export class ItemFile implements OutputFile {
   constructor(
