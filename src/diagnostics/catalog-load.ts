@@ -1,9 +1,12 @@
 // The catalog's words for the codes of load: YAML syntax as a person who wrote the file by hand
-// reads it, aliases, documents that are not items, and addon.yaml.
+// reads it, aliases, documents that are not items, addon.yaml, and content files that cannot be
+// read (links, permissions, size, bytes that are not UTF-8 text).
+import { byteSize } from '../shared/bytes.js';
 import type { CatalogEntry } from './catalog.js';
 import type { Severity } from './codes.js';
 
 const error: Severity = 'error';
+const warning: Severity = 'warning';
 const WRITE_OUT = 'write the values out; aliases are for sharing a few values, not for building large ones';
 
 /** Hints for the parser's errors that have one fix, by the parser's code. */
@@ -106,6 +109,82 @@ function yamlAliasHint(p: YamlAlias): string | undefined {
   }
 }
 
+/**
+ * missing-addon-yaml: no addon.yaml (`kind` absent), or one that is a link leaving the content
+ * folder, so it is not followed.
+ */
+export type MissingAddonYaml = { kind?: 'missing'; path: string } | { kind: 'link-outside'; target: string };
+
+function missingAddonYaml(p: MissingAddonYaml): string {
+  return p.kind === 'link-outside'
+    ? `symbolic link to ${p.target}, outside the content folder, so it is not followed and the addon has no settings`
+    : `${p.path} does not exist`;
+}
+
+function missingAddonYamlHint(p: MissingAddonYaml): string {
+  return p.kind === 'link-outside'
+    ? 'copy the settings into the content folder; a build reads no file outside it'
+    : 'every content folder needs an addon.yaml with at least id, version and name; run the build on the folder that holds it';
+}
+
+/** unreadable-file: why a content file, folder or link cannot be read. */
+export type UnreadableFile =
+  /** A link that leads back to itself. */
+  | { kind: 'link-loop'; target: string }
+  /** A link to nothing (or to what cannot be reached). */
+  | { kind: 'link-broken'; target: string }
+  /** A named pipe, socket or device. */
+  | { kind: 'not-a-file' }
+  | { kind: 'denied'; what: 'file' | 'folder' }
+  /** Any other failure: the system's message, or its error code. */
+  | { kind: 'failed'; reason: string };
+
+function unreadableFile(p: UnreadableFile): string {
+  switch (p.kind) {
+    case 'link-loop':
+      return `symbolic link to ${p.target}, which leads back to itself (a loop of links)`;
+    case 'link-broken':
+      return `symbolic link to ${p.target}, which does not exist`;
+    case 'not-a-file':
+      return 'not a regular file (a named pipe, socket or device), so it is not read';
+    case 'denied':
+      return p.what === 'folder'
+        ? 'folder that cannot be read (permission denied): the YAML files in it are not read'
+        : 'cannot be read: permission denied';
+    case 'failed':
+      return `cannot be read: ${p.reason}`;
+  }
+}
+
+function unreadableFileHint(p: UnreadableFile): string | undefined {
+  switch (p.kind) {
+    case 'link-loop':
+    case 'link-broken':
+      return 'point the link at an existing file inside the content folder, or remove it';
+    case 'not-a-file':
+      return 'only regular files are read: replace it with one, or rename it without .yaml or .yml';
+    case 'denied':
+      return `make the ${p.what} readable by the user running the build (chmod a+r${p.what === 'folder' ? 'x' : ''}), or move it out of the content folder`;
+    case 'failed':
+      return undefined;
+  }
+}
+
+/** invalid-utf8: UTF-16 text (its byte order mark), or the first byte that is not UTF-8. */
+export type InvalidUtf8 = { kind: 'utf16' } | { kind: 'byte'; byte: number; offset: number };
+
+function invalidUtf8(p: InvalidUtf8): string {
+  return p.kind === 'utf16'
+    ? 'the file is UTF-16 text (it starts with a UTF-16 byte order mark), not UTF-8'
+    : `byte 0x${p.byte.toString(16).padStart(2, '0')} at offset ${p.offset} is not UTF-8; YAML files must be UTF-8 text`;
+}
+
+function invalidUtf8Hint(p: InvalidUtf8): string {
+  return p.kind === 'utf16'
+    ? 'save it as UTF-8 (in most editors: "Save with encoding" or the encoding in the status bar)'
+    : 'save the file as UTF-8; it was probably written as Latin-1 or Windows-1252 (é, ü, ß become single bytes there)';
+}
+
 export const LOAD_MESSAGES = {
   'yaml-syntax': { severity: error, message: yamlSyntax, hint: yamlSyntaxHint },
   'duplicate-key': {
@@ -128,9 +207,28 @@ export const LOAD_MESSAGES = {
         ? 'write `id: …`, `version: …`, `name: …` at the top level; see the README'
         : 'write an item as `id: …`, `type: …`, `name: …`, or a list of such items',
   },
-  'missing-addon-yaml': {
-    severity: error,
-    message: (p: { path: string }) => `${p.path} does not exist`,
-    hint: () => 'every content folder needs an addon.yaml with at least id, version and name; run the build on the folder that holds it',
+  'missing-addon-yaml': { severity: error, message: missingAddonYaml, hint: missingAddonYamlHint },
+  'symlink-not-followed': {
+    severity: warning,
+    message: (p: { target: string; folder: boolean }) =>
+      p.folder
+        ? `symbolic link to the folder ${p.target}, which is outside the content folder: the YAML files in it are not read`
+        : `symbolic link to ${p.target}, which is outside the content folder: not read`,
+    hint: () => 'copy what you need into the content folder; links are followed only within it, so that a build reads nothing else on the machine',
   },
+  'unreadable-file': { severity: error, message: unreadableFile, hint: unreadableFileHint },
+  /** `size` is undefined for a file that grew past the limit while it was read. */
+  'file-too-large': {
+    severity: error,
+    message: (p: { size: number | undefined; limit: number }) =>
+      `${p.size === undefined ? 'grew while it was read to' : `${p.size} bytes,`} over the limit of ${p.limit} bytes (${byteSize(p.limit)}) for a content file, so it is not read`,
+    hint: () =>
+      'split its items into several files; if it is meant to be this large, raise the limit with --max-file-size (e.g. --max-file-size 64M)',
+  },
+  'binary-file': {
+    severity: error,
+    message: () => 'the file holds a NUL byte, so it is binary data (an image or an archive?), not YAML text',
+    hint: () => 'give the file its real extension, or move it out of the content folder; only *.yaml and *.yml files are read as content',
+  },
+  'invalid-utf8': { severity: error, message: invalidUtf8, hint: invalidUtf8Hint },
 } satisfies Record<string, CatalogEntry>;

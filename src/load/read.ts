@@ -5,8 +5,7 @@ import { isUtf8 } from 'node:buffer';
 import { constants, type Dirent } from 'node:fs';
 import { open, readdir, readlink, realpath, stat, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import type { Diagnostic } from '../diagnostics/index.js';
-import { byteSize } from '../shared/bytes.js';
+import { problem, type Diagnostic, type MessageParams } from '../diagnostics/index.js';
 import { isWithin } from '../shared/locations.js';
 
 export const ADDON_FILE = 'addon.yaml';
@@ -128,51 +127,21 @@ async function readlinkText(link: string): Promise<string> {
 }
 
 function linkOutside(file: string, relative: string, target: string, isFolder: boolean): Diagnostic {
-  if (relative === ADDON_FILE) {
-    return {
-      code: 'missing-addon-yaml',
-      severity: 'error',
-      file,
-      message: `symbolic link to ${target}, outside the content folder, so it is not followed and the addon has no settings`,
-      hint: 'copy the settings into the content folder; a build reads no file outside it',
-    };
-  }
-  return {
-    code: 'symlink-not-followed',
-    severity: 'warning',
-    file,
-    message: isFolder
-      ? `symbolic link to the folder ${target}, which is outside the content folder: the YAML files in it are not read`
-      : `symbolic link to ${target}, which is outside the content folder: not read`,
-    hint: 'copy what you need into the content folder; links are followed only within it, so that a build reads nothing else on the machine',
-  };
+  if (relative === ADDON_FILE) return problem('missing-addon-yaml', { kind: 'link-outside', target }, { file });
+  return problem('symlink-not-followed', { target, folder: isFolder }, { file });
 }
 
 /** An unreadable file, folder or link: the reason in words, from the system's error code. */
 function unreadable(file: string, error: unknown, kind: 'file' | 'folder' | 'link', target?: string): Diagnostic {
+  return problem('unreadable-file', unreadableReason(error, kind, target), { file });
+}
+
+function unreadableReason(error: unknown, kind: 'file' | 'folder' | 'link', target = '?'): MessageParams<'unreadable-file'> {
   const code = typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string' ? error.code : undefined;
-  const denied = code === 'EACCES' || code === 'EPERM';
-  const message =
-    kind === 'link'
-      ? code === 'ELOOP'
-        ? `symbolic link to ${target}, which leads back to itself (a loop of links)`
-        : `symbolic link to ${target}, which does not exist`
-      : code === 'NOT_A_FILE'
-        ? 'not a regular file (a named pipe, socket or device), so it is not read'
-        : denied
-          ? kind === 'folder'
-            ? 'folder that cannot be read (permission denied): the YAML files in it are not read'
-            : 'cannot be read: permission denied'
-          : `cannot be read: ${messageOf(error) ?? code}`;
-  const hint =
-    kind === 'link'
-      ? 'point the link at an existing file inside the content folder, or remove it'
-      : code === 'NOT_A_FILE'
-        ? 'only regular files are read: replace it with one, or rename it without .yaml or .yml'
-        : denied
-          ? `make the ${kind} readable by the user running the build (chmod a+r${kind === 'folder' ? 'x' : ''}), or move it out of the content folder`
-          : undefined;
-  return { code: 'unreadable-file', severity: 'error', file, message, hint };
+  if (kind === 'link') return { kind: code === 'ELOOP' ? 'link-loop' : 'link-broken', target };
+  if (code === 'NOT_A_FILE') return { kind: 'not-a-file' };
+  if (code === 'EACCES' || code === 'EPERM') return { kind: 'denied', what: kind };
+  return { kind: 'failed', reason: `${messageOf(error) ?? code}` };
 }
 
 /** The error's message, as `error.message` gives it; undefined when it has none. */
@@ -225,13 +194,7 @@ async function readAtMost(handle: FileHandle, expected: number, limit: number): 
 
 /** `size` is undefined for a file that grew past the limit while it was read. */
 function tooLarge(file: string, size: number | undefined, limit: number): Diagnostic {
-  return {
-    code: 'file-too-large',
-    severity: 'error',
-    file,
-    message: `${size === undefined ? 'grew while it was read to' : `${size} bytes,`} over the limit of ${limit} bytes (${byteSize(limit)}) for a content file, so it is not read`,
-    hint: 'split its items into several files; if it is meant to be this large, raise the limit with --max-file-size (e.g. --max-file-size 64M)',
-  };
+  return problem('file-too-large', { size, limit }, { file });
 }
 
 /**
@@ -260,31 +223,9 @@ function decode(bytes: Buffer, source: ContentText): Diagnostic | undefined {
   const line = before.split('\n').length;
   const column = before.length - before.lastIndexOf('\n');
   const at = { file: source.file, line, column };
-  if (utf16) {
-    return {
-      code: 'invalid-utf8',
-      severity: 'error',
-      ...at,
-      message: 'the file is UTF-16 text (it starts with a UTF-16 byte order mark), not UTF-8',
-      hint: 'save it as UTF-8 (in most editors: "Save with encoding" or the encoding in the status bar)',
-    };
-  }
-  if (nul !== -1) {
-    return {
-      code: 'binary-file',
-      severity: 'error',
-      ...at,
-      message: 'the file holds a NUL byte, so it is binary data (an image or an archive?), not YAML text',
-      hint: 'give the file its real extension, or move it out of the content folder; only *.yaml and *.yml files are read as content',
-    };
-  }
-  return {
-    code: 'invalid-utf8',
-    severity: 'error',
-    ...at,
-    message: `byte 0x${bytes[offset]!.toString(16).padStart(2, '0')} at offset ${offset} is not UTF-8; YAML files must be UTF-8 text`,
-    hint: 'save the file as UTF-8; it was probably written as Latin-1 or Windows-1252 (é, ü, ß become single bytes there)',
-  };
+  if (utf16) return problem('invalid-utf8', { kind: 'utf16' }, at);
+  if (nul !== -1) return problem('binary-file', {}, at);
+  return problem('invalid-utf8', { kind: 'byte', byte: bytes[offset]!, offset }, at);
 }
 
 /** The offset of the first byte that does not belong to a valid UTF-8 sequence. */
