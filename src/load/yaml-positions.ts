@@ -28,10 +28,10 @@ export function positions(source: SourceFile): Positions {
 }
 
 /**
- * Files larger than this are never parsed whole by the `yaml` package, which takes 140 to 600
- * bytes of memory per byte of YAML and about 2.5 s per MiB of a long flow list (a 16 MiB file of
- * repeated keys took 3.3 GB): their syntax errors are js-yaml's, in its words, and positions come
- * from pieces. Files written by hand are far smaller.
+ * Files larger than this are never parsed whole by the `yaml` package, which takes a hundred
+ * times their size or more in memory and seconds per MiB of a long flow list (figures:
+ * bench/README.md, 'The careful parser's limit'): their syntax errors are js-yaml's, in its words,
+ * and positions come from pieces. Files written by hand are far smaller.
  */
 export const CAREFUL_MAX = 256 * 1024;
 

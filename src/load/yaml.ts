@@ -27,9 +27,9 @@ const SLICE_MIN_LENGTH = 13;
 /**
  * Gives each string of a parsed value as the build should keep it. js-yaml slices its strings out
  * of the file's text (a copy of its own), and V8 keeps the whole text alive for any slice: the
- * values of the large benchmark held a second copy of every file's text, 44 MB (measured). Longer
- * strings are copied out; shorter ones are copies already, and many repeat (`movie`, `eng`, genre
- * names): one of each is kept. One keeper per load: it holds every distinct short string.
+ * values would hold a second copy of every file's text (figures: bench/README.md, 'Strings copied
+ * out of the text'). Longer strings are copied out; shorter ones are copies already, and many
+ * repeat (`movie`, `eng`, genre names): one of each is kept. One keeper per load: it holds every distinct short string.
  */
 function stringKeeper(): (text: string) => string {
   const shared = new Map<string, string>();
@@ -45,9 +45,9 @@ function stringKeeper(): (text: string) => string {
 /**
  * The value with its short strings replaced by those `keep` gives. A value cloned from a parse
  * thread (one that JSON could not carry) has a string of its own for each `movie`, `eng` or genre
- * name: cloned, the large benchmark's values took 17 MB more heap after validate (measured). Only
- * for values without aliases, which are trees: a walk of one with aliases could take as long as a
- * billion laughs.
+ * name: cloned, the values take noticeably more heap after validate (figures: bench/README.md,
+ * 'Short strings shared after a clone'). Only for values without aliases, which are trees: a walk
+ * of one with aliases could take as long as a billion laughs.
  */
 function shareStrings(value: unknown, keep: (text: string) => string): unknown {
   if (typeof value === 'string') return value.length < SLICE_MIN_LENGTH ? keep(value) : value;

@@ -14,7 +14,8 @@ import type { Catalog, Content, Item, Stream, Subtitle, Video } from '../shared/
 // Items, videos, streams: explicit key order makes output independent of the YAML's order. These
 // objects exist only to be serialized: their undefined fields are left for JSON.stringify to drop
 // (the client rejects null; absent is the protocol's "not set"). Deleting them first, as
-// `compact` does, took 0.3 s of a large build, and objects with deleted keys serialize slower.
+// `compact` does, costs a large build measurable time (bench/README.md, 'Undefined fields left
+// to JSON.stringify'), and objects with deleted keys serialize slower.
 
 export type Link = NonNullable<MetaItemPreview['links']>[number];
 
@@ -124,7 +125,8 @@ export function genreLinks(content: Content): Map<Item, Link[]> {
     }
   });
   // Items share their links: one link per catalog and genre, one list per set of links. Lists
-  // and URLs of their own took 29 MB in the large benchmark (measured), kept to the end of the build.
+  // and URLs of their own would be kept to the end of the build (figures: bench/README.md,
+  // 'Shared links').
   const shared = new Map<Catalog, Map<string, Link>>();
   const linkTo = (catalog: Catalog, genre: string): Link => {
     let byGenre = shared.get(catalog);

@@ -13,7 +13,8 @@ const CREDENTIAL_HEADERS = new Set(['authorization', 'proxy-authorization', 'coo
 /** `proxyHeaders.request` with credentials, in every stream of the item as written in the file. */
 export function checkCredentials(item: ContentItem, at: Locator, allowed: boolean, diagnostics: DiagnosticList) {
   // A path is made only for a header found: making the path of each of a large addon's stream
-  // lists, to find none, took 47 MB of garbage (measured).
+  // lists, to find none, made tens of MB of garbage (figures: bench/README.md, 'Credential paths
+  // made on demand').
   const check = (streams: ContentStream[] | undefined, field: 'streams' | 'trailerStreams', video?: number) => {
     streams?.forEach((stream, s) => {
       const request = stream.behaviorHints?.proxyHeaders?.request;
