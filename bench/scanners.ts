@@ -129,7 +129,7 @@ function repeated(token: string, bytes: number): string {
  * build (lib/): its parse threads run compiled code.
  */
 async function validateFile(dir: string, text: string): Promise<void> {
-  const { build }: typeof import('../src/build/index.js') = await import(new URL('../lib/build.js', import.meta.url).href);
+  const { build }: typeof import('../src/build/index.js') = await import(new URL('../lib/build/index.js', import.meta.url).href);
   // A literal block scalar: the text is the value as it is, whatever it holds.
   const lines = text
     .split('\n')
