@@ -137,7 +137,8 @@ describe('subtitles files', () => {
       'subtitles/movie/m:subs/filename=a.mkv&videoSize=42&videoHash=0011223344556677.json',
     ]);
     const manifest = JSON.parse(tree.get('manifest.json')!.toString()) as { resources: unknown[] };
-    expect(manifest.resources).toContainEqual({ name: 'subtitles', types: ['movie'], idPrefixes: ['m:', 's:'] });
+    // Only for the ids of those types: the series' `s:` ids have none.
+    expect(manifest.resources).toContainEqual({ name: 'subtitles', types: ['movie'], idPrefixes: ['m:'] });
     expect(JSON.parse(tree.get('subtitles/movie/m:none.json')!.toString())).toEqual({ subtitles: [] });
     const list = tree.get('subtitles/movie/m:subs.json')!.toString();
     expect(JSON.parse(list).subtitles).toHaveLength(1);

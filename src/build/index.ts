@@ -55,7 +55,10 @@ export interface Progress {
 }
 
 export interface Counts {
+  /** Titles this addon describes. */
   items: number;
+  /** Titles other addons describe, that it adds streams or subtitles to. */
+  externalTitles: number;
   videos: number;
   streams: number;
   subtitles: number;
@@ -368,9 +371,10 @@ function checkLocation(flag: string, given: string, real: string, others: Record
 }
 
 function countsOf(content: Content): Counts {
-  const owners = content.items.flatMap(streamOwners);
+  const owners = [...content.items.flatMap(streamOwners), ...content.externalTitles];
   return {
     items: content.items.length,
+    externalTitles: content.externalTitles.length,
     videos: content.items.reduce((n, i) => n + (i.videos?.length ?? 0), 0),
     streams: owners.reduce((n, o) => n + o.streams.length, 0),
     subtitles: owners.reduce((n, o) => n + o.subtitles.length, 0),

@@ -13,6 +13,7 @@ import { sha1, textFingerprint } from '../plan/index.js';
 import { expandText, secretPolicy, secretsIn, type Environment } from '../validate/secrets.js';
 import type { Content } from '../shared/content.js';
 import type { WriteResult } from '../write/index.js';
+import type { Counts } from './index.js';
 import { z } from 'zod';
 
 /** What a build records about itself in the output folder's bookkeeping. Public: no secret. */
@@ -36,7 +37,7 @@ export interface BuildRecord {
    */
   diagnostics: Diagnostic[];
   addon: { name: string; version: string };
-  counts: { items: number; videos: number; streams: number; subtitles: number };
+  counts: Counts;
   manifestUrl?: string;
   /** What is in the output folder; how much of it a build wrote is no part of the record. */
   write: Pick<WriteResult, 'files' | 'bytes' | 'largest'> & { byResource: Record<string, { files: number; bytes: number }> };

@@ -125,7 +125,9 @@ function summaryText(result: BuildResult, options: ReportOptions): string {
   const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
   const lines = [
     `${options.verb === 'build' ? 'Built' : 'Checked'} ${addon!.name} ${addon!.version}${options.out ? ` into ${options.out}/` : ''}`,
-    `  ${plural(counts!.items, 'item')}, ${plural(counts!.videos, 'video')}, ${plural(counts!.streams, 'stream')}, ${counts!.subtitles} subtitles`,
+    `  ${plural(counts!.items, 'item')}, ${plural(counts!.videos, 'video')}, ${plural(counts!.streams, 'stream')}, ${counts!.subtitles} subtitles${
+      counts!.externalTitles > 0 ? `; for ${plural(counts!.externalTitles, 'title')} other addons describe` : ''
+    }`,
   ];
   if (write) {
     lines.push(

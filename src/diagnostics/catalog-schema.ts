@@ -21,8 +21,119 @@ export type InvalidValue =
   /** A relative URL where the client needs an absolute one. */
   | { kind: 'relative-url' }
   | { kind: 'own-field'; field: string }
-  | { kind: 'id-prefix'; id: string; listed: string }
-  | { kind: 'variable-name'; shown: string };
+  | { kind: 'id-prefix'; id: string; listed: string; resource?: string }
+  | { kind: 'variable-name'; shown: string }
+  | ResourceProblem;
+
+/** `resources` in addon.yaml against what the content offers (validate/resources.ts). */
+export type ResourceProblem =
+  | { kind: 'resource-twice'; name: string }
+  | { kind: 'resource-unused'; name: string }
+  | { kind: 'resource-omitted'; name: string; example: string }
+  | { kind: 'resource-type-unused'; name: string; type: string }
+  | { kind: 'resource-types-omitted'; name: string; types: readonly string[] }
+  | { kind: 'resource-prefix-unused'; name: string; prefix: string };
+
+/** Why the content offers nothing for a resource. */
+const NOTHING_FOR: Record<string, string> = {
+  catalog: 'addon.yaml declares no catalogs',
+  meta: 'no item has a name (an item without one adds streams or subtitles to a title another addon describes)',
+  stream: 'no item has a name or streams',
+  subtitles: 'no item, video or title has subtitles',
+};
+
+function resourceMessage(p: ResourceProblem): string {
+  switch (p.kind) {
+    case 'resource-twice':
+      return `${p.name} is listed twice`;
+    case 'resource-unused':
+      return `the content offers nothing for ${p.name}: ${NOTHING_FOR[p.name] ?? 'it has none'}`;
+    case 'resource-omitted':
+      return `resources leaves out ${p.name}, which the content offers (for "${p.example}", for one)`;
+    case 'resource-type-unused':
+      return `the content offers no ${p.type} for ${p.name}`;
+    case 'resource-types-omitted':
+      return `the types of ${p.name} leave out ${p.types.join(', ')}, which the content offers it for`;
+    case 'resource-prefix-unused':
+      return `no id that ${p.name} is offered for starts with "${p.prefix}"`;
+  }
+}
+
+function resourceHint(p: ResourceProblem): string {
+  const derived = 'or leave it out to have it derived from the content';
+  switch (p.kind) {
+    case 'resource-twice':
+      return 'list each resource once';
+    case 'resource-unused':
+      return `remove ${p.name}: the client would ask this addon for ${p.name} it does not have`;
+    case 'resource-omitted':
+      return `add ${p.name} to resources, ${derived}`;
+    case 'resource-type-unused':
+      return `remove ${p.type}: the client would ask this addon for ${p.name} of every ${p.type}`;
+    case 'resource-types-omitted':
+      return `add ${p.types.join(', ')} to its types, ${derived}`;
+    case 'resource-prefix-unused':
+      return `remove it: the client would ask this addon for ${p.name} of every id that starts with it`;
+  }
+}
+
+/**
+ * missing-field: a field the schema requires, a video's id or title, or the name of an item that
+ * this addon describes (an item without one adds streams to a title another addon describes).
+ */
+export type MissingField =
+  | { kind: 'field'; field: string; video: boolean }
+  | { kind: 'name'; because: NameNeeded }
+  /** An item without a name that adds neither streams nor subtitles. */
+  | { kind: 'nothing-added' };
+
+/** Why an item without a name must have one: what makes it a title this addon describes. */
+export type NameNeeded =
+  | { reason: 'videos' }
+  | { reason: 'catalog'; catalog: string }
+  /**
+   * A catalog with `items: all` lists the item's type, and its id starts like the described
+   * ones' (`prefix`), or it adds nothing to a title described elsewhere (no prefix).
+   */
+  | { reason: 'catalog-all'; catalog: string; type: string; prefix?: string }
+  | { reason: 'field'; field: string };
+
+function missingField(p: MissingField): string {
+  if (p.kind === 'field') return `"${p.field}" is required${p.video ? ' for a video without season and episode' : ''}`;
+  if (p.kind === 'nothing-added')
+    return 'an item without a name adds streams or subtitles to a title another addon describes, and this one has neither';
+  const because = p.because;
+  switch (because.reason) {
+    case 'videos':
+      return '"name" is required for an item with videos: an addon that lists the episodes describes the title';
+    case 'catalog':
+      return `"name" is required: catalog "${because.catalog}" lists this item, and shows it by its name`;
+    case 'catalog-all':
+      return because.prefix === undefined
+        ? `"name" is required: catalog "${because.catalog}" lists every ${because.type} (items: all), and this item has no streams or subtitles to add to a title another addon describes`
+        : `"name" is required: catalog "${because.catalog}" lists every ${because.type} this addon describes (items: all), and this id starts like theirs ("${because.prefix}")`;
+    case 'field':
+      return `"name" is required for an item with \`${because.field}\`: it describes the title, and only a title this addon describes has a meta`;
+  }
+}
+
+function missingFieldHint(p: MissingField): string {
+  if (p.kind === 'field') return `add ${p.field}: …${p.video ? ', or give the video a season and an episode' : ''}`;
+  if (p.kind === 'nothing-added') return 'add streams or subtitles, or a name if this addon describes the title';
+  const elsewhere =
+    'add name: … if this addon describes the title; if another addon describes it (Cinemeta, for IMDb ids tt…), give only id, type, streams and subtitles';
+  const because = p.because;
+  switch (because.reason) {
+    case 'videos':
+      return `${elsewhere}, in one item per episode with the episode's id ("tt0034167:1:1")`;
+    case 'catalog':
+      return `${elsewhere}, and no catalogs`;
+    case 'catalog-all':
+      return `${elsewhere}, or set \`items: listed\` on catalog "${because.catalog}"`;
+    case 'field':
+      return `${elsewhere}, without \`${because.field}\``;
+  }
+}
 
 function invalidValue(p: InvalidValue): string {
   switch (p.kind) {
@@ -39,9 +150,11 @@ function invalidValue(p: InvalidValue): string {
     case 'own-field':
       return `an item with videos has no ${p.field} of its own: the client asks for the ${p.field} of each video`;
     case 'id-prefix':
-      return `"${p.id}" starts with none of the idPrefixes in addon.yaml (${p.listed}), so the client would never ask for it`;
+      return `"${p.id}" starts with none of the idPrefixes ${p.resource === undefined ? '' : `of ${p.resource} `}in addon.yaml (${p.listed}), so the client would never ask for it`;
     case 'variable-name':
       return `"\${${p.shown}}" is not a variable name`;
+    default:
+      return resourceMessage(p);
   }
 }
 
@@ -64,9 +177,13 @@ function invalidValueHint(p: InvalidValue): string | undefined {
     case 'own-field':
       return `move these ${p.field} to the videos they belong to`;
     case 'id-prefix':
-      return `add a prefix of "${p.id}" to idPrefixes in addon.yaml, or remove idPrefixes to derive them`;
+      return p.resource === undefined
+        ? `add a prefix of "${p.id}" to idPrefixes in addon.yaml, or remove idPrefixes to derive them`
+        : `add a prefix of "${p.id}" to the idPrefixes of ${p.resource} in addon.yaml, or remove them to derive them`;
     case 'variable-name':
       return 'names are letters, digits and _; write $${…} for a literal ${…}';
+    default:
+      return resourceHint(p);
   }
 }
 
@@ -93,11 +210,7 @@ export type OutsideContent = { value: string; how: 'absolute' | 'outside' } | { 
 
 export const SCHEMA_MESSAGES = {
   'invalid-value': { severity: error, message: invalidValue, hint: invalidValueHint },
-  'missing-field': {
-    severity: error,
-    message: (p: { field: string; video: boolean }) => `"${p.field}" is required${p.video ? ' for a video without season and episode' : ''}`,
-    hint: (p: { field: string; video: boolean }) => `add ${p.field}: …${p.video ? ', or give the video a season and an episode' : ''}`,
-  },
+  'missing-field': { severity: error, message: missingField, hint: missingFieldHint },
   'unknown-field': {
     severity: error,
     message: (p: UnknownField) => `unknown field "${p.key}"`,

@@ -77,10 +77,14 @@ export const RESOURCE_FOLDERS = RESOURCE_PATTERNS.filter(([, source]) => source.
 /**
  * Cloudflare Pages answers a missing path with the nearest `404.html` up the tree, with the
  * headers `_headers` gives the request path: one per resource folder holding the addon
- * specification's error object makes its 404s JSON in body and type.
+ * specification's error object makes its 404s JSON in body and type. Only in the folders of
+ * the resources the manifest declares: the client asks no other.
  */
-export function notFoundPages(): { path: string; body: string }[] {
-  return RESOURCE_FOLDERS.map((folder) => ({ path: `${folder}/404.html`, body: `${JSON.stringify({ error: 'not found' })}\n` }));
+export function notFoundPages(resources: readonly string[]): { path: string; body: string }[] {
+  return RESOURCE_FOLDERS.filter((folder) => resources.includes(folder)).map((folder) => ({
+    path: `${folder}/404.html`,
+    body: `${JSON.stringify({ error: 'not found' })}\n`,
+  }));
 }
 
 /** Whether a host applies the rewrites: GitHub Pages and S3 serve files and nothing else. */

@@ -1,7 +1,7 @@
 // Paths that one file system or host would take for one file: the same path twice, or paths
 // that differ only in letter case or Unicode normalization.
 import { DiagnosticList, problem, type Diagnostic } from '../diagnostics/index.js';
-import type { Item } from '../shared/content.js';
+import type { FileOrigin } from '../shared/content.js';
 import type { OutputFile } from './output-file.js';
 
 /**
@@ -14,7 +14,7 @@ export function conflicts(files: readonly OutputFile[]): Diagnostic[] {
   // One map by folded path finds all three: a quarter of a million paths, so only one.
   const byFolded = new Map<string, OutputFile>();
   const diagnostics = new DiagnosticList();
-  const reportedPairs = new Map<Item, Set<Item>>();
+  const reportedPairs = new Map<FileOrigin, Set<FileOrigin>>();
   const locate = (f: OutputFile) => f.origin?.where(['id']);
   const where = (f: OutputFile) => {
     const at = locate(f);

@@ -1,7 +1,7 @@
 // Fingerprints of what files are rendered from: a rebuild keeps a file whose fingerprint it recorded.
 import { hash } from 'node:crypto';
 import type { SourceFile } from '../load/index.js';
-import type { Content, Item } from '../shared/content.js';
+import type { Content, FileOrigin, Item } from '../shared/content.js';
 import type { Link } from './wire.js';
 
 /** The fingerprint of a text or of bytes, as the bookkeeping keeps it (one call, no Hash object). */
@@ -33,17 +33,17 @@ export function inputFingerprints(content: Content, linksOf: (item: Item) => Lin
   // items, which share 1,001 files and a few hundred lists of links.
   const sources = new Map<Item['source'], string>();
   const linkLists = new Map<Link[], string>();
-  const items = new Map<Item, string>();
+  const items = new Map<FileOrigin, string>();
   const listings = new Map<Item, string>();
   const source = (of: Item['source']): string => {
     let key = sources.get(of);
     if (key === undefined) sources.set(of, (key = sha1(`${context}\0${of.relative}\0${textFingerprint(of)}`)));
     return key;
   };
-  const item = (of: Item): string => {
+  const item = (of: FileOrigin): string => {
     let key = items.get(of);
     if (key !== undefined) return key;
-    const itemLinks = linksOf(of);
+    const itemLinks = 'name' in of ? linksOf(of) : undefined;
     if (itemLinks) {
       let json = linkLists.get(itemLinks);
       if (json === undefined) linkLists.set(itemLinks, (json = JSON.stringify(itemLinks)));

@@ -122,7 +122,7 @@ export function plan(content: Content, options: PlanOptions = {}): Plan {
     for (const page of renderPages(options.templates, manifest, content.baseUrl)) files.push({ ...page, resource: 'page' });
   }
   const hosts = options.hosts ?? HOSTS;
-  const s3Files = addHostFiles(files, content, hosts, options.outFromS3Dir);
+  const s3Files = addHostFiles(files, content, manifest, hosts, options.outFromS3Dir);
 
   const diagnostics = [...conflicts(files), ...subtitlesWithoutStreams(content, hosts)];
   const tooLargeManifest = manifestTooLarge(layout.manifestBytes);
@@ -131,14 +131,22 @@ export function plan(content: Content, options: PlanOptions = {}): Plan {
 }
 
 /** Adds the rule files of the hosts that publish into the output folder; returns those of the S3 folder. */
-function addHostFiles(files: OutputFile[], content: Content, hosts: readonly Host[], outFromS3Dir: string | undefined): OutputFile[] {
+function addHostFiles(
+  files: OutputFile[],
+  content: Content,
+  manifest: Manifest,
+  hosts: readonly Host[],
+  outFromS3Dir: string | undefined,
+): OutputFile[] {
   const rules = headerRules(content);
   const hostFile = (path: string, body: string) => files.push({ path, resource: 'host', body });
   if (hosts.includes('cloudflare') || hosts.includes('netlify')) {
     hostFile(HOST_FILES.headers, renderHeadersFile(rules));
     hostFile(HOST_FILES.redirects, renderRedirectsFile(REWRITES));
   }
-  if (hosts.includes('cloudflare')) for (const page of notFoundPages()) hostFile(page.path, page.body);
+  if (hosts.includes('cloudflare')) {
+    for (const page of notFoundPages(manifest.resources.map((r) => (typeof r === 'string' ? r : r.name)))) hostFile(page.path, page.body);
+  }
   if (hosts.includes('vercel')) hostFile(HOST_FILES.vercel, renderVercelJson(rules, REWRITES));
   if (hosts.includes('github-pages')) hostFile(HOST_FILES.nojekyll, '');
   return hosts.includes('s3')

@@ -1,9 +1,9 @@
 // The meta, stream and subtitles files of items: most of a plan's files.
 import { resourcePath, type Extra } from '../shared/paths.js';
 import type { Manifest } from '../validate/schema.js';
-import { streamOwners, type Content, type Item, type StreamOwner } from '../shared/content.js';
+import { streamOwners, type Content, type FileOrigin, type Item, type StreamOwner } from '../shared/content.js';
 import type { OutputFile } from './output-file.js';
-import { playerSubtitlesExtras, subtitlesTypes } from './subtitles.js';
+import { playerSubtitlesExtras, resourceTypes } from './subtitles.js';
 import { metaItem, wireStream, wireSubtitle, type Envelope, type Link } from './wire.js';
 
 /** What item files are rendered with, besides their item: one for the whole plan. */
@@ -23,7 +23,7 @@ export class ItemFile implements OutputFile {
   constructor(
     readonly path: string,
     readonly resource: 'meta' | 'stream' | 'subtitles',
-    readonly origin: Item,
+    readonly origin: FileOrigin,
     /** The item itself for its meta, or what the streams and subtitles belong to (see streamOwners). */
     private readonly owner: StreamOwner,
     readonly inputs: string | undefined,
@@ -31,11 +31,13 @@ export class ItemFile implements OutputFile {
   ) {}
 
   body(): string {
-    const { origin: item, owner, rendering } = this;
+    const { origin, owner, rendering } = this;
     const { open, close } = rendering.envelopes[this.resource];
     switch (this.resource) {
       case 'meta':
-        return open + JSON.stringify(metaItem(item, rendering.linksOf(item))) + close;
+        // Only titles this addon describes have a meta (addItemFiles).
+        if (!('name' in origin)) throw new Error(`no meta for ${origin.id}, a title another addon describes`);
+        return open + JSON.stringify(metaItem(origin, rendering.linksOf(origin))) + close;
       case 'stream':
         return open + JSON.stringify(owner.streams.map((s) => wireStream(s, owner.subtitles))) + close;
       case 'subtitles':
@@ -46,30 +48,33 @@ export class ItemFile implements OutputFile {
 
 /**
  * Adds the files of every item: its meta, and the streams and subtitles of it or of each of its
- * videos. Pushed onto the plan's list, not returned: a spread of a quarter of a million files
- * would overflow the stack.
+ * videos; then the streams and subtitles of the titles other addons describe. Pushed onto the
+ * plan's list, not returned: a spread of a quarter of a million files would overflow the stack.
  */
 export function addItemFiles(
   files: OutputFile[],
   content: Content,
   manifest: Manifest,
   rendering: ItemRendering,
-  fingerprintOf: ((item: Item) => string) | undefined,
+  fingerprintOf: ((origin: FileOrigin) => string) | undefined,
 ): void {
-  // Every id of a type the manifest declares subtitles for gets a subtitles file, `[]` when it
+  // Every id of a type the manifest declares streams or subtitles for gets a file, `[]` when it
   // has none: the player asks for the subtitles of every video it opens, and a 404 is a failure.
-  const subtitleTypes = new Set(subtitlesTypes(manifest));
-  for (const item of content.items) {
-    const inputs = fingerprintOf?.(item);
+  const streamTypes = new Set(resourceTypes(manifest, 'stream'));
+  const subtitleTypes = new Set(resourceTypes(manifest, 'subtitles'));
+  const add = (origin: FileOrigin, owners: StreamOwner[]) => {
+    const inputs = fingerprintOf?.(origin);
     const file = (resource: ItemFile['resource'], owner: StreamOwner, extras: readonly Extra[] = []) => {
-      files.push(new ItemFile(resourcePath(resource, item.type, owner.id, extras), resource, item, owner, inputs, rendering));
+      files.push(new ItemFile(resourcePath(resource, origin.type, owner.id, extras), resource, origin, owner, inputs, rendering));
     };
-    file('meta', item);
-    for (const owner of streamOwners(item)) {
-      file('stream', owner);
-      if (!subtitleTypes.has(item.type)) continue;
+    if ('name' in origin) file('meta', origin);
+    for (const owner of owners) {
+      if (streamTypes.has(origin.type)) file('stream', owner);
+      if (!subtitleTypes.has(origin.type)) continue;
       file('subtitles', owner);
       for (const extras of playerSubtitlesExtras(owner)) file('subtitles', owner, extras);
     }
-  }
+  };
+  for (const item of content.items) add(item, streamOwners(item));
+  for (const title of content.externalTitles) add(title, [title]);
 }

@@ -1,27 +1,24 @@
 // The manifest: what the client reads first, to learn which requests this addon answers.
 import { problem, type Diagnostic } from '../diagnostics/index.js';
 import type { ExtraProp, Manifest, ManifestCatalog, ManifestResource } from '../validate/schema.js';
-import { streamOwners, type Catalog, type Content, type Item } from '../shared/content.js';
+import type { Catalog, Content } from '../shared/content.js';
+import { offeredResources } from '../shared/resources.js';
 
 /** The official SDK refuses larger manifests. */
 export const MANIFEST_LIMIT_BYTES = 8 * 1024;
 
 export function buildManifest(content: Content): Manifest {
   const { addon } = content;
-  const itemTypes = typesOf(content, content.items);
-  const subtitleTypes = typesOf(
-    content,
-    content.items.filter((i) => streamOwners(i).some((owner) => owner.subtitles.length > 0)),
-  );
   const idPrefixes = content.idPrefixes;
-  const resources: ManifestResource[] = [];
-  if (content.catalogs.length > 0) resources.push('catalog');
-  // Typed resources with idPrefixes: the client asks only for ids this addon has.
-  if (itemTypes.length > 0) {
-    resources.push({ name: 'meta', types: itemTypes, idPrefixes });
-    resources.push({ name: 'stream', types: itemTypes, idPrefixes });
-  }
-  if (subtitleTypes.length > 0) resources.push({ name: 'subtitles', types: subtitleTypes, idPrefixes });
+  // Typed resources with idPrefixes: the client asks only for ids this addon has. Written as
+  // addon.yaml declares them when it does (validate checked them against the content).
+  const declared = new Map<string, { types?: string[]; idPrefixes?: string[] }>();
+  for (const r of addon.resources ?? []) declared.set(typeof r === 'string' ? r : r.name, typeof r === 'string' ? {} : r);
+  const resources: ManifestResource[] = offeredResources({ ...content, declaredPrefixes: addon.idPrefixes }).map((offered) => {
+    if (offered.name === 'catalog') return 'catalog';
+    const own = declared.get(offered.name);
+    return { name: offered.name, types: own?.types ?? offered.types, idPrefixes: own?.idPrefixes ?? offered.idPrefixes };
+  });
 
   // Typed, so that a misspelt key is a compile error rather than a field the client ignores.
   const manifest: Manifest = {
@@ -47,12 +44,6 @@ function manifestCatalog(catalog: Catalog): ManifestCatalog {
   // Paging happens only when the catalog declares `skip`.
   extra.push({ name: 'skip', isRequired: false });
   return { type: catalog.type, id: catalog.id, name: catalog.name, extra };
-}
-
-/** Types in the addon's declared order, then any others in the order items have them. */
-function typesOf(content: Content, items: readonly Item[]): string[] {
-  const present = new Set(items.map((i) => i.type));
-  return [...new Set([...content.types, ...items.map((i) => i.type)])].filter((t) => present.has(t));
 }
 
 /** The manifest-too-large warning when the manifest's body is over what the official SDK accepts. */

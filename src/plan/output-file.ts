@@ -1,6 +1,6 @@
 // The files of a plan as the write stage takes them.
 import type { ResourceName } from '../validate/schema.js';
-import type { Item } from '../shared/content.js';
+import type { FileOrigin } from '../shared/content.js';
 
 export interface OutputFile {
   /** Path below the output folder, forward slashes, decoded (as static hosts look files up). */
@@ -13,8 +13,8 @@ export interface OutputFile {
   body?: string | (() => string);
   /** The content file that an asset is a copy of. */
   copyFrom?: string;
-  /** The item that produced the file, for conflict reports (located only when reported). */
-  origin?: Item;
+  /** The item or title that produced the file, for conflict reports (located only when reported). */
+  origin?: FileOrigin;
   /**
    * A fingerprint of everything the body is rendered from. When a rebuild finds the one it
    * recorded for this path last time, it keeps the file without rendering it again.

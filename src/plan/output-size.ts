@@ -2,7 +2,7 @@
 // millions of files is refused before the list of them fills memory.
 import { problem, type Diagnostic, type LargestSource, type Location } from '../diagnostics/index.js';
 import { outputLimit } from '../shared/output-limit.js';
-import { streamOwners, type Catalog, type Content, type Item, type Subtitle } from '../shared/content.js';
+import { streamOwners, type Catalog, type Content, type Item, type StreamOwner, type Subtitle } from '../shared/content.js';
 import { PAGE_SIZE } from './catalog-pages.js';
 import type { ItemRendering } from './item-files.js';
 import type { Envelope } from './wire.js';
@@ -48,9 +48,14 @@ const listings = (index: number, orders: number) => (index < PAGE_SIZE ? 1 : ord
  * subtitles. Rendering them to measure would render most of the output twice.
  */
 function itemFilesSize(item: Item, previewBytes: number, envelopes: Layout['envelopes']): Size {
-  const wrapped = ({ open, close }: Envelope, bytes: number) => open.length + bytes + close.length;
-  const size = { files: 1, bytes: wrapped(envelopes.meta, previewBytes) };
-  for (const owner of streamOwners(item)) {
+  return ownerFilesSize(streamOwners(item), { files: 1, bytes: wrapped(envelopes.meta, previewBytes) }, envelopes);
+}
+
+const wrapped = ({ open, close }: Envelope, bytes: number) => open.length + bytes + close.length;
+
+/** `size` and at least what the stream and subtitles files of `owners` take. */
+function ownerFilesSize(owners: readonly StreamOwner[], size: Size, envelopes: Layout['envelopes']): Size {
+  for (const owner of owners) {
     const ownerSubtitles = subtitlesSize(owner.subtitles);
     let streams = 2;
     for (const stream of owner.streams) {
@@ -97,6 +102,7 @@ export function outputTooLarge(layout: Layout): Diagnostic | undefined {
     size.files += own.files;
     size.bytes += own.bytes;
   }
+  for (const title of content.externalTitles) ownerFilesSize([title], size, envelopes);
   const input = content.textBytes;
   const limit: Size = outputLimit(input);
   const overBytes = size.bytes > limit.bytes;

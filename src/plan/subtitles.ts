@@ -3,7 +3,7 @@ import { problem, type Diagnostic } from '../diagnostics/index.js';
 import { hasRewrites, type Host } from '../hosts/index.js';
 import { extrasName, subtitlesRequestExtras, type Extra } from '../shared/paths.js';
 import { fileNameProblem, type Manifest } from '../validate/schema.js';
-import { streamOwners, type Content, type Item, type StreamOwner } from '../shared/content.js';
+import { streamOwners, type Content, type FileOrigin, type StreamOwner } from '../shared/content.js';
 
 /**
  * Subtitles reach the player in two ways: embedded in each stream, and through the subtitles
@@ -15,16 +15,18 @@ export function subtitlesWithoutStreams(content: Content, hosts: readonly Host[]
   const strict = hosts.filter((host) => !hasRewrites(host));
   if (strict.length === 0) return [];
   let count = 0;
-  let first: { item: Item; path: (string | number)[] } | undefined;
+  let first: { origin: FileOrigin; path: (string | number)[] } | undefined;
+  const check = (origin: FileOrigin, owner: StreamOwner, path: (string | number)[]) => {
+    if (owner.subtitles.length === 0 || owner.streams.length > 0) return;
+    count++;
+    first ??= { origin, path };
+  };
   for (const item of content.items) {
-    for (const [index, owner] of streamOwners(item).entries()) {
-      if (owner.subtitles.length === 0 || owner.streams.length > 0) continue;
-      count++;
-      first ??= { item, path: item.videos ? ['videos', index, 'subtitles'] : ['subtitles'] };
-    }
+    for (const [index, owner] of streamOwners(item).entries()) check(item, owner, item.videos ? ['videos', index, 'subtitles'] : ['subtitles']);
   }
+  for (const title of content.externalTitles) check(title, title, ['subtitles']);
   if (!first) return [];
-  return [problem('subtitles-need-rewrites', { count, hosts: strict }, { ...first.item.where(first.path), path: first.path.join('.') })];
+  return [problem('subtitles-need-rewrites', { count, hosts: strict }, { ...first.origin.where(first.path), path: first.path.join('.') })];
 }
 
 /**
@@ -44,10 +46,10 @@ export function playerSubtitlesExtras(owner: StreamOwner): Extra[][] {
   return [...requests.values()];
 }
 
-/** The types the manifest declares the subtitles resource for. */
-export function subtitlesTypes(manifest: Manifest): string[] {
+/** The types the manifest declares a resource for. */
+export function resourceTypes(manifest: Manifest, name: 'stream' | 'subtitles'): string[] {
   for (const resource of manifest.resources) {
-    if (typeof resource !== 'string' && resource.name === 'subtitles') return resource.types;
+    if (typeof resource !== 'string' && resource.name === name) return resource.types;
   }
   return [];
 }

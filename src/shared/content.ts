@@ -16,7 +16,9 @@ export interface Video extends Omit<ContentVideo, 'id' | 'title' | 'streams' | '
   trailerStreams?: Stream[];
 }
 
-export interface Item extends Omit<ContentItem, 'videos' | 'streams' | 'subtitles' | 'trailerStreams'> {
+/** A title this addon describes: it has a meta, and catalogs may list it. */
+export interface Item extends Omit<ContentItem, 'name' | 'videos' | 'streams' | 'subtitles' | 'trailerStreams'> {
+  name: string;
   streams: Stream[];
   subtitles: Subtitle[];
   trailerStreams?: Stream[];
@@ -38,6 +40,21 @@ export interface StreamOwner {
 export function streamOwners(item: Item): StreamOwner[] {
   return item.videos ?? [item];
 }
+
+/**
+ * A title that another addon describes (Cinemeta's IMDb ids `tt…`, Kitsu's `kitsu:…`), and what
+ * this addon adds to it: an item without a name. Its id is the one the client asks with, a video
+ * id for an episode (`tt0034167:1:1`). It has no meta and is in no catalog: the describing
+ * addon's metadata is what users see.
+ */
+export interface ExternalTitle extends StreamOwner {
+  type: string;
+  where: Locator;
+  source: SourceFile;
+}
+
+/** What an item file is written from: an item this addon describes, or a title described elsewhere. */
+export type FileOrigin = Item | ExternalTitle;
 
 export interface Catalog {
   id: string;
@@ -68,6 +85,8 @@ export interface Content {
   idPrefixes: string[];
   catalogs: Catalog[];
   items: Item[];
+  /** Streams and subtitles for titles other addons describe, in the order they were read. */
+  externalTitles: ExternalTitle[];
   assets: Asset[];
   /** The variables that `${NAME}` replaced, with their values: the output depends on them too. */
   variables: Record<string, string>;

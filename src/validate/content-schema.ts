@@ -1,6 +1,7 @@
 // Content: what people write in YAML.
 import { z } from 'zod';
 import { describe, STREAM_SOURCES } from './schema-factory.js';
+import { RESOURCES } from '../shared/resources.js';
 import { ManifestBehaviorHints } from './protocol-schema.js';
 import {
   contentDate,
@@ -87,6 +88,9 @@ function itemSchemas(input: ReturnType<typeof describe>) {
   const item = z
     .strictObject({
       ...input.metaShape,
+      name: input.metaShape.name
+        .optional()
+        .describe('The title; leave it out to add streams or subtitles to a title another addon describes (Cinemeta, for IMDb ids)'),
       trailerStreams: streams('Trailers: streams of any source'),
       catalogs: z
         .array(fileName)
@@ -145,6 +149,7 @@ function settingsSchemas(urlOrFile: ReturnType<typeof urlOrFileSchema>, urlForm:
         .min(1)
         .optional()
         .describe('What every id starts with; default: derived from the ids, the part up to the first ":"'),
+      resources: resourcesSchema(),
       behaviorHints: ManifestBehaviorHints.optional().describe('Hints for the client'),
       baseUrl: baseUrl.optional().describe('The http(s) URL where the output will be published (local files need it); --base-url wins'),
       secrets: z
@@ -168,6 +173,23 @@ function settingsSchemas(urlOrFile: ReturnType<typeof urlOrFileSchema>, urlForm:
     .describe('The settings of an addon-gen addon (addon.yaml)');
 
   return { catalog, addon };
+}
+
+/** `resources` in addon.yaml: names, or objects with the types and prefixes, as a manifest has them. */
+function resourcesSchema() {
+  const name = z.enum(RESOURCES).describe('catalog, meta, stream or subtitles');
+  const typed = z
+    .strictObject({
+      name,
+      types: z.array(fileName).min(1).optional().describe('The types it is offered for; default: those the content has'),
+      idPrefixes: z.array(z.string().min(1)).min(1).optional().describe("What its requests' ids start with; default: derived from the ids"),
+    })
+    .describe('A resource with its types and id prefixes');
+  return z
+    .array(z.union([name, typed]))
+    .min(1)
+    .optional()
+    .describe('What the addon offers (catalog, meta, stream, subtitles); default: what the content has, and checked against it when written');
 }
 
 export type ContentSchemas = ReturnType<typeof contentSchemas>;

@@ -3,15 +3,18 @@
 import { z } from 'zod';
 import { hasErrors, problem, suggester, type Diagnostic, type DiagnosticList } from '../diagnostics/index.js';
 import { locate, type Loaded, type SourceFile, type SourceValue } from '../load/index.js';
-import type { Content, Item } from '../shared/content.js';
+import type { Content, ExternalTitle, Item } from '../shared/content.js';
 import { contentBytes } from '../shared/output-limit.js';
 import { normalizeBaseUrl } from '../shared/paths.js';
 import { checkCatalogNames, checkType, indexCatalogs, resolveCatalogs, warnUncatalogued } from './catalogs.js';
-import { checkBaseUrlScheme, checkPrefixes, derivePrefixes, idsOf, uniqueInOrder } from './ids.js';
+import { idsOf, prefixesFor } from '../shared/resources.js';
+import { externalTitle, titlesDescribedElsewhere } from './external-titles.js';
+import { checkBaseUrlScheme, checkPrefixes, uniqueInOrder } from './ids.js';
 import { issuesToDiagnostics, type Locator } from './issues.js';
-import { checkUniqueIds, normalizeItem } from './items.js';
+import { checkUniqueIds, hasName, normalizeItem } from './items.js';
 import { localFiles } from './local-files.js';
 import { checkAssetSecrets, checkCredentials } from './public-output.js';
+import { checkResources } from './resources.js';
 import { baseUrl as baseUrlSchema, contentSchemas, type AddonSettings } from './schema.js';
 import { expandVariables, needsWalk, policyLists, secretPolicy, secretsIn, type Environment } from './secrets.js';
 
@@ -21,13 +24,14 @@ export {
   type Asset,
   type Catalog,
   type Content,
+  type ExternalTitle,
   type Item,
   type Stream,
   type StreamOwner,
   type Subtitle,
   type Video,
 } from '../shared/content.js';
-export { derivePrefixes } from './ids.js';
+export { derivePrefixes } from '../shared/id-prefixes.js';
 export { sortVideos } from './items.js';
 
 export interface ValidateOptions {
@@ -91,6 +95,7 @@ export async function validate(loaded: Loaded, options: ValidateOptions): Promis
   }
 
   const items: Item[] = [];
+  let externalTitles: ExternalTitle[] = [];
   const catalogIndex = addon ? indexCatalogs(addon.catalogs) : undefined;
   const suggest = suggester();
   let itemSchema = schemas.item;
@@ -103,6 +108,11 @@ export async function validate(loaded: Loaded, options: ValidateOptions): Promis
     if (!parsed) continue;
     const at = locatorOf(value);
     checkCredentials(parsed, at, options.allowCredentialsInOutput ?? false, diagnostics);
+    if (!hasName(parsed)) {
+      const title = externalTitle(parsed, at, value.source, diagnostics);
+      if (title) externalTitles.push(title);
+      continue;
+    }
     items.push(normalizeItem(parsed, at, value.source, diagnostics, suggest));
     if (catalogIndex) {
       checkType(parsed, catalogIndex, addon!.types, at, diagnostics, suggest);
@@ -111,25 +121,34 @@ export async function validate(loaded: Loaded, options: ValidateOptions): Promis
   }
   if (!addon || !loaded.addon) return { diagnostics: diagnostics.list() };
 
-  checkUniqueIds(items, diagnostics);
-  const inputBytes = contentBytes([loaded.addon.source, ...items.map((item) => item.source)]);
-  const catalogs = resolveCatalogs(addon.catalogs, items, inputBytes, locatorOf(loaded.addon), diagnostics, suggest);
+  const addonAt = locatorOf(loaded.addon);
+  externalTitles = titlesDescribedElsewhere(externalTitles, items, addon.catalogs, addonAt, diagnostics);
+  checkUniqueIds([...items, ...externalTitles], diagnostics);
+  const inputBytes = contentBytes([loaded.addon.source, ...items.map((item) => item.source), ...externalTitles.map((title) => title.source)]);
+  const catalogs = resolveCatalogs(addon.catalogs, items, inputBytes, addonAt, diagnostics, suggest);
   warnUncatalogued(items, catalogs, catalogIndex?.typos ?? new Map(), diagnostics);
   const { catalogs: _settings, ...settings } = addon;
   const content: Content = {
     addon: settings,
     textBytes: inputBytes,
     baseUrl,
-    types: addon.types ?? uniqueInOrder([...addon.catalogs.map((c) => c.type), ...items.map((i) => i.type)]),
-    idPrefixes: addon.idPrefixes ?? derivePrefixes(items.flatMap(idsOf)),
+    types: addon.types ?? uniqueInOrder([...addon.catalogs.map((c) => c.type), ...items.map((i) => i.type), ...externalTitles.map((t) => t.type)]),
+    idPrefixes:
+      addon.idPrefixes ??
+      prefixesFor(
+        items.flatMap(idsOf),
+        externalTitles.map((t) => t.id),
+      ),
     catalogs,
     items,
+    externalTitles,
     assets: files.assets(),
     variables: Object.fromEntries([...used].sort(([a], [b]) => (a < b ? -1 : 1))),
   };
   checkAssetSecrets(content.assets, policy, options.contentDir, diagnostics);
-  checkBaseUrlScheme(baseUrl, options.baseUrl === undefined ? locatorOf(loaded.addon) : undefined, diagnostics);
-  if (addon.idPrefixes) checkPrefixes(content, locatorOf(loaded.addon), diagnostics);
+  checkBaseUrlScheme(baseUrl, options.baseUrl === undefined ? addonAt : undefined, diagnostics);
+  if (addon.idPrefixes) checkPrefixes(content, addonAt, diagnostics);
+  checkResources(content, addonAt, diagnostics);
   const all = diagnostics.list();
   return hasErrors(all) ? { diagnostics: all } : { content, diagnostics: all };
 }

@@ -68,7 +68,7 @@ function emptyParentOf(key: string, path: Path, schema: z.ZodType, input: unknow
 function described(issue: Issue, path: Path, place: Place): Diagnostic {
   const field = path[path.length - 1];
   if (issue.code === 'invalid_type' && issue.input === undefined) {
-    return problem('missing-field', { field: String(field), video: false }, place);
+    return problem('missing-field', { kind: 'field', field: String(field), video: false }, place);
   }
   if (issue.code === 'invalid_type') {
     const { expected, input } = issue;

@@ -2,18 +2,23 @@
 // and its videos in the client's order.
 import { problem, type DiagnosticList } from '../diagnostics/index.js';
 import type { SourceFile } from '../load/index.js';
-import type { Item, Stream, Subtitle, Video } from '../shared/content.js';
+import type { FileOrigin, Item, Stream, Subtitle, Video } from '../shared/content.js';
 import type { Suggest } from './catalogs.js';
 import type { Locator } from './issues.js';
 import type { ContentItem, ContentStream, ContentSubtitle } from './schema.js';
 
-export function normalizeItem(item: ContentItem, at: Locator, source: SourceFile, diagnostics: DiagnosticList, suggest: Suggest): Item {
-  const { videos, streams, subtitles, trailerStreams, ...meta } = item;
+/** An item as the content has it, with the name that makes it a title this addon describes. */
+export type NamedItem = ContentItem & { name: string };
+
+export function hasName(item: ContentItem): item is NamedItem {
+  return item.name !== undefined;
+}
+
+export function normalizeItem(item: NamedItem, at: Locator, source: SourceFile, diagnostics: DiagnosticList, suggest: Suggest): Item {
+  const { videos, streams: _streams, subtitles: _subtitles, trailerStreams, ...meta } = item;
   // Object.assign, not an object spread ({...meta, …}): V8 gives each object a spread makes a
   // hidden class of its own, about 300 bytes per item and per video that a build keeps to its end.
-  const normalized: Item = Object.assign(meta, {
-    streams: (streams ?? []).map((s) => withSubtitleIds(s, item.id)),
-    subtitles: subtitleIds(subtitles ?? [], item.id),
+  const normalized: Item = Object.assign(meta, streamsWithIds(item), {
     trailerStreams: trailerStreams?.map((s) => withSubtitleIds(s, item.id)),
     where: at,
     source,
@@ -39,7 +44,7 @@ export function normalizeItem(item: ContentItem, at: Locator, source: SourceFile
     if (id === undefined || title === undefined) {
       const field = id === undefined ? 'id' : 'title';
       diagnostics.add(at.file, 'error', () =>
-        problem('missing-field', { field, video: true }, { ...at(['videos', index]), path: `videos[${index}].${field}` }),
+        problem('missing-field', { kind: 'field', field, video: true }, { ...at(['videos', index]), path: `videos[${index}].${field}` }),
       );
       return;
     }
@@ -55,12 +60,13 @@ export function normalizeItem(item: ContentItem, at: Locator, source: SourceFile
       return;
     }
     seen.set(id, index);
+    const own = streamsWithIds({ id, streams: video.streams, subtitles: video.subtitles });
     normalizedVideos.push(
       Object.assign({}, video, {
         id,
         title,
-        streams: (video.streams ?? []).map((s) => withSubtitleIds(s, id)),
-        subtitles: subtitleIds(video.subtitles ?? [], id),
+        streams: own.streams,
+        subtitles: own.subtitles,
         trailerStreams: video.trailerStreams?.map((s) => withSubtitleIds(s, id)),
       }),
     );
@@ -119,6 +125,14 @@ function subtitleIds(subtitles: ContentSubtitle[], ownerId: string): Subtitle[] 
   });
 }
 
+/** The streams and subtitles of an item or video, each subtitle with its id (by default from the owner's). */
+export function streamsWithIds(owner: { id: string; streams?: ContentStream[]; subtitles?: ContentSubtitle[] }): {
+  streams: Stream[];
+  subtitles: Subtitle[];
+} {
+  return { streams: (owner.streams ?? []).map((s) => withSubtitleIds(s, owner.id)), subtitles: subtitleIds(owner.subtitles ?? [], owner.id) };
+}
+
 function withSubtitleIds(stream: ContentStream, ownerId: string): Stream {
   // Most streams have no subtitles of their own: they are kept as checked, not copied.
   if (hasNoSubtitles(stream)) return stream;
@@ -131,8 +145,8 @@ function hasNoSubtitles(stream: ContentStream): stream is ContentStream & { subt
   return stream.subtitles === undefined;
 }
 
-export function checkUniqueIds(items: Item[], diagnostics: DiagnosticList) {
-  const first = new Map<string, Item>();
+export function checkUniqueIds(items: Iterable<FileOrigin>, diagnostics: DiagnosticList) {
+  const first = new Map<string, FileOrigin>();
   for (const item of items) {
     const earlier = first.get(item.id);
     if (!earlier) {

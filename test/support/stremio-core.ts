@@ -120,8 +120,10 @@ export interface MetaDetailsResult {
 }
 
 export interface PlayerTarget {
-  /** Transport URL of the addon that served the stream and the meta. */
+  /** Transport URL of the addon that served the stream (and the meta, unless `metaTransportUrl` says otherwise). */
   transportUrl: string;
+  /** Transport URL of the addon that served the meta, when another addon describes the title. */
+  metaTransportUrl?: string;
   type: string;
   /** Meta id. */
   id: string;
@@ -618,7 +620,10 @@ export async function startCore(opts: StartCoreOptions = {}): Promise<Core> {
           {
             stream: coreStream,
             streamRequest: { base: target.transportUrl, path: { resource: 'stream', type: target.type, id: target.videoId, extra: [] } },
-            metaRequest: { base: target.transportUrl, path: { resource: 'meta', type: target.type, id: target.id, extra: [] } },
+            metaRequest: {
+              base: target.metaTransportUrl ?? target.transportUrl,
+              path: { resource: 'meta', type: target.type, id: target.id, extra: [] },
+            },
             subtitlesPath: { resource: 'subtitles', type: target.type, id: target.videoId, extra: [] },
           },
           'player',
