@@ -127,6 +127,35 @@ describe('addon-gen init', () => {
     ]);
   });
 
+  it('--kind streams creates a stream addon for titles Cinemeta describes, which builds as it is without a warning', async () => {
+    const dir = path.join(await tempDir(), 'classic-streams');
+    const created = await bin(['init', dir, '--kind', 'streams']);
+    expect(created.stderr).toBe('');
+    expect(created.status).toBe(0);
+    expect(created.stdout).toContain(`  ${path.join(dir, 'content/titles.yaml')}\n`);
+    expect(created.stdout).toContain('content/titles.yaml.');
+    expect((await listing(dir)).filter((p) => p.startsWith('content/'))).toEqual(['content/addon.yaml', 'content/titles.yaml']);
+
+    const built = await bin(['build'], { cwd: dir });
+    expect(built.stderr).toBe('');
+    expect(built.status).toBe(0);
+    expect(built.stdout).toContain('Built Classic Streams 1.0.0 into dist/');
+    expect(built.stdout).toContain('0 items, 0 videos, 2 streams, 0 subtitles; for 2 titles other addons describe');
+    const manifest = await readJson(path.join(dir, 'dist/manifest.json'));
+    expect(manifest).toMatchObject({ id: 'community.classic-streams', catalogs: [], idPrefixes: ['tt'] });
+    expect(manifest.resources).toEqual([{ name: 'stream', types: ['movie', 'series'], idPrefixes: ['tt'] }]);
+    const episode = await readJson(path.join(dir, 'dist/stream/series/tt0034167:1:1.json'));
+    expect(episode.streams).toEqual([{ ytId: 'dQw4w9WgXcQ', name: 'YouTube' }]);
+    expect(existsSync(path.join(dir, 'dist/meta'))).toBe(false);
+
+    // Any other kind is refused before anything is written.
+    const other = path.join(await tempDir(), 'other');
+    const refused = await bin(['init', other, '--kind', 'channel']);
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toMatch(/--kind.*channel.*catalog, streams/s);
+    expect(existsSync(other)).toBe(false);
+  });
+
   it('defaults the id and the name from the folder name, and works in the current folder', async () => {
     const dir = path.join(await tempDir(), 'My Cool_Addon');
     await mkdir(dir);

@@ -17,7 +17,7 @@ import {
   type ServeFlags,
   type ValidateFlags,
 } from './flags.js';
-import { initProject, initText } from './init.js';
+import { INIT_KINDS, initProject, initText, type InitKind } from './init.js';
 import { failure, processIo, type Io } from './io.js';
 import { CENTRAL_API, publishAddon } from './publish.js';
 import { progressLine, report } from './report.js';
@@ -136,9 +136,14 @@ function otherCommands(program: Command, io: Io, done: (status: number) => void)
     .argument('[dir]', 'project folder (created when missing)', '.')
     .option('--id <id>', 'addon id (default: community.<folder name>)')
     .option('--name <name>', 'addon name (default: the folder name)')
+    .addOption(
+      new Option('--kind <kind>', 'catalog: titles of its own in catalogs; streams: streams for titles Cinemeta describes (IMDb ids)')
+        .choices(INIT_KINDS)
+        .default('catalog'),
+    )
     .option('--schedule <cron>', 'also rebuild and publish on this schedule, e.g. "0 6 * * *" (every day at 06:00 UTC)')
     .option('--force', 'overwrite files that already exist')
-    .action(async (dir: string, options: { id?: string; name?: string; schedule?: string; force?: boolean }) => {
+    .action(async (dir: string, options: { id?: string; name?: string; kind?: InitKind; schedule?: string; force?: boolean }) => {
       io.stdout(initText(await initProject({ dir, ...options })));
     });
 

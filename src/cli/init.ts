@@ -14,9 +14,18 @@ import { packageInfo, templateUrl } from '../shared/package.js';
 /** Where the scaffold puts the content, relative to the project folder: the build's default. */
 export const INIT_CONTENT_DIR = 'content';
 
+/**
+ * What the project starts as: `catalog`, an addon that describes titles of its own in catalogs
+ * (a film and a series); `streams`, one that adds streams to titles Cinemeta describes.
+ */
+export const INIT_KINDS = ['catalog', 'streams'] as const;
+export type InitKind = (typeof INIT_KINDS)[number];
+
 export interface InitOptions {
   /** The project folder (the repository root); created when missing. */
   dir: string;
+  /** Default `catalog`. */
+  kind?: InitKind;
   /** The addon id; default `community.<folder name>`. */
   id?: string;
   /** The addon name; default the folder name in words. */
@@ -38,6 +47,7 @@ export interface InitFile {
 
 export interface InitResult {
   dir: string;
+  kind: InitKind;
   id: string;
   name: string;
   files: InitFile[];
@@ -66,10 +76,12 @@ export async function initProject(options: InitOptions): Promise<InitResult> {
   const name = options.name ?? defaultName(folderName);
   checkSettings(id, name);
   const schedule = options.schedule === undefined ? undefined : checkSchedule(options.schedule);
+  const kind = options.kind ?? 'catalog';
+  if (!INIT_KINDS.includes(kind)) throw new UsageError(`--kind ${JSON.stringify(kind)}: expected one of ${INIT_KINDS.join(', ')}`);
   const pkg = packageInfo();
 
   const files = [
-    ...renderInitFiles(await readInitTemplates(), { id, name, addonGenVersion: pkg.version, repository: pkg.repository, schedule }),
+    ...renderInitFiles(await readInitTemplates(kind), { id, name, addonGenVersion: pkg.version, repository: pkg.repository, schedule }),
     // The JSON Schemas that the content files' first lines point at, as this version has them.
     ...jsonSchemaFiles().map((file) => ({ path: `${SCHEMA_DIR}/${file.path}`, body: file.body })),
   ].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
@@ -93,7 +105,7 @@ export async function initProject(options: InitOptions): Promise<InitResult> {
     if (existing.includes(file.path)) await rm(target, { force: true });
     await writeFile(target, file.body, { flag: 'wx' });
   }
-  return { dir: options.dir, id, name, files, replaced: existing, ...(schedule !== undefined && { schedule }) };
+  return { dir: options.dir, kind, id, name, files, replaced: existing, ...(schedule !== undefined && { schedule }) };
 }
 
 /** `community.` and the folder name in lowercase letters, digits and dashes. */
@@ -145,14 +157,21 @@ export function checkSchedule(schedule: string): string {
 // ---------------------------------------------------------------------------------------------
 // Templates
 
-const TEMPLATES_DIR = templateUrl('init/');
-
 /**
- * The files of templates/init/, path -> text. A path segment written `dot-x` stands for `.x`:
+ * The files of templates/init/, path -> text; for a kind other than `catalog`, with the content
+ * of templates/init-{kind}/ instead of its own. A path segment written `dot-x` stands for `.x`:
  * npm leaves `.gitignore` files out of packages, so the templates cannot carry their real names.
  */
-export async function readInitTemplates(): Promise<Map<string, string>> {
-  const dir = fileURLToPath(TEMPLATES_DIR);
+export async function readInitTemplates(kind: InitKind = 'catalog'): Promise<Map<string, string>> {
+  const templates = await readTemplateDir('init/');
+  if (kind === 'catalog') return templates;
+  for (const file of templates.keys()) if (file.startsWith(`${INIT_CONTENT_DIR}/`)) templates.delete(file);
+  for (const [file, text] of await readTemplateDir(`init-${kind}/`)) templates.set(file, text);
+  return templates;
+}
+
+async function readTemplateDir(name: string): Promise<Map<string, string>> {
+  const dir = fileURLToPath(templateUrl(name));
   const templates = new Map<string, string>();
   for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
     if (!entry.isFile()) continue;
@@ -276,7 +295,9 @@ export function initText(result: InitResult, cwd = process.cwd()): string {
   lines.push(
     `  addon-gen serve    preview: builds ${INIT_CONTENT_DIR}/ and prints the links that install it in Stremio`,
     `  addon-gen build    checks ${INIT_CONTENT_DIR}/ and writes the addon to dist/`,
-    `  Edit ${INIT_CONTENT_DIR}/addon.yaml and the items in ${INIT_CONTENT_DIR}/movies/ and ${INIT_CONTENT_DIR}/series/.`,
+    result.kind === 'streams'
+      ? `  Edit ${INIT_CONTENT_DIR}/addon.yaml, and the titles and their streams in ${INIT_CONTENT_DIR}/titles.yaml.`
+      : `  Edit ${INIT_CONTENT_DIR}/addon.yaml and the items in ${INIT_CONTENT_DIR}/movies/ and ${INIT_CONTENT_DIR}/series/.`,
     `  Editors with the YAML language server (VS Code: Red Hat's YAML) complete and check them from ${SCHEMA_DIR}/.`,
     '  To publish on GitHub Pages, push this folder to a GitHub repository and set',
     '  Settings > Pages > Source to "GitHub Actions": .github/workflows/addon.yml then builds',
