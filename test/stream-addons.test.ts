@@ -175,6 +175,17 @@ describe('streams and subtitles for titles another addon describes', () => {
     for (const d of missing) expect(d.hint).toMatch(/another addon/);
   });
 
+  it('warns of a type one letter away from the types the client asks streams with', async () => {
+    const dir = await contentDir({
+      'addon.yaml': ADDON,
+      'a.yaml': '- id: tt0032599\n  type: movei\n  streams: [{ url: "https://example.org/a.mp4" }]\n',
+    });
+    folders.push(dir);
+    const { result } = await built(dir);
+    expect(problems(result)).toEqual([expect.stringMatching(/^warning unknown-type a\.yaml:2:\d+ type: .*"movei"/)]);
+    expect(result.diagnostics[0]!.hint).toMatch(/did you mean "movie"\?/);
+  });
+
   it('checks `resources` in addon.yaml against the content, at its line', async () => {
     const items = '- id: tt0032599\n  type: movie\n  streams: [{ url: "https://example.org/a.mp4" }]\n';
     const check = async (resources: string) => {

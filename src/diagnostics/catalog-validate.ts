@@ -78,10 +78,14 @@ export const VALIDATE_MESSAGES = {
   },
   'unknown-type': {
     severity: warning,
-    message: (p: { type: string; suggestion: string; listedBy: string | undefined }) =>
-      `no catalog lists items of type "${p.type}", so this item is in none`,
-    hint: (p: { suggestion: string; listedBy: string | undefined }) =>
-      `${didYouMean(p.suggestion)} ${p.listedBy === undefined ? 'A' : `Catalog "${p.listedBy}" lists ${p.suggestion} items; a`} type of your own needs a catalog of that type`,
+    message: (p: { type: string; suggestion: string; listedBy: string | undefined; elsewhere: boolean }) =>
+      p.elsewhere
+        ? `the client asks for streams with the type the describing addon gives the title, and "${p.type}" is none it knows`
+        : `no catalog lists items of type "${p.type}", so this item is in none`,
+    hint: (p: { suggestion: string; listedBy: string | undefined; elsewhere: boolean }) =>
+      p.elsewhere
+        ? `${didYouMean(p.suggestion)} Cinemeta's titles are movie or series`
+        : `${didYouMean(p.suggestion)} ${p.listedBy === undefined ? 'A' : `Catalog "${p.listedBy}" lists ${p.suggestion} items; a`} type of your own needs a catalog of that type`,
   },
   'unknown-catalog': {
     severity: error,

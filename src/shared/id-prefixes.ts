@@ -37,19 +37,25 @@ export function coveringPrefixes(candidates: Iterable<string>): string[] {
 }
 
 /**
- * Whether an id starts with one of `prefixes`. An id's starts of each length a prefix has are
- * looked up: comparing every id with every prefix takes ids times prefixes.
+ * The shortest of `prefixes` that starts an id, or, with `all`, every one that does. An id's
+ * starts of each length a prefix has are looked up: comparing every id with every prefix takes
+ * ids times prefixes.
  */
-export function prefixMatcher(prefixes: readonly string[]): (id: string) => string | undefined {
+export function prefixMatcher(prefixes: readonly string[]): (id: string) => string | undefined;
+export function prefixMatcher(prefixes: readonly string[], all: true): (id: string) => string[];
+export function prefixMatcher(prefixes: readonly string[], all = false): (id: string) => string | string[] | undefined {
   const set = new Set(prefixes);
   // Shortest first: no prefix longer than the id can start it, and ids are short.
   const lengths = [...new Set(prefixes.map((p) => p.length))].sort((a, b) => a - b);
   return (id) => {
+    const found: string[] = [];
     for (const length of lengths) {
-      if (length > id.length) return undefined;
+      if (length > id.length) break;
       const start = id.slice(0, length);
-      if (set.has(start)) return start;
+      if (!set.has(start)) continue;
+      if (!all) return start;
+      found.push(start);
     }
-    return undefined;
+    return all ? found : undefined;
   };
 }

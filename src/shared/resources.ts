@@ -2,7 +2,7 @@
 // `resources` list written in addon.yaml is checked against them (validate). An addon never
 // declares a resource, a type or a prefix it has nothing for: the client would ask it for every
 // such title, and a metadata addon installed after it would be asked second.
-import { streamOwners, type Content, type FileOrigin } from './content.js';
+import { streamOwners, type Content, type FileOrigin, type StreamOwner } from './content.js';
 import { coveringPrefixes, prefixCandidate, prefixMatcher } from './id-prefixes.js';
 import type { Resource } from './paths.js';
 
@@ -14,8 +14,8 @@ export interface OfferedResource {
   types: string[];
   /** The prefixes its requests' ids start with; empty for catalog. */
   idPrefixes: string[];
-  /** The titles it is offered for: those of its types (none for catalog). */
-  titles: FileOrigin[];
+  /** The titles it is offered for: those of its types (none for catalog). Made when asked for. */
+  titles(): FileOrigin[];
 }
 
 type Offering = Pick<Content, 'types' | 'catalogs' | 'items' | 'externalTitles'> & {
@@ -33,31 +33,68 @@ type Offering = Pick<Content, 'types' | 'catalogs' | 'items' | 'externalTitles'>
  */
 export function offeredResources(content: Offering): OfferedResource[] {
   const offered: OfferedResource[] = [];
-  if (content.catalogs.length > 0) offered.push({ name: 'catalog', types: [], idPrefixes: [], titles: [] });
+  if (content.catalogs.length > 0) offered.push({ name: 'catalog', types: [], idPrefixes: [], titles: () => [] });
   const { items, externalTitles } = content;
-  const typesOf = (origins: Iterable<FileOrigin>) => {
+  // The prefixes of each type's ids, worked out once for the three resources: a large addon has
+  // a hundred thousand ids.
+  const described = prefixesByType(items, content.declaredPrefixes);
+  const elsewhere = prefixesByType(externalTitles, content.declaredPrefixes);
+  const typesOf = (...lists: readonly FileOrigin[][]) => {
     const present = new Set<string>();
-    for (const origin of origins) present.add(origin.type);
+    for (const list of lists) for (const origin of list) present.add(origin.type);
     return [...new Set([...content.types, ...present])].filter((t) => present.has(t));
   };
   const add = (name: Resource, types: string[]) => {
     if (types.length === 0) return;
     const kinds = new Set(types);
-    const described = items.filter((i) => kinds.has(i.type));
-    const elsewhere = name === 'meta' ? [] : externalTitles.filter((t) => kinds.has(t.type));
-    const idPrefixes = prefixesFor(
-      described.flatMap(idsOf),
-      elsewhere.map((t) => t.id),
-      content.declaredPrefixes,
-    );
-    offered.push({ name, types, idPrefixes, titles: [...described, ...elsewhere] });
+    const candidates = new Set<string>();
+    for (const type of types) {
+      for (const prefix of described.get(type) ?? []) candidates.add(prefix);
+      if (name !== 'meta') for (const prefix of elsewhere.get(type) ?? []) candidates.add(prefix);
+    }
+    const declared = content.declaredPrefixes;
+    const idPrefixes = declared === undefined ? coveringPrefixes(candidates) : declared.filter((p) => candidates.has(p));
+    const titles = () => [...items.filter((i) => kinds.has(i.type)), ...(name === 'meta' ? [] : externalTitles.filter((t) => kinds.has(t.type)))];
+    offered.push({ name, types, idPrefixes, titles });
   };
   add('meta', typesOf(items));
-  add('stream', typesOf([...items, ...externalTitles.filter((t) => t.streams.length > 0)]));
-  const hasSubtitles = (origin: FileOrigin) =>
-    'name' in origin ? streamOwners(origin).some((owner) => owner.subtitles.length > 0) : origin.subtitles.length > 0;
-  add('subtitles', typesOf([...items, ...externalTitles].filter(hasSubtitles)));
+  add(
+    'stream',
+    typesOf(
+      items,
+      externalTitles.filter((t) => t.streams.length > 0),
+    ),
+  );
+  const withSubtitles = (owners: readonly StreamOwner[]) => owners.some((owner) => owner.subtitles.length > 0);
+  add(
+    'subtitles',
+    typesOf(
+      items.filter((item) => withSubtitles(streamOwners(item))),
+      externalTitles.filter((title) => withSubtitles([title])),
+    ),
+  );
   return offered;
+}
+
+/**
+ * Per type, the prefixes of the titles' ids: derived ones (see prefixCandidate), or those of the
+ * declared ones that start an id.
+ */
+function prefixesByType(titles: readonly FileOrigin[], declared: readonly string[] | undefined): Map<string, Set<string>> {
+  const byType = new Map<string, Set<string>>();
+  const matches = declared === undefined ? undefined : prefixMatcher(declared);
+  for (const title of titles) {
+    let prefixes = byType.get(title.type);
+    if (!prefixes) byType.set(title.type, (prefixes = new Set()));
+    const elsewhere = !('name' in title);
+    const add = (id: string) => {
+      const prefix = matches ? matches(id) : prefixCandidate(id, elsewhere);
+      if (prefix !== undefined) prefixes.add(prefix);
+    };
+    add(title.id);
+    if ('videos' in title) for (const video of title.videos ?? []) add(video.id);
+  }
+  return byType;
 }
 
 /** Every id requests name for a title: its own and, for one this addon describes, its videos'. */
@@ -65,19 +102,9 @@ export function idsOf(title: FileOrigin): string[] {
   return 'videos' in title && title.videos ? [title.id, ...title.videos.map((v) => v.id)] : [title.id];
 }
 
-/**
- * The prefixes of a resource's ids: those of the declared ones that start one of its ids, or,
- * without a declaration, derived (see prefixCandidate).
- */
-export function prefixesFor(described: readonly string[], elsewhere: readonly string[], declared?: readonly string[]): string[] {
-  if (declared === undefined) {
-    return coveringPrefixes([...described.map((id) => prefixCandidate(id)), ...elsewhere.map((id) => prefixCandidate(id, true))]);
-  }
-  const matches = prefixMatcher(declared);
-  const used = new Set<string>();
-  for (const id of [...described, ...elsewhere]) {
-    const prefix = matches(id);
-    if (prefix !== undefined) used.add(prefix);
-  }
-  return declared.filter((p) => used.has(p));
+/** The prefixes of all the titles' ids (see offeredResources): the manifest's top-level idPrefixes. */
+export function allPrefixes(titles: readonly FileOrigin[]): string[] {
+  const candidates = new Set<string>();
+  for (const prefixes of prefixesByType(titles, undefined).values()) for (const prefix of prefixes) candidates.add(prefix);
+  return coveringPrefixes(candidates);
 }

@@ -189,6 +189,8 @@ export function checkType(
   at: Locator,
   diagnostics: DiagnosticList,
   suggest: Suggest,
+  /** The item adds streams to a title another addon describes, with that addon's type. */
+  elsewhere = false,
 ) {
   const { type } = item;
   if (catalogs.idsOf.has(type) || KNOWN_TYPES.includes(type) || declared?.includes(type)) return;
@@ -203,7 +205,7 @@ export function checkType(
   if (suggestion === undefined) return;
   const listed = catalogs.idsOf.has(suggestion);
   const listedBy = listed ? catalogs.idsOf.get(suggestion)![0] : undefined;
-  diagnostics.add(at.file, 'warning', () => problem('unknown-type', { type, suggestion, listedBy }, { ...at(['type']), path: 'type' }));
+  diagnostics.add(at.file, 'warning', () => problem('unknown-type', { type, suggestion, listedBy, elsewhere }, { ...at(['type']), path: 'type' }));
 }
 
 /** Every catalog id an item names must exist for the item's type. */

@@ -7,7 +7,7 @@ import type { Content, ExternalTitle, Item } from '../shared/content.js';
 import { contentBytes } from '../shared/output-limit.js';
 import { normalizeBaseUrl } from '../shared/paths.js';
 import { checkCatalogNames, checkType, indexCatalogs, resolveCatalogs, warnUncatalogued } from './catalogs.js';
-import { idsOf, prefixesFor } from '../shared/resources.js';
+import { allPrefixes } from '../shared/resources.js';
 import { externalTitle, titlesDescribedElsewhere } from './external-titles.js';
 import { checkBaseUrlScheme, checkPrefixes, uniqueInOrder } from './ids.js';
 import { issuesToDiagnostics, type Locator } from './issues.js';
@@ -109,6 +109,7 @@ export async function validate(loaded: Loaded, options: ValidateOptions): Promis
     const at = locatorOf(value);
     checkCredentials(parsed, at, options.allowCredentialsInOutput ?? false, diagnostics);
     if (!hasName(parsed)) {
+      if (catalogIndex) checkType(parsed, catalogIndex, addon!.types, at, diagnostics, suggest, true);
       const title = externalTitle(parsed, at, value.source, diagnostics);
       if (title) externalTitles.push(title);
       continue;
@@ -133,12 +134,7 @@ export async function validate(loaded: Loaded, options: ValidateOptions): Promis
     textBytes: inputBytes,
     baseUrl,
     types: addon.types ?? uniqueInOrder([...addon.catalogs.map((c) => c.type), ...items.map((i) => i.type), ...externalTitles.map((t) => t.type)]),
-    idPrefixes:
-      addon.idPrefixes ??
-      prefixesFor(
-        items.flatMap(idsOf),
-        externalTitles.map((t) => t.id),
-      ),
+    idPrefixes: addon.idPrefixes ?? allPrefixes([...items, ...externalTitles]),
     catalogs,
     items,
     externalTitles,

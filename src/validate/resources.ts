@@ -28,7 +28,7 @@ export function checkResources(content: Content, at: Locator, diagnostics: Diagn
   });
   for (const offer of offered.values()) {
     if (seen.has(offer.name)) continue;
-    const example = offer.titles[0];
+    const example = offer.titles()[0];
     const related = example ? [{ ...example.where(['id']), message: `"${example.id}", which ${offer.name} is offered for` }] : undefined;
     const params = { kind: 'resource-omitted', name: offer.name, example: example?.id ?? content.catalogs[0]?.id ?? '' } as const;
     diagnostics.push(problem('invalid-value', params, { ...at(['resources']), path: 'resources', ...(related && { related }) }));
@@ -48,14 +48,14 @@ function checkTyped(entry: Exclude<Declared, string>, offer: OfferedResource, pl
     if (omitted.length > 0) diagnostics.push(problem('invalid-value', { kind: 'resource-types-omitted', name, types: omitted }, place('types')));
   }
   if (entry.idPrefixes) {
-    const matches = prefixMatcher(entry.idPrefixes);
+    const matches = prefixMatcher(entry.idPrefixes, true);
     const used = new Set<string>();
     const listed = entry.idPrefixes.slice(0, 5).join(', ') + (entry.idPrefixes.length > 5 ? ', …' : '');
-    for (const title of offer.titles) {
+    for (const title of offer.titles()) {
       for (const id of idsOf(title)) {
-        const prefix = matches(id);
-        if (prefix !== undefined) {
-          used.add(prefix);
+        const prefixes = matches(id);
+        if (prefixes.length > 0) {
+          for (const prefix of prefixes) used.add(prefix);
           continue;
         }
         const related = [{ ...place('idPrefixes'), message: `the idPrefixes of ${name}` }];
