@@ -135,6 +135,50 @@ describe('streams and subtitles for titles another addon describes', () => {
     expect([...pages.tree.keys()].filter((f) => f.startsWith('stream/') && f.endsWith('.json'))).toEqual([]);
     const cloudflare = await built(dir, 'cloudflare');
     expect(problems(cloudflare.result)).toEqual([]);
+    // Cloudflare's JSON 404 only where the client may ask: the subtitles folder.
+    expect([...cloudflare.tree.keys()].filter((f) => f.endsWith('/404.html'))).toEqual(['subtitles/404.html']);
+  });
+
+  it('declares streams and subtitles each for the ids that have them, and writes a file for every id it declares', async () => {
+    const dir = await contentDir({
+      'addon.yaml': `${ADDON}catalogs:\n  - { id: shows, type: series, name: Shows }\n`,
+      'a.yaml': [
+        '- { id: "pd:show", type: series, name: Show, videos: [{ season: 1, episode: 1, streams: [{ url: "https://example.org/1.mp4" }] }] }',
+        '- { id: "tt0034167:1:1", type: series, subtitles: [{ lang: eng, url: "https://example.org/1.srt" }] }',
+        '- { id: "tt0034167:1:2", type: series, streams: [{ ytId: dQw4w9WgXcQ }] }',
+        '',
+      ].join('\n'),
+    });
+    folders.push(dir);
+    const { result, tree } = await built(dir, 'cloudflare');
+    expect(problems(result)).toEqual([]);
+    expect(json(tree, 'manifest.json').resources).toEqual([
+      'catalog',
+      { name: 'meta', types: ['series'], idPrefixes: ['pd:'] },
+      { name: 'stream', types: ['series'], idPrefixes: ['pd:', 'tt'] },
+      { name: 'subtitles', types: ['series'], idPrefixes: ['tt'] },
+    ]);
+    // Every id the manifest invites gets its file (`[]` for the episode with subtitles only);
+    // the series' own episode has no subtitles file: the client never asks this addon for it.
+    const files = [...tree.keys()].filter((f) => /^(stream|subtitles)\/.*\.json$/.test(f)).sort();
+    expect(files).toEqual([
+      'stream/series/pd:show:1:1.json',
+      'stream/series/tt0034167:1:1.json',
+      'stream/series/tt0034167:1:2.json',
+      'subtitles/series/tt0034167:1:1.json',
+      'subtitles/series/tt0034167:1:2.json',
+    ]);
+    expect(json(tree, 'stream/series/tt0034167:1:1.json').streams).toEqual([]);
+  });
+
+  it('refuses an items: all catalog that only titles without a name would fill', async () => {
+    const dir = await contentDir({
+      'addon.yaml': `${ADDON}catalogs:\n  - { id: films, type: movie, name: Films }\n`,
+      'a.yaml': '- id: tt0032599\n  type: movie\n  streams: [{ url: "https://example.org/a.mp4" }]\n',
+    });
+    folders.push(dir);
+    const { result } = await built(dir);
+    expect(problems(result)).toEqual([expect.stringMatching(/^error missing-field a\.yaml:1:3 name: .*catalog "films" .*would list none/)]);
   });
 
   it('still requires a name where the addon describes the title, and says why', async () => {
@@ -167,7 +211,8 @@ describe('streams and subtitles for titles another addon describes', () => {
       [7, 'name'],
       [10, 'name'],
     ]);
-    expect(missing[0]!.message).toMatch(/catalog "films"/);
+    expect(missing[0]!.message).toMatch(/describes the titles whose ids start with "pd:" \(such as "pd:a"\)/);
+    expect(missing[0]!.related).toMatchObject([{ line: 1 }]);
     expect(missing[1]!.message).toMatch(/catalog "picks"/);
     expect(missing[2]!.message).toMatch(/videos/);
     expect(missing[3]!.message).toMatch(/poster/);
@@ -204,6 +249,15 @@ describe('streams and subtitles for titles another addon describes', () => {
     ]);
     const typed = await check('[{ name: stream, types: [movie, series], idPrefixes: [tt] }]');
     expect(problems(typed)).toEqual([expect.stringMatching(/^error invalid-value addon\.yaml:5:\d+ resources\[0\]\.types\[1\]: .*series/)]);
+    const prefixes = await check('[{ name: stream, types: [movie], idPrefixes: [tt, pd] }]');
+    expect(problems(prefixes)).toEqual([expect.stringMatching(/^error invalid-value addon\.yaml:5:\d+ resources\[0\]\.idPrefixes\[1\]: .*"pd"/)]);
+    const narrow = await check('[{ name: stream, idPrefixes: [tt1] }]');
+    expect(problems(narrow)).toEqual([
+      expect.stringMatching(/^error invalid-value a\.yaml:1:\d+ id: "tt0032599" starts with none of the idPrefixes of stream/),
+      expect.stringMatching(/^error invalid-value addon\.yaml:5:\d+ resources\[0\]\.idPrefixes\[0\]: .*"tt1"/),
+    ]);
+    const catalog = await check('[stream, { name: catalog, types: [movie] }]');
+    expect(problems(catalog)).toEqual([expect.stringMatching(/resources\[1\]: catalog takes no types/)]);
   });
 });
 

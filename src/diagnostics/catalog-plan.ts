@@ -106,10 +106,12 @@ export const PLAN_MESSAGES = {
   },
   'subtitles-need-rewrites': {
     severity: warning,
-    message: (p: { count: number; hosts: readonly string[] }) =>
+    message: (p: { count: number; hosts: readonly string[]; elsewhere: boolean }) =>
       `${p.count} ${p.count === 1 ? 'item or video has' : 'items and videos have'} subtitles and no stream to carry them: on ${p.hosts.join(' and ')} the Stremio apps ask for subtitles with the video's hash and size, which no file can answer`,
-    hint: () =>
-      'give the video a stream (its subtitles travel in it), or publish on Cloudflare Pages, Netlify or Vercel, whose rewrite answers those requests',
+    hint: (p: { elsewhere: boolean }) =>
+      p.elsewhere
+        ? 'publish on Cloudflare Pages (--host cloudflare), Netlify or Vercel, whose rewrite answers those requests: the streams users play come from other addons'
+        : 'give the video a stream (its subtitles travel in it), or publish on Cloudflare Pages, Netlify or Vercel, whose rewrite answers those requests',
   },
   'manifest-too-large': {
     severity: warning,

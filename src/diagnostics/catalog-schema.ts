@@ -28,6 +28,7 @@ export type InvalidValue =
 /** `resources` in addon.yaml against what the content offers (validate/resources.ts). */
 export type ResourceProblem =
   | { kind: 'resource-twice'; name: string }
+  | { kind: 'resource-catalog-typed' }
   | { kind: 'resource-unused'; name: string }
   | { kind: 'resource-omitted'; name: string; example: string }
   | { kind: 'resource-type-unused'; name: string; type: string }
@@ -46,6 +47,8 @@ function resourceMessage(p: ResourceProblem): string {
   switch (p.kind) {
     case 'resource-twice':
       return `${p.name} is listed twice`;
+    case 'resource-catalog-typed':
+      return 'catalog takes no types or idPrefixes: the client asks for the catalogs the manifest lists';
     case 'resource-unused':
       return `the content offers nothing for ${p.name}: ${NOTHING_FOR[p.name] ?? 'it has none'}`;
     case 'resource-omitted':
@@ -64,6 +67,8 @@ function resourceHint(p: ResourceProblem): string {
   switch (p.kind) {
     case 'resource-twice':
       return 'list each resource once';
+    case 'resource-catalog-typed':
+      return 'write catalog alone; the catalogs themselves are in `catalogs`';
     case 'resource-unused':
       return `remove ${p.name}: the client would ask this addon for ${p.name} it does not have`;
     case 'resource-omitted':
@@ -91,11 +96,13 @@ export type MissingField =
 export type NameNeeded =
   | { reason: 'videos' }
   | { reason: 'catalog'; catalog: string }
+  /** The id starts like those of the titles the addon describes (`like`, one of them). */
+  | { reason: 'described-prefix'; prefix: string; like: string }
   /**
-   * A catalog with `items: all` lists the item's type, and its id starts like the described
-   * ones' (`prefix`), or it adds nothing to a title described elsewhere (no prefix).
+   * A catalog with `items: all` lists the item's type, and the item adds nothing to a title
+   * described elsewhere, or the catalog would list nothing without it.
    */
-  | { reason: 'catalog-all'; catalog: string; type: string; prefix?: string }
+  | { reason: 'catalog-all'; catalog: string; type: string; why: 'nothing-added' | 'empty' }
   | { reason: 'field'; field: string };
 
 function missingField(p: MissingField): string {
@@ -108,10 +115,12 @@ function missingField(p: MissingField): string {
       return '"name" is required for an item with videos: an addon that lists the episodes describes the title';
     case 'catalog':
       return `"name" is required: catalog "${because.catalog}" lists this item, and shows it by its name`;
+    case 'described-prefix':
+      return `"name" is required: this addon describes the titles whose ids start with "${because.prefix}" (such as "${because.like}"), and this one has none`;
     case 'catalog-all':
-      return because.prefix === undefined
+      return because.why === 'nothing-added'
         ? `"name" is required: catalog "${because.catalog}" lists every ${because.type} (items: all), and this item has no streams or subtitles to add to a title another addon describes`
-        : `"name" is required: catalog "${because.catalog}" lists every ${because.type} this addon describes (items: all), and this id starts like theirs ("${because.prefix}")`;
+        : `"name" is required: catalog "${because.catalog}" lists every ${because.type} (items: all), and without names it would list none`;
     case 'field':
       return `"name" is required for an item with \`${because.field}\`: it describes the title, and only a title this addon describes has a meta`;
   }
@@ -128,8 +137,12 @@ function missingFieldHint(p: MissingField): string {
       return `${elsewhere}, in one item per episode with the episode's id ("tt0034167:1:1")`;
     case 'catalog':
       return `${elsewhere}, and no catalogs`;
+    case 'described-prefix':
+      return elsewhere;
     case 'catalog-all':
-      return `${elsewhere}, or set \`items: listed\` on catalog "${because.catalog}"`;
+      return because.why === 'nothing-added'
+        ? `${elsewhere}, or set \`items: listed\` on catalog "${because.catalog}"`
+        : `${elsewhere}, and remove catalog "${because.catalog}"`;
     case 'field':
       return `${elsewhere}, without \`${because.field}\``;
   }

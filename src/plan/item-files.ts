@@ -3,7 +3,7 @@ import { resourcePath, type Extra } from '../shared/paths.js';
 import type { Manifest } from '../validate/schema.js';
 import { streamOwners, type Content, type FileOrigin, type Item, type StreamOwner } from '../shared/content.js';
 import type { OutputFile } from './output-file.js';
-import { playerSubtitlesExtras, resourceTypes } from './subtitles.js';
+import { playerSubtitlesExtras, resourceDeclares } from './subtitles.js';
 import { metaItem, wireStream, wireSubtitle, type Envelope, type Link } from './wire.js';
 
 /** What item files are rendered with, besides their item: one for the whole plan. */
@@ -58,10 +58,11 @@ export function addItemFiles(
   rendering: ItemRendering,
   fingerprintOf: ((origin: FileOrigin) => string) | undefined,
 ): void {
-  // Every id of a type the manifest declares streams or subtitles for gets a file, `[]` when it
-  // has none: the player asks for the subtitles of every video it opens, and a 404 is a failure.
-  const streamTypes = new Set(resourceTypes(manifest, 'stream'));
-  const subtitleTypes = new Set(resourceTypes(manifest, 'subtitles'));
+  // Every id of a type and prefix the manifest declares streams or subtitles for gets a file,
+  // `[]` when it has none: the player asks for the subtitles of every video it opens, and a 404
+  // is a failure.
+  const streams = resourceDeclares(manifest, 'stream');
+  const subtitles = resourceDeclares(manifest, 'subtitles');
   const add = (origin: FileOrigin, owners: StreamOwner[]) => {
     const inputs = fingerprintOf?.(origin);
     const file = (resource: ItemFile['resource'], owner: StreamOwner, extras: readonly Extra[] = []) => {
@@ -69,8 +70,8 @@ export function addItemFiles(
     };
     if ('name' in origin) file('meta', origin);
     for (const owner of owners) {
-      if (streamTypes.has(origin.type)) file('stream', owner);
-      if (!subtitleTypes.has(origin.type)) continue;
+      if (streams(origin.type, owner.id)) file('stream', owner);
+      if (!subtitles(origin.type, owner.id)) continue;
       file('subtitles', owner);
       for (const extras of playerSubtitlesExtras(owner)) file('subtitles', owner, extras);
     }

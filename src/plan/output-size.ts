@@ -54,7 +54,7 @@ function itemFilesSize(item: Item, previewBytes: number, envelopes: Layout['enve
 const wrapped = ({ open, close }: Envelope, bytes: number) => open.length + bytes + close.length;
 
 /** `size` and at least what the stream and subtitles files of `owners` take. */
-function ownerFilesSize(owners: readonly StreamOwner[], size: Size, envelopes: Layout['envelopes']): Size {
+function ownerFilesSize(owners: readonly StreamOwner[], size: Size, envelopes: Layout['envelopes'], streamFiles = true): Size {
   for (const owner of owners) {
     const ownerSubtitles = subtitlesSize(owner.subtitles);
     let streams = 2;
@@ -62,8 +62,10 @@ function ownerFilesSize(owners: readonly StreamOwner[], size: Size, envelopes: L
       const embedded = stream.subtitles?.length ? subtitlesSize(stream.subtitles) : ownerSubtitles;
       streams += 2 + (embedded > 0 ? embedded + ',"subtitles":[]'.length : 0);
     }
-    size.files++;
-    size.bytes += wrapped(envelopes.stream, streams);
+    if (streamFiles) {
+      size.files++;
+      size.bytes += wrapped(envelopes.stream, streams);
+    }
     if (owner.subtitles.length > 0) {
       size.files++;
       size.bytes += wrapped(envelopes.subtitles, 2 + ownerSubtitles);
@@ -102,7 +104,8 @@ export function outputTooLarge(layout: Layout): Diagnostic | undefined {
     size.files += own.files;
     size.bytes += own.bytes;
   }
-  for (const title of content.externalTitles) ownerFilesSize([title], size, envelopes);
+  // A title described elsewhere has a stream file when it has streams, and maybe `[]` otherwise.
+  for (const title of content.externalTitles) ownerFilesSize([title], size, envelopes, title.streams.length > 0);
   const input = content.textBytes;
   const limit: Size = outputLimit(input);
   const overBytes = size.bytes > limit.bytes;

@@ -1,6 +1,7 @@
 // Subtitles: which requests for them a file can answer, and which subtitles no file can deliver.
 import { problem, type Diagnostic } from '../diagnostics/index.js';
 import { hasRewrites, type Host } from '../hosts/index.js';
+import { prefixMatcher } from '../shared/id-prefixes.js';
 import { extrasName, subtitlesRequestExtras, type Extra } from '../shared/paths.js';
 import { fileNameProblem, type Manifest } from '../validate/schema.js';
 import { streamOwners, type Content, type FileOrigin, type StreamOwner } from '../shared/content.js';
@@ -26,7 +27,8 @@ export function subtitlesWithoutStreams(content: Content, hosts: readonly Host[]
   }
   for (const title of content.externalTitles) check(title, title, ['subtitles']);
   if (!first) return [];
-  return [problem('subtitles-need-rewrites', { count, hosts: strict }, { ...first.origin.where(first.path), path: first.path.join('.') })];
+  const elsewhere = !('name' in first.origin);
+  return [problem('subtitles-need-rewrites', { count, hosts: strict, elsewhere }, { ...first.origin.where(first.path), path: first.path.join('.') })];
 }
 
 /**
@@ -46,10 +48,11 @@ export function playerSubtitlesExtras(owner: StreamOwner): Extra[][] {
   return [...requests.values()];
 }
 
-/** The types the manifest declares a resource for. */
-export function resourceTypes(manifest: Manifest, name: 'stream' | 'subtitles'): string[] {
-  for (const resource of manifest.resources) {
-    if (typeof resource !== 'string' && resource.name === name) return resource.types;
-  }
-  return [];
+/** Whether the manifest declares a resource for a type and an id: whether the client asks this addon for it. */
+export function resourceDeclares(manifest: Manifest, name: 'stream' | 'subtitles'): (type: string, id: string) => boolean {
+  const resource = manifest.resources.find((r) => typeof r !== 'string' && r.name === name);
+  if (resource === undefined || typeof resource === 'string') return () => false;
+  const types = new Set(resource.types);
+  const matches = resource.idPrefixes === undefined ? undefined : prefixMatcher(resource.idPrefixes);
+  return (type, id) => types.has(type) && (matches === undefined || matches(id) !== undefined);
 }

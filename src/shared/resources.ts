@@ -14,8 +14,8 @@ export interface OfferedResource {
   types: string[];
   /** The prefixes its requests' ids start with; empty for catalog. */
   idPrefixes: string[];
-  /** The titles it is offered for: those of its types (none for catalog). Made when asked for. */
-  titles(): FileOrigin[];
+  /** The titles that have it (their types and ids make the declaration): none for catalog. */
+  titles: FileOrigin[];
 }
 
 type Offering = Pick<Content, 'types' | 'catalogs' | 'items' | 'externalTitles'> & {
@@ -24,68 +24,50 @@ type Offering = Pick<Content, 'types' | 'catalogs' | 'items' | 'externalTitles'>
 };
 
 /**
- * What the content offers, resource by resource, in the manifest's order:
+ * What the content offers, resource by resource, in the manifest's order, each for the types and
+ * id prefixes of the titles that have it:
  * - catalog, when addon.yaml has catalogs;
  * - meta, for the titles this addon describes (items with a name);
  * - stream, for those and for the titles described elsewhere that it has streams for;
- * - subtitles, for the types some item, video or title described elsewhere has subtitles for.
- * Each type a resource declares gets a file for every one of its ids (plan/item-files.ts).
+ * - subtitles, for the items, videos and titles described elsewhere that have subtitles.
+ * A resource holds one list of types and one of prefixes, so it also covers their other pairs
+ * (the `pd:` ids of a movie type when only series have them): every id of a type and prefix a
+ * resource declares gets its file (plan/item-files.ts), and other ids get the host's 404.
  */
 export function offeredResources(content: Offering): OfferedResource[] {
   const offered: OfferedResource[] = [];
-  if (content.catalogs.length > 0) offered.push({ name: 'catalog', types: [], idPrefixes: [], titles: () => [] });
-  const { items, externalTitles } = content;
-  // The prefixes of each type's ids, worked out once for the three resources: a large addon has
-  // a hundred thousand ids.
-  const described = prefixesByType(items, content.declaredPrefixes);
-  const elsewhere = prefixesByType(externalTitles, content.declaredPrefixes);
-  const typesOf = (...lists: readonly FileOrigin[][]) => {
-    const present = new Set<string>();
-    for (const list of lists) for (const origin of list) present.add(origin.type);
-    return [...new Set([...content.types, ...present])].filter((t) => present.has(t));
-  };
-  const add = (name: Resource, types: string[]) => {
-    if (types.length === 0) return;
-    const kinds = new Set(types);
-    const candidates = new Set<string>();
-    for (const type of types) {
-      for (const prefix of described.get(type) ?? []) candidates.add(prefix);
-      if (name !== 'meta') for (const prefix of elsewhere.get(type) ?? []) candidates.add(prefix);
-    }
-    const declared = content.declaredPrefixes;
-    const idPrefixes = declared === undefined ? coveringPrefixes(candidates) : declared.filter((p) => candidates.has(p));
-    const titles = () => [...items.filter((i) => kinds.has(i.type)), ...(name === 'meta' ? [] : externalTitles.filter((t) => kinds.has(t.type)))];
+  if (content.catalogs.length > 0) offered.push({ name: 'catalog', types: [], idPrefixes: [], titles: [] });
+  const { items, externalTitles, declaredPrefixes } = content;
+  const add = (name: Resource, titles: FileOrigin[], prefixes: () => Set<string>) => {
+    if (titles.length === 0) return;
+    const present = new Set(titles.map((t) => t.type));
+    const types = [...new Set([...content.types, ...present])].filter((t) => present.has(t));
+    const candidates = prefixes();
+    const idPrefixes = declaredPrefixes === undefined ? coveringPrefixes(candidates) : declaredPrefixes.filter((p) => candidates.has(p));
     offered.push({ name, types, idPrefixes, titles });
   };
-  add('meta', typesOf(items));
-  add(
-    'stream',
-    typesOf(
-      items,
-      externalTitles.filter((t) => t.streams.length > 0),
-    ),
-  );
-  const withSubtitles = (owners: readonly StreamOwner[]) => owners.some((owner) => owner.subtitles.length > 0);
-  add(
-    'subtitles',
-    typesOf(
-      items.filter((item) => withSubtitles(streamOwners(item))),
-      externalTitles.filter((title) => withSubtitles([title])),
-    ),
+  // The ids of a large addon are walked once for meta and stream, and once more for subtitles
+  // only when some items have none.
+  const described = prefixesOf(items, declaredPrefixes);
+  const streaming = externalTitles.filter((t) => t.streams.length > 0);
+  const subtitled = items.filter((item) => streamOwners(item).some((owner) => owner.subtitles.length > 0));
+  const subtitledElsewhere = externalTitles.filter((t) => t.subtitles.length > 0);
+  add('meta', items, () => described);
+  add('stream', [...items, ...streaming], () => union(described, prefixesOf(streaming, declaredPrefixes)));
+  add('subtitles', [...subtitled, ...subtitledElsewhere], () =>
+    union(subtitled.length === items.length ? described : prefixesOf(subtitled, declaredPrefixes), prefixesOf(subtitledElsewhere, declaredPrefixes)),
   );
   return offered;
 }
 
 /**
- * Per type, the prefixes of the titles' ids: derived ones (see prefixCandidate), or those of the
- * declared ones that start an id.
+ * The prefixes of the titles' ids and their videos': derived ones (see prefixCandidate), or those
+ * of the declared ones that start an id.
  */
-function prefixesByType(titles: readonly FileOrigin[], declared: readonly string[] | undefined): Map<string, Set<string>> {
-  const byType = new Map<string, Set<string>>();
+function prefixesOf(titles: readonly FileOrigin[], declared: readonly string[] | undefined): Set<string> {
+  const prefixes = new Set<string>();
   const matches = declared === undefined ? undefined : prefixMatcher(declared);
   for (const title of titles) {
-    let prefixes = byType.get(title.type);
-    if (!prefixes) byType.set(title.type, (prefixes = new Set()));
     const elsewhere = !('name' in title);
     const add = (id: string) => {
       const prefix = matches ? matches(id) : prefixCandidate(id, elsewhere);
@@ -94,7 +76,16 @@ function prefixesByType(titles: readonly FileOrigin[], declared: readonly string
     add(title.id);
     if ('videos' in title) for (const video of title.videos ?? []) add(video.id);
   }
-  return byType;
+  return prefixes;
+}
+
+function union<T>(a: ReadonlySet<T>, b: ReadonlySet<T>): Set<T> {
+  return new Set([...a, ...b]);
+}
+
+/** The prefixes derived from the ids of titles this addon describes: what a title of its own starts with. */
+export function describedPrefixes(items: readonly FileOrigin[]): string[] {
+  return coveringPrefixes(prefixesOf(items, undefined));
 }
 
 /** Every id requests name for a title: its own and, for one this addon describes, its videos'. */
@@ -104,7 +95,5 @@ export function idsOf(title: FileOrigin): string[] {
 
 /** The prefixes of all the titles' ids (see offeredResources): the manifest's top-level idPrefixes. */
 export function allPrefixes(titles: readonly FileOrigin[]): string[] {
-  const candidates = new Set<string>();
-  for (const prefixes of prefixesByType(titles, undefined).values()) for (const prefix of prefixes) candidates.add(prefix);
-  return coveringPrefixes(candidates);
+  return coveringPrefixes(prefixesOf(titles, undefined));
 }

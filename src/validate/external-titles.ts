@@ -6,7 +6,8 @@ import { problem, type DiagnosticList } from '../diagnostics/index.js';
 import type { NameNeeded } from '../diagnostics/catalog-schema.js';
 import type { SourceFile } from '../load/index.js';
 import type { ExternalTitle, Item } from '../shared/content.js';
-import { prefixCandidate } from '../shared/id-prefixes.js';
+import { prefixMatcher } from '../shared/id-prefixes.js';
+import { describedPrefixes } from '../shared/resources.js';
 import type { Locator } from './issues.js';
 import { streamsWithIds } from './items.js';
 import type { CatalogSettings, ContentItem } from './schema.js';
@@ -53,11 +54,11 @@ function nameNeeded(
 }
 
 /**
- * The titles described elsewhere, once every item is read: those that a catalog with `items: all`
- * would list are reported and left out (of its type, with an id that starts like those of the
- * titles the addon describes and that catalog lists, `pd:b` beside `pd:a`, they are far likelier
- * an item whose name was forgotten than a title described elsewhere), and so are those that add
- * nothing.
+ * The titles described elsewhere, once every item is read, without those reported here: one
+ * whose id starts like those of the titles the addon describes (`pd:b` beside `pd:a`) is far
+ * likelier an item whose name was forgotten; so is one of a type that a catalog with `items: all`
+ * lists, when it adds nothing or the catalog would list nothing without it. One that adds
+ * nothing is an error in any case.
  */
 export function titlesDescribedElsewhere(
   titles: ExternalTitle[],
@@ -66,22 +67,28 @@ export function titlesDescribedElsewhere(
   addonAt: Locator,
   diagnostics: DiagnosticList,
 ): ExternalTitle[] {
+  if (titles.length === 0) return titles;
   const listsAll = new Map<string, number>();
   settings.forEach((catalog, index) => {
     if (catalog.items === 'all' && !listsAll.has(catalog.type)) listsAll.set(catalog.type, index);
   });
-  const described = new Set<string>();
-  for (const item of items) if (!item.catalogs && listsAll.has(item.type)) described.add(`${item.type}\0${prefixCandidate(item.id, true)}`);
+  const describedTypes = new Set(items.map((item) => item.type));
+  const describedLike = prefixMatcher(describedPrefixes(items));
   return titles.filter((title) => {
-    const prefix = prefixCandidate(title.id, true);
     const adds = title.streams.length > 0 || title.subtitles.length > 0;
+    const prefix = describedLike(title.id);
+    if (prefix !== undefined) {
+      const like = items.find((item) => item.id.startsWith(prefix))!;
+      const related = { at: like.where, path: ['id'], message: `"${like.id}", a title this addon describes` };
+      nameNeeded({ reason: 'described-prefix', prefix, like: like.id }, title.where, diagnostics, related);
+      return false;
+    }
     const index = listsAll.get(title.type);
-    const looksDescribed = described.has(`${title.type}\0${prefix}`);
-    if (index !== undefined && (looksDescribed || !adds)) {
+    const why = !adds ? 'nothing-added' : describedTypes.has(title.type) ? undefined : 'empty';
+    if (index !== undefined && why !== undefined) {
       const catalog = settings[index]!;
       const related = { at: addonAt, path: ['catalogs', index, 'id'], message: `catalog "${catalog.id}", which lists every ${catalog.type}` };
-      const because = { reason: 'catalog-all', catalog: catalog.id, type: title.type, ...(looksDescribed && { prefix }) } as const;
-      nameNeeded(because, title.where, diagnostics, related);
+      nameNeeded({ reason: 'catalog-all', catalog: catalog.id, type: title.type, why }, title.where, diagnostics, related);
       return false;
     }
     if (adds) return true;

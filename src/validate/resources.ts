@@ -23,12 +23,14 @@ export function checkResources(content: Content, at: Locator, diagnostics: Diagn
     }
     seen.add(name);
     const offer = offered.get(name);
-    if (!offer) diagnostics.push(problem('invalid-value', { kind: 'resource-unused', name }, place()));
+    if (typeof entry !== 'string' && name === 'catalog' && (entry.types || entry.idPrefixes)) {
+      diagnostics.push(problem('invalid-value', { kind: 'resource-catalog-typed' }, place()));
+    } else if (!offer) diagnostics.push(problem('invalid-value', { kind: 'resource-unused', name }, place()));
     else if (typeof entry !== 'string') checkTyped(entry, offer, place, diagnostics);
   });
   for (const offer of offered.values()) {
     if (seen.has(offer.name)) continue;
-    const example = offer.titles()[0];
+    const example = offer.titles[0];
     const related = example ? [{ ...example.where(['id']), message: `"${example.id}", which ${offer.name} is offered for` }] : undefined;
     const params = { kind: 'resource-omitted', name: offer.name, example: example?.id ?? content.catalogs[0]?.id ?? '' } as const;
     diagnostics.push(problem('invalid-value', params, { ...at(['resources']), path: 'resources', ...(related && { related }) }));
@@ -51,7 +53,7 @@ function checkTyped(entry: Exclude<Declared, string>, offer: OfferedResource, pl
     const matches = prefixMatcher(entry.idPrefixes, true);
     const used = new Set<string>();
     const listed = entry.idPrefixes.slice(0, 5).join(', ') + (entry.idPrefixes.length > 5 ? ', …' : '');
-    for (const title of offer.titles()) {
+    for (const title of offer.titles) {
       for (const id of idsOf(title)) {
         const prefixes = matches(id);
         if (prefixes.length > 0) {
