@@ -60,7 +60,8 @@ function checkTyped(entry: Exclude<Declared, string>, offer: OfferedResource, pl
           for (const prefix of prefixes) used.add(prefix);
           continue;
         }
-        const related = [{ ...place('idPrefixes'), message: `the idPrefixes of ${name}` }];
+        const { path: _path, ...declaration } = place('idPrefixes');
+        const related = [{ ...declaration, message: `the idPrefixes of ${name}` }];
         diagnostics.add(title.where.file, 'error', () =>
           problem('invalid-value', { kind: 'id-prefix', id, listed, resource: name }, { ...title.where(['id']), path: 'id', related }),
         );
