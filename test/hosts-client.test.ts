@@ -6,16 +6,14 @@
 // the Cloudflare Pages runtime (`wrangler pages dev`), an S3 API (s3rver) filled by the generated
 // upload.sh with the real AWS CLI, and `addon-gen serve`. Then `serve` is compared with the built
 // tree on a plain static server, request by request, over a whole walk and requests hosts refuse.
-import { mkdtemp } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { build } from '../src/build/index.js';
 import type { Host } from '../src/hosts/index.js';
 import { startServer } from '../src/serve/index.js';
 import { walkAddon, type WalkResult } from './support/client-walk.js';
-import { removeOutput } from './support/content.js';
+import { tempDir } from './support/content.js';
 import { EXAMPLE_DIR } from './support/example.js';
 import { startNginx } from './support/nginx.js';
 import { startS3 } from './support/s3.js';
@@ -29,16 +27,9 @@ const CONTENTS: [string, string][] = [
   ['odd ids', ODD_DIR],
 ];
 
-const folders: string[] = [];
-afterAll(async () => {
-  await Promise.all(folders.splice(0).map(removeOutput));
-});
-
-/** An output folder inside a folder of its own (the S3 folder is written beside it). */
+/** An output folder inside a temporary folder of its own (the S3 folder is written beside it; both go after the test). */
 async function outDir(): Promise<string> {
-  const parent = await mkdtemp(path.join(os.tmpdir(), 'addon-gen-hosts-'));
-  folders.push(parent);
-  return path.join(parent, 'dist');
+  return path.join(await tempDir('addon-gen-hosts-'), 'dist');
 }
 
 async function buildFor(contentDir: string, baseUrl: string, host: Host): Promise<string> {

@@ -4,17 +4,15 @@
 // metadata addon standing in for Cinemeta (test/fixtures/meta-stand-in) and this addon, both
 // installed in both orders, on nginx set up like GitHub Pages and on the Cloudflare Pages runtime:
 // each film and episode shows the stand-in's metadata and this addon's streams and subtitles.
-import { mkdtemp } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { build, type BuildResult } from '../src/build/index.js';
 import type { Host } from '../src/hosts/index.js';
-import { contentDir, readTree, removeOutput } from './support/content.js';
+import { contentDir, readTree, tempDir } from './support/content.js';
 import { startNginx } from './support/nginx.js';
 import { startStaticServer } from './support/static-server.js';
-import { BROWSER_ORIGIN, startCore, type Json } from './support/stremio-core.js';
+import { BROWSER_ORIGIN, startCore, type Core, type Json } from './support/stremio-core.js';
 import { freePort, startPagesDev } from './support/wrangler.js';
 
 const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
@@ -22,15 +20,9 @@ const STREAMS_DIR = fixture('streams-for-cinemeta');
 const BOTH_DIR = fixture('films-and-streams');
 const META_DIR = fixture('meta-stand-in');
 
-const folders: string[] = [];
-afterAll(async () => {
-  await Promise.all(folders.splice(0).map(removeOutput));
-});
-
+/** An output folder inside a temporary folder of its own (removed after the test, with what is beside it). */
 async function outDir(): Promise<string> {
-  const parent = await mkdtemp(path.join(os.tmpdir(), 'addon-gen-streams-'));
-  folders.push(parent);
-  return path.join(parent, 'dist');
+  return path.join(await tempDir('addon-gen-streams-'), 'dist');
 }
 
 async function built(dir: string, host: Host = 'github-pages', baseUrl = 'https://example.org/addon/') {
@@ -128,7 +120,6 @@ describe('streams and subtitles for titles another addon describes', () => {
       'addon.yaml': ADDON,
       'subs.yaml': '- id: tt0032599\n  type: movie\n  subtitles: [{ lang: eng, url: "https://subs.example.org/hgf.srt" }]\n',
     });
-    folders.push(dir);
     const pages = await built(dir, 'github-pages');
     expect(problems(pages.result)).toEqual([expect.stringMatching(/^warning subtitles-need-rewrites subs\.yaml:3:\d+ subtitles: .*github-pages/)]);
     expect(json(pages.tree, 'manifest.json').resources).toEqual([{ name: 'subtitles', types: ['movie'], idPrefixes: ['tt'] }]);
@@ -149,7 +140,6 @@ describe('streams and subtitles for titles another addon describes', () => {
         '',
       ].join('\n'),
     });
-    folders.push(dir);
     const { result, tree } = await built(dir, 'cloudflare');
     expect(problems(result)).toEqual([]);
     expect(json(tree, 'manifest.json').resources).toEqual([
@@ -176,7 +166,6 @@ describe('streams and subtitles for titles another addon describes', () => {
       'addon.yaml': `${ADDON}catalogs:\n  - { id: films, type: movie, name: Films }\n`,
       'a.yaml': '- id: tt0032599\n  type: movie\n  streams: [{ url: "https://example.org/a.mp4" }]\n',
     });
-    folders.push(dir);
     const { result } = await built(dir);
     expect(problems(result)).toEqual([expect.stringMatching(/^error missing-field a\.yaml:1:3 name: .*catalog "films" .*would list none/)]);
   });
@@ -201,7 +190,6 @@ describe('streams and subtitles for titles another addon describes', () => {
         '',
       ].join('\n'),
     });
-    folders.push(dir);
     const { result } = await built(dir);
     expect(result.ok).toBe(false);
     const missing = result.diagnostics.filter((d) => d.code === 'missing-field').sort((a, b) => a.line! - b.line!);
@@ -225,7 +213,6 @@ describe('streams and subtitles for titles another addon describes', () => {
       'addon.yaml': ADDON,
       'a.yaml': '- id: tt0032599\n  type: movei\n  streams: [{ url: "https://example.org/a.mp4" }]\n',
     });
-    folders.push(dir);
     const { result } = await built(dir);
     expect(problems(result)).toEqual([expect.stringMatching(/^warning unknown-type a\.yaml:2:\d+ type: .*"movei"/)]);
     expect(result.diagnostics[0]!.hint).toMatch(/did you mean "movie"\?/);
@@ -235,7 +222,6 @@ describe('streams and subtitles for titles another addon describes', () => {
     const items = '- id: tt0032599\n  type: movie\n  streams: [{ url: "https://example.org/a.mp4" }]\n';
     const check = async (resources: string) => {
       const dir = await contentDir({ 'addon.yaml': `${ADDON}resources: ${resources}\n`, 'a.yaml': items });
-      folders.push(dir);
       return (await built(dir)).result;
     };
     const good = await check('[stream]');
@@ -294,58 +280,67 @@ const TITLES: Title[] = [
   },
 ];
 
-/** Both addons installed in `order`, then each title opened and played as a user does. */
-async function openTitles(metaUrl: string, streamsUrl: string, order: 'meta first' | 'streams first') {
-  const core = await startCore({ origin: BROWSER_ORIGIN, quietMs: 15 });
-  try {
-    const urls = order === 'meta first' ? [metaUrl, streamsUrl] : [streamsUrl, metaUrl];
-    for (const url of urls) await core.installAddon(url);
-    expect(core.installedAddons().slice(-2)).toEqual(urls);
-    const metaBase = metaUrl.replace(/manifest\.json$/, '');
-    const streamsBase = streamsUrl.replace(/manifest\.json$/, '');
-    for (const title of TITLES) {
-      const label = `${order}: ${title.videoId}`;
-      const details = await core.metaDetails(title.type, title.id, title.videoId);
-      // The stand-in's metadata, never a stub from this addon (which has no meta to give).
-      expect(details.meta?.transportUrl, label).toBe(metaUrl);
-      expect(details.meta?.content.type, label).toBe('Ready');
-      expect(details.meta?.content.content.name, label).toBe(title.name);
-      if (title.type === 'series') expect(details.meta?.content.content.videos.length, label).toBe(2);
-      expect(
-        details.requests.filter((r) => r.startsWith(streamsBase) && !r.includes('/stream/')),
-        label,
-      ).toEqual([]);
-      // This addon's streams for the title or episode.
-      const ours = details.streams.find((s) => s.transportUrl === streamsUrl);
-      expect(ours?.content.type, label).toBe('Ready');
-      const streams = ours!.content.type === 'Ready' ? ours!.content.content : [];
-      expect(streams, label).toHaveLength(1);
-      expect(streams[0], label).toMatchObject(title.stream);
-      // The player: the stand-in's meta, and the subtitles from this addon.
-      const player = await core.player(streams[0], {
-        transportUrl: streamsUrl,
-        metaTransportUrl: metaUrl,
-        type: title.type,
-        id: title.id,
-        videoId: title.videoId,
-      });
-      expect(JSON.stringify(player.metaItem), label).toContain(JSON.stringify(title.name));
-      expect(
-        player.subtitlesFetches.map((f) => [decodeURIComponent(f.url.slice(streamsBase.length)), f.status]),
-        label,
-      ).toEqual([[`subtitles/${title.type}/${title.videoId}.json`, 200]]);
-      expect(player.subtitles.map((s: Json) => s.url).sort(), label).toEqual(title.subtitles);
-      // The same subtitles travel in the stream, for players that do not ask the resource.
-      expect(
-        player.streamSubtitles.map((s: Json) => s.url),
-        label,
-      ).toEqual(title.subtitles);
+/**
+ * A fresh client for each order, with the stand-in and this addon installed in that order, handed
+ * to `use`; then every request to either addon must have been answered.
+ */
+async function inBothOrders(metaUrl: string, streamsUrl: string, use: (core: Core, order: string) => Promise<void>) {
+  for (const order of ['meta first', 'streams first']) {
+    const core = await startCore({ origin: BROWSER_ORIGIN, quietMs: 15 });
+    try {
+      const urls = order === 'meta first' ? [metaUrl, streamsUrl] : [streamsUrl, metaUrl];
+      for (const url of urls) await core.installAddon(url);
+      expect(core.installedAddons().slice(-2)).toEqual(urls);
+      await use(core, order);
+      const bases = [metaUrl, streamsUrl].map((url) => url.replace(/manifest\.json$/, ''));
+      const failed = core.fetches.filter((f) => bases.some((base) => f.url.startsWith(base)) && f.status !== 200);
+      expect(failed.map((f) => `${f.status} ${f.url}`)).toEqual([]);
+    } finally {
+      await core.stop();
     }
-    // Every request to either addon was answered.
-    const failed = core.fetches.filter((f) => (f.url.startsWith(metaBase) || f.url.startsWith(streamsBase)) && f.status !== 200);
-    expect(failed.map((f) => `${f.status} ${f.url}`)).toEqual([]);
-  } finally {
-    await core.stop();
+  }
+}
+
+/** Each title opened and played as a user does. */
+async function openTitles(core: Core, order: string, metaUrl: string, streamsUrl: string) {
+  const streamsBase = streamsUrl.replace(/manifest\.json$/, '');
+  for (const title of TITLES) {
+    const label = `${order}: ${title.videoId}`;
+    const details = await core.metaDetails(title.type, title.id, title.videoId);
+    // The stand-in's metadata, never a stub from this addon (which has no meta to give).
+    expect(details.meta?.transportUrl, label).toBe(metaUrl);
+    expect(details.meta?.content.type, label).toBe('Ready');
+    expect(details.meta?.content.content.name, label).toBe(title.name);
+    if (title.type === 'series') expect(details.meta?.content.content.videos.length, label).toBe(2);
+    expect(
+      details.requests.filter((r) => r.startsWith(streamsBase) && !r.includes('/stream/')),
+      label,
+    ).toEqual([]);
+    // This addon's streams for the title or episode.
+    const ours = details.streams.find((s) => s.transportUrl === streamsUrl);
+    expect(ours?.content.type, label).toBe('Ready');
+    const streams = ours!.content.type === 'Ready' ? ours!.content.content : [];
+    expect(streams, label).toHaveLength(1);
+    expect(streams[0], label).toMatchObject(title.stream);
+    // The player: the stand-in's meta, and the subtitles from this addon.
+    const player = await core.player(streams[0], {
+      transportUrl: streamsUrl,
+      metaTransportUrl: metaUrl,
+      type: title.type,
+      id: title.id,
+      videoId: title.videoId,
+    });
+    expect(JSON.stringify(player.metaItem), label).toContain(JSON.stringify(title.name));
+    expect(
+      player.subtitlesFetches.map((f) => [decodeURIComponent(f.url.slice(streamsBase.length)), f.status]),
+      label,
+    ).toEqual([[`subtitles/${title.type}/${title.videoId}.json`, 200]]);
+    expect(player.subtitles.map((s: Json) => s.url).sort(), label).toEqual(title.subtitles);
+    // The same subtitles travel in the stream, for players that do not ask the resource.
+    expect(
+      player.streamSubtitles.map((s: Json) => s.url),
+      label,
+    ).toEqual(title.subtitles);
   }
 }
 
@@ -357,7 +352,8 @@ describe('in the real client core, beside a metadata addon standing in for Cinem
     expect(problems(result)).toEqual([]);
     const nginx = await startNginx(out, { port, prefix: '/repo/' });
     try {
-      for (const order of ['meta first', 'streams first'] as const) await openTitles(`${meta.url}manifest.json`, `${nginx.url}manifest.json`, order);
+      const [metaUrl, streamsUrl] = [`${meta.url}manifest.json`, `${nginx.url}manifest.json`];
+      await inBothOrders(metaUrl, streamsUrl, (core, order) => openTitles(core, order, metaUrl, streamsUrl));
     } finally {
       await Promise.all([nginx.close(), meta.close()]);
     }
@@ -370,38 +366,28 @@ describe('in the real client core, beside a metadata addon standing in for Cinem
     const baseUrl = `${host.url}dist/`;
     expect(problems(await build({ contentDir: BOTH_DIR, outDir: out, baseUrl, hosts: ['github-pages'] }))).toEqual([]);
     try {
-      for (const order of ['meta first', 'streams first']) {
-        const core = await startCore({ origin: BROWSER_ORIGIN, quietMs: 15 });
-        try {
-          const urls =
-            order === 'meta first'
-              ? [`${meta.url}manifest.json`, `${baseUrl}manifest.json`]
-              : [`${baseUrl}manifest.json`, `${meta.url}manifest.json`];
-          for (const url of urls) await core.installAddon(url);
-          // Its own catalog, with its own films, described by it.
-          const row = (await core.board()).find((r) => r.id === 'films');
-          expect(row?.ids, order).toEqual(['pd:nosferatu', 'pd:metropolis']);
-          const own = await core.metaDetails('movie', 'pd:nosferatu', 'pd:nosferatu');
-          expect(own.meta?.transportUrl, order).toBe(`${baseUrl}manifest.json`);
-          expect(own.meta?.content.content.name, order).toBe('Nosferatu');
-          expect(own.streams.find((s) => s.transportUrl === `${baseUrl}manifest.json`)?.content.type, order).toBe('Ready');
-          // Cinemeta's title, described by the stand-in, with this addon's stream on it, and no
-          // meta request to this addon for it.
-          const theirs = await core.metaDetails('movie', 'tt0032599', 'tt0032599');
-          expect(theirs.meta?.transportUrl, order).toBe(`${meta.url}manifest.json`);
-          expect(theirs.meta?.content.content.name, order).toBe('His Girl Friday');
-          const streams = theirs.streams.find((s) => s.transportUrl === `${baseUrl}manifest.json`)?.content;
-          expect(streams?.type === 'Ready' ? streams.content.map((s: Json) => s.url) : streams, order).toEqual([
-            'https://archive.org/download/his_girl_friday/his_girl_friday.mp4',
-          ]);
-          expect(
-            theirs.requests.filter((r) => r.startsWith(`${baseUrl}meta/`)),
-            order,
-          ).toEqual([]);
-        } finally {
-          await core.stop();
-        }
-      }
+      await inBothOrders(`${meta.url}manifest.json`, `${baseUrl}manifest.json`, async (core, order) => {
+        // Its own catalog, with its own films, described by it.
+        const row = (await core.board()).find((r) => r.id === 'films');
+        expect(row?.ids, order).toEqual(['pd:nosferatu', 'pd:metropolis']);
+        const own = await core.metaDetails('movie', 'pd:nosferatu', 'pd:nosferatu');
+        expect(own.meta?.transportUrl, order).toBe(`${baseUrl}manifest.json`);
+        expect(own.meta?.content.content.name, order).toBe('Nosferatu');
+        expect(own.streams.find((s) => s.transportUrl === `${baseUrl}manifest.json`)?.content.type, order).toBe('Ready');
+        // Cinemeta's title, described by the stand-in, with this addon's stream on it, and no
+        // meta request to this addon for it.
+        const theirs = await core.metaDetails('movie', 'tt0032599', 'tt0032599');
+        expect(theirs.meta?.transportUrl, order).toBe(`${meta.url}manifest.json`);
+        expect(theirs.meta?.content.content.name, order).toBe('His Girl Friday');
+        const streams = theirs.streams.find((s) => s.transportUrl === `${baseUrl}manifest.json`)?.content;
+        expect(streams?.type === 'Ready' ? streams.content.map((s: Json) => s.url) : streams, order).toEqual([
+          'https://archive.org/download/his_girl_friday/his_girl_friday.mp4',
+        ]);
+        expect(
+          theirs.requests.filter((r) => r.startsWith(`${baseUrl}meta/`)),
+          order,
+        ).toEqual([]);
+      });
     } finally {
       await Promise.all([host.close(), meta.close()]);
     }
@@ -414,7 +400,8 @@ describe('in the real client core, beside a metadata addon standing in for Cinem
     expect(problems(result)).toEqual([]);
     const pages = await startPagesDev(out, { port });
     try {
-      for (const order of ['meta first', 'streams first'] as const) await openTitles(`${meta.url}manifest.json`, `${pages.url}manifest.json`, order);
+      const [metaUrl, streamsUrl] = [`${meta.url}manifest.json`, `${pages.url}manifest.json`];
+      await inBothOrders(metaUrl, streamsUrl, (core, order) => openTitles(core, order, metaUrl, streamsUrl));
     } finally {
       await Promise.all([pages.close(), meta.close()]);
     }
