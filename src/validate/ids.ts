@@ -1,6 +1,6 @@
 // Ids and prefixes: the declared prefixes checked against every id, and the scheme of the base URL
 // the addon is installed from.
-import { problem, type DiagnosticList } from '../diagnostics/index.js';
+import { problem, type DiagnosticList, type RelatedLocation } from '../diagnostics/index.js';
 import { isLoopback } from '../shared/paths.js';
 import type { Content, FileOrigin } from '../shared/content.js';
 import { prefixMatcher } from '../shared/id-prefixes.js';
@@ -9,20 +9,35 @@ import type { Locator } from './issues.js';
 
 /** Every id must start with one of the idPrefixes addon.yaml declares: the client asks for no other. */
 export function checkPrefixes(content: Content, at: Locator, diagnostics: DiagnosticList) {
-  const covered = prefixMatcher(content.idPrefixes);
-  const listed = content.idPrefixes.slice(0, 5).join(', ') + (content.idPrefixes.length > 5 ? ', …' : '');
-  const check = (title: FileOrigin, id: string) => {
-    if (covered(id) !== undefined) return;
-    diagnostics.add(title.where.file, 'error', () =>
-      problem(
-        'invalid-value',
-        { kind: 'id-prefix', id, listed },
-        { ...title.where(['id']), path: 'id', related: [{ ...at(['idPrefixes']), message: 'the idPrefixes of the addon' }] },
-      ),
-    );
-  };
-  for (const item of content.items) for (const id of idsOf(item)) check(item, id);
-  for (const title of content.externalTitles) check(title, title.id);
+  const declaration = { ...at(['idPrefixes']), message: 'the idPrefixes of the addon' };
+  checkIdsCovered([...content.items, ...content.externalTitles], content.idPrefixes, declaration, undefined, diagnostics);
+}
+
+/**
+ * Reports each id of `titles` (with their videos') that starts with none of `prefixes`, declared
+ * at `declaration` (for `resource`, or for the whole addon); returns the prefixes some id starts with.
+ */
+export function checkIdsCovered(
+  titles: readonly FileOrigin[],
+  prefixes: readonly string[],
+  declaration: RelatedLocation,
+  resource: string | undefined,
+  diagnostics: DiagnosticList,
+): Set<string> {
+  const matches = prefixMatcher(prefixes, true);
+  const used = new Set<string>();
+  const listed = prefixes.slice(0, 5).join(', ') + (prefixes.length > 5 ? ', …' : '');
+  for (const title of titles) {
+    for (const id of idsOf(title)) {
+      const found = matches(id);
+      for (const prefix of found) used.add(prefix);
+      if (found.length > 0) continue;
+      diagnostics.add(title.where.file, 'error', () =>
+        problem('invalid-value', { kind: 'id-prefix', id, listed, resource }, { ...title.where(['id']), path: 'id', related: [declaration] }),
+      );
+    }
+  }
+  return used;
 }
 
 /**

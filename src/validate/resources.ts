@@ -3,8 +3,8 @@
 // for what it does not have; one the content offers and the list leaves out is an error too.
 import { formatPath, problem, type DiagnosticList } from '../diagnostics/index.js';
 import type { Content } from '../shared/content.js';
-import { prefixMatcher } from '../shared/id-prefixes.js';
-import { idsOf, offeredResources, type OfferedResource } from '../shared/resources.js';
+import { offeredResources, type OfferedResource } from '../shared/resources.js';
+import { checkIdsCovered } from './ids.js';
 import type { Locator } from './issues.js';
 
 type Declared = NonNullable<Content['addon']['resources']>[number];
@@ -50,23 +50,8 @@ function checkTyped(entry: Exclude<Declared, string>, offer: OfferedResource, pl
     if (omitted.length > 0) diagnostics.push(problem('invalid-value', { kind: 'resource-types-omitted', name, types: omitted }, place('types')));
   }
   if (entry.idPrefixes) {
-    const matches = prefixMatcher(entry.idPrefixes, true);
-    const used = new Set<string>();
-    const listed = entry.idPrefixes.slice(0, 5).join(', ') + (entry.idPrefixes.length > 5 ? ', …' : '');
-    for (const title of offer.titles) {
-      for (const id of idsOf(title)) {
-        const prefixes = matches(id);
-        if (prefixes.length > 0) {
-          for (const prefix of prefixes) used.add(prefix);
-          continue;
-        }
-        const { path: _path, ...declaration } = place('idPrefixes');
-        const related = [{ ...declaration, message: `the idPrefixes of ${name}` }];
-        diagnostics.add(title.where.file, 'error', () =>
-          problem('invalid-value', { kind: 'id-prefix', id, listed, resource: name }, { ...title.where(['id']), path: 'id', related }),
-        );
-      }
-    }
+    const { path: _path, ...declared } = place('idPrefixes');
+    const used = checkIdsCovered(offer.titles, entry.idPrefixes, { ...declared, message: `the idPrefixes of ${name}` }, name, diagnostics);
     entry.idPrefixes.forEach((prefix, p) => {
       if (!used.has(prefix)) diagnostics.push(problem('invalid-value', { kind: 'resource-prefix-unused', name, prefix }, place('idPrefixes', p)));
     });
