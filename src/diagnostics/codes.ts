@@ -83,6 +83,10 @@ export const CODES = {
   'unreadable-file': 'A content file or folder cannot be read (permissions, a broken link, not a file).',
   'symlink-not-followed': 'A symbolic link leads outside the content folder, so it is not followed.',
   'too-many-problems': 'A file has more problems than are shown (100 errors, 100 warnings); the rest are counted.',
+  'config-not-prebuildable': 'A config option takes typed values (text, number, password), which a static addon cannot pre-build.',
+  'too-many-configurations': 'The config options make more configurations than the limit (64, or maxConfigurations); each is a tree of its own.',
+  'invalid-config': 'A config option, or a behaviorHint about configuration, that cannot work as written.',
+  'unknown-config': '`when` names a config key or value that addon.yaml does not declare.',
   'output-too-large': 'The output would be far larger than the content it is built from (genres multiply catalog pages); nothing is written.',
 } as const;
 

@@ -59,17 +59,26 @@ export function headerRules(content: Content): HeaderRule[] {
     const cacheControl = cacheControlOf(cacheHints(content, resource));
     if (cacheControl) headers.push({ key: 'Cache-Control', value: cacheControl });
     rules.push({ source, headers });
+    // A configurable addon has the same tree once more in the folder of each configuration.
+    if (content.config.length > 0) rules.push({ source: CONFIGURATION + source, headers });
   }
   const assetCache = cacheControlOf(cacheHints(content, 'asset'));
   if (assetCache) rules.push({ source: '/assets/*', headers: [{ key: 'Cache-Control', value: assetCache }] });
   return rules;
 }
 
+/** The folder of a configuration's tree in a rule: one path segment (`/quality=hd,silent=true`). */
+export const CONFIGURATION = '/:config';
+
 /**
  * The subtitles request carries `filename`/`videoSize`/`videoHash` extras that no static file can
- * match; hosts with rewrites map it onto the item's subtitles file.
+ * match; hosts with rewrites map it onto the item's subtitles file, in each configuration's tree too.
  */
-export const REWRITES: Rewrite[] = [{ source: '/subtitles/:type/:id/*', destination: '/subtitles/:type/:id.json' }];
+export function rewrites(content: Pick<Content, 'config'>): Rewrite[] {
+  const rule = { source: '/subtitles/:type/:id/*', destination: '/subtitles/:type/:id.json' };
+  if (content.config.length === 0) return [rule];
+  return [rule, { source: CONFIGURATION + rule.source, destination: CONFIGURATION + rule.destination }];
+}
 
 /** Folders the addon's JSON lives in: a 404 below them should be JSON too. */
 export const RESOURCE_FOLDERS = RESOURCE_PATTERNS.filter(([, source]) => source.endsWith('/*')).map(([, source]) => source.slice(1, -2));
@@ -122,7 +131,14 @@ export function headersFor(rules: readonly HeaderRule[], urlPath: string): Recor
   return headers;
 }
 
+/** As Cloudflare and Netlify match: `:name` is one whole segment, a trailing `*` anything after. */
 function matches(pattern: string, urlPath: string): boolean {
+  if (pattern.startsWith('/:')) {
+    const rest = pattern.indexOf('/', 1);
+    const end = urlPath.indexOf('/', 1);
+    if (rest === -1 || end <= 1) return false;
+    return matches(pattern.slice(rest), urlPath.slice(end));
+  }
   return pattern.endsWith('*') ? urlPath.startsWith(pattern.slice(0, -1)) : urlPath === pattern;
 }
 
@@ -189,14 +205,17 @@ export function renderS3Upload(rules: readonly HeaderRule[], outFromScript: stri
     'set -- ${ENDPOINT_URL:+--endpoint-url "$ENDPOINT_URL"}',
   ];
   const jsonPatterns: string[] = [];
+  // A configuration's folder: S3's filters match `*` across `/`, and its name always has a `=`.
+  const configured = rules.some((rule) => rule.source.startsWith(`${CONFIGURATION}/`));
   for (const [, source] of RESOURCE_PATTERNS) {
     const headers = headersFor(rules, source.replace('*', 'x'));
-    const include = source.slice(1);
-    jsonPatterns.push(include);
+    const patterns = [source.slice(1), ...(configured ? [`*=*${source}`] : [])];
+    jsonPatterns.push(...patterns);
     const cache = headers['Cache-Control'] ? ` --cache-control ${quote(headers['Cache-Control'])}` : '';
-    lines.push(
-      `aws "$@" s3 sync "$OUT" "$DEST" --exclude '*' --include ${quote(include)}${include.endsWith('/*') ? ` --exclude ${quote(include.replace(/\*$/, '404.html'))}` : ''} --content-type ${quote(JSON_CONTENT_TYPE)}${cache} --delete`,
-    );
+    const filters = patterns
+      .map((include) => ` --include ${quote(include)}${include.endsWith('/*') ? ` --exclude ${quote(include.replace(/\*$/, '404.html'))}` : ''}`)
+      .join('');
+    lines.push(`aws "$@" s3 sync "$OUT" "$DEST" --exclude '*'${filters} --content-type ${quote(JSON_CONTENT_TYPE)}${cache} --delete`);
   }
   const assets = headersFor(rules, '/assets/x')['Cache-Control'];
   const rest = jsonPatterns.map((p) => ` --exclude ${quote(p)}`).join('');

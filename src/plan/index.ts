@@ -11,10 +11,12 @@ import {
   renderS3Cors,
   renderS3Upload,
   renderVercelJson,
-  REWRITES,
+  rewrites,
   type Host,
 } from '../hosts/index.js';
 import { MANIFEST_FILE } from '../shared/paths.js';
+import { configurationCount, configurations, defaultValues, segmentOf, type ConfigOption, type Configuration } from '../shared/configurations.js';
+import { configuredContent } from './configure.js';
 import type { Manifest, ResourceName } from '../validate/schema.js';
 import type { Content, Item } from '../shared/content.js';
 import { addCatalogPageFiles, membersByGenre, type PageRendering } from './catalog-pages.js';
@@ -59,15 +61,98 @@ export interface Plan {
 
 export function plan(content: Content, options: PlanOptions = {}): Plan {
   const files: OutputFile[] = [];
+  const hosts = options.hosts ?? HOSTS;
+  const notFound = hosts.includes('cloudflare');
+  const configured = content.config.length > 0;
+  const required = configured && content.addon.behaviorHints?.configurationRequired === true;
+  // Counted before any configuration is made: their list, like the files, must not fill memory
+  // before the output's size is checked.
+  const trees = configured ? configurationCount(content.config) + (required ? 0 : 1) : 1;
+  const first = planTree(content, options, { trees, notFound, measureOnly: configured });
+  if (first.tooLarge) return { files: [], s3Files: [], manifest: first.manifest, diagnostics: [first.tooLarge] };
+
+  let manifest = first.manifest;
+  const pages: { prefix: string; manifest: Manifest; current?: Configuration }[] = [];
+  if (!configured) {
+    files.push(...first.files);
+    pages.push({ prefix: '', manifest });
+  } else {
+    const all = configurations(content.config);
+    const defaults = all.find((c) => segmentOf(content.config, c.values) === segmentOf(content.config, defaultValues(content.config)))!;
+    const hints = (requiredHere: boolean) => ({ ...content.addon.behaviorHints, configurable: true, configurationRequired: requiredHere });
+    // The root: the defaults' tree, or, when configuration is required, a manifest to configure from.
+    const root = planTree(configuredContent(content, defaults), options, { notFound, manifestOnly: required });
+    manifest = { ...root.manifest, behaviorHints: hints(required), config: manifestConfig(content.config) };
+    root.files[0] = manifestFile(manifest, '');
+    for (const file of root.files) files.push(file);
+    pages.push({ prefix: '', manifest });
+    for (const configuration of all) {
+      const prefix = `${configuration.segment}/`;
+      const treeBase = content.baseUrl === undefined ? undefined : content.baseUrl + prefix;
+      const tree = planTree(configuredContent(content, configuration, treeBase), options, { notFound });
+      const own = { ...tree.manifest, behaviorHints: hints(false) };
+      tree.files[0] = manifestFile(own, '');
+      for (const file of tree.files) {
+        file.path = prefix + file.path;
+        files.push(file);
+      }
+      pages.push({ prefix, manifest: own, current: configuration });
+    }
+  }
+
+  for (const asset of content.assets) files.push({ path: asset.path, resource: 'asset', copyFrom: asset.source });
+  if (options.templates) {
+    const configure = configured ? { options: content.config, configurations: configurations(content.config), required } : undefined;
+    for (const { prefix, manifest: own, current } of pages) {
+      const pageConfigure = configure && { ...configure, current };
+      for (const page of renderPages(options.templates, own, content.baseUrl, pageConfigure)) {
+        files.push({ ...page, path: prefix + page.path, resource: 'page' });
+      }
+    }
+  }
+  const s3Files = addHostFiles(files, content, hosts, options.outFromS3Dir);
+
+  const diagnostics = [...conflicts(files), ...subtitlesWithoutStreams(content, hosts)];
+  const tooLargeManifest = manifestTooLarge(Buffer.byteLength(JSON.stringify(manifest)));
+  if (tooLargeManifest) diagnostics.push(tooLargeManifest);
+  return { files, s3Files, manifest, diagnostics };
+}
+
+interface TreeOptions {
+  /** How many trees like this one the addon has: its output size is checked for all of them. */
+  trees?: number;
+  /** Only measure: no files are laid out (the size of a configurable addon's trees, checked first). */
+  measureOnly?: boolean;
+  /** Only the manifest (the root of an addon that must be configured before it is installed). */
+  manifestOnly?: boolean;
+  /** Cloudflare's JSON 404 pages in the folders of the resources the tree's manifest declares. */
+  notFound: boolean;
+}
+
+interface Tree {
+  /** The manifest first, then the tree's files, paths relative to the tree. */
+  files: OutputFile[];
+  manifest: Manifest;
+  tooLarge?: Diagnostic;
+}
+
+function manifestFile(manifest: Manifest, prefix: string): OutputFile {
+  // The manifest is the object itself, without an envelope or cache hints.
+  return { path: prefix + MANIFEST_FILE, resource: 'manifest', body: JSON.stringify(manifest) };
+}
+
+/** The files of one addon tree: the manifest, catalog pages and item files of `content`. */
+function planTree(content: Content, options: PlanOptions, tree: TreeOptions): Tree {
+  const files: OutputFile[] = [];
   // Worked out when first needed: by the first preview, measured before anything is laid out.
   let links: Map<Item, Link[]> | undefined;
   const linksOf = (item: Item) => (links ??= genreLinks(content)).get(item);
   const cache = (resource: ResourceName) => cacheHints(content, resource);
 
   const manifest = buildManifest(content);
-  // The manifest is the object itself, without an envelope or cache hints.
   const manifestBody = JSON.stringify(manifest);
   files.push({ path: MANIFEST_FILE, resource: 'manifest', body: manifestBody });
+  if (tree.manifestOnly) return { files, manifest };
 
   const fingerprints = options.generator === undefined ? undefined : inputFingerprints(content, linksOf, options.generator);
   // Rendered once per item, when the output is measured (below), and used by the pages that list
@@ -95,59 +180,49 @@ export function plan(content: Content, options: PlanOptions = {}): Plan {
   // the list of them would fill memory before a limit on it was checked. The previews it
   // renders to measure pages are the ones the pages are rendered from.
   const byGenre = new Map(content.catalogs.map((catalog) => [catalog, membersByGenre(catalog)]));
-  const previewBytes = new Map<Item, number>();
-  const previewSize = (item: Item) => {
-    let bytes = previewBytes.get(item);
-    if (bytes === undefined) previewBytes.set(item, (bytes = Buffer.byteLength(previewOf(item))));
-    return bytes;
-  };
-  const layout: Layout = {
-    content,
-    byGenre,
-    previewSize,
-    catalogEnvelope,
-    envelopes: rendering.envelopes,
-    manifestBytes: Buffer.byteLength(manifestBody),
-  };
-  const tooLarge = outputTooLarge(layout);
-  if (tooLarge) return { files: [], s3Files: [], manifest, diagnostics: [tooLarge] };
+  if (tree.trees !== undefined) {
+    const previewBytes = new Map<Item, number>();
+    const previewSize = (item: Item) => {
+      let bytes = previewBytes.get(item);
+      if (bytes === undefined) previewBytes.set(item, (bytes = Buffer.byteLength(previewOf(item))));
+      return bytes;
+    };
+    const manifestBytes = Buffer.byteLength(manifestBody);
+    const layout: Layout = { content, byGenre, previewSize, catalogEnvelope, envelopes: rendering.envelopes, manifestBytes, trees: tree.trees };
+    const tooLarge = outputTooLarge(layout);
+    if (tooLarge) return { files: [], manifest, tooLarge };
+    if (tree.measureOnly) return { files: [], manifest };
+  }
 
   const pages: PageRendering = { envelope: catalogEnvelope, previewOf, forgetPreviews: () => previews.clear(), fingerprintOf: fingerprints?.page };
   addCatalogPageFiles(files, byGenre, pages);
   addItemFiles(files, content, manifest, rendering, fingerprints?.item);
-
-  for (const asset of content.assets) files.push({ path: asset.path, resource: 'asset', copyFrom: asset.source });
-
-  if (options.templates) {
-    for (const page of renderPages(options.templates, manifest, content.baseUrl)) files.push({ ...page, resource: 'page' });
+  if (tree.notFound) {
+    for (const page of notFoundPages(manifest.resources.map((r) => (typeof r === 'string' ? r : r.name)))) {
+      files.push({ path: page.path, resource: 'host', body: page.body });
+    }
   }
-  const hosts = options.hosts ?? HOSTS;
-  const s3Files = addHostFiles(files, content, manifest, hosts, options.outFromS3Dir);
+  return { files, manifest };
+}
 
-  const diagnostics = [...conflicts(files), ...subtitlesWithoutStreams(content, hosts)];
-  const tooLargeManifest = manifestTooLarge(layout.manifestBytes);
-  if (tooLargeManifest) diagnostics.push(tooLargeManifest);
-  return { files, s3Files, manifest, diagnostics };
+/** The manifest's `config`, as the official SDK declares options (a checked checkbox: `default: "checked"`). */
+function manifestConfig(options: readonly ConfigOption[]): NonNullable<Manifest['config']> {
+  return options.map((option) =>
+    option.type === 'select'
+      ? { key: option.key, type: 'select', title: option.title, options: option.options, default: option.default }
+      : { key: option.key, type: 'checkbox', title: option.title, ...(option.default && { default: 'checked' }) },
+  );
 }
 
 /** Adds the rule files of the hosts that publish into the output folder; returns those of the S3 folder. */
-function addHostFiles(
-  files: OutputFile[],
-  content: Content,
-  manifest: Manifest,
-  hosts: readonly Host[],
-  outFromS3Dir: string | undefined,
-): OutputFile[] {
+function addHostFiles(files: OutputFile[], content: Content, hosts: readonly Host[], outFromS3Dir: string | undefined): OutputFile[] {
   const rules = headerRules(content);
   const hostFile = (path: string, body: string) => files.push({ path, resource: 'host', body });
   if (hosts.includes('cloudflare') || hosts.includes('netlify')) {
     hostFile(HOST_FILES.headers, renderHeadersFile(rules));
-    hostFile(HOST_FILES.redirects, renderRedirectsFile(REWRITES));
+    hostFile(HOST_FILES.redirects, renderRedirectsFile(rewrites(content)));
   }
-  if (hosts.includes('cloudflare')) {
-    for (const page of notFoundPages(manifest.resources.map((r) => (typeof r === 'string' ? r : r.name)))) hostFile(page.path, page.body);
-  }
-  if (hosts.includes('vercel')) hostFile(HOST_FILES.vercel, renderVercelJson(rules, REWRITES));
+  if (hosts.includes('vercel')) hostFile(HOST_FILES.vercel, renderVercelJson(rules, rewrites(content)));
   if (hosts.includes('github-pages')) hostFile(HOST_FILES.nojekyll, '');
   return hosts.includes('s3')
     ? [

@@ -2,6 +2,7 @@
 // millions of files is refused before the list of them fills memory.
 import { problem, type Diagnostic, type LargestSource, type Location } from '../diagnostics/index.js';
 import { outputLimit } from '../shared/output-limit.js';
+import { DEFAULT_MAX_CONFIGURATIONS } from '../shared/configurations.js';
 import { streamOwners, type Catalog, type Content, type Item, type StreamOwner, type Subtitle } from '../shared/content.js';
 import { PAGE_SIZE } from './catalog-pages.js';
 import type { ItemRendering } from './item-files.js';
@@ -16,6 +17,11 @@ export interface Layout {
   catalogEnvelope: Envelope;
   envelopes: ItemRendering['envelopes'];
   manifestBytes: number;
+  /**
+   * How many trees like this one are written: a configurable addon's root and configurations,
+   * each at most the content's whole tree. Default 1.
+   */
+  trees?: number;
 }
 
 interface Size {
@@ -106,14 +112,23 @@ export function outputTooLarge(layout: Layout): Diagnostic | undefined {
   }
   // A title described elsewhere has a stream file when it has streams, and maybe `[]` otherwise.
   for (const title of content.externalTitles) ownerFilesSize([title], size, envelopes, title.streams.length > 0);
+  const trees = layout.trees ?? 1;
+  size.files *= trees;
+  size.bytes *= trees;
   const input = content.textBytes;
-  const limit: Size = outputLimit(input);
+  // Configurations multiply the output as the publisher chose (within maxConfigurations); up to
+  // the default limit of them, each may be as large as an addon without configurations.
+  const limit: Size = scaled(outputLimit(input), Math.min(trees, DEFAULT_MAX_CONFIGURATIONS + 1));
   const overBytes = size.bytes > limit.bytes;
   if (!overBytes && size.files <= limit.files) return undefined;
 
   const source = largestSource(layout, pageBytes, overBytes ? 'bytes' : 'files');
   const place = source.path === undefined ? source.at : { ...source.at, path: source.path };
   return problem('output-too-large', { kind: 'output', size, input, limit, overBytes, source: source.words }, place);
+}
+
+function scaled(size: Size, factor: number): Size {
+  return { files: size.files * factor, bytes: size.bytes * factor };
 }
 
 /** What contributes most of the bytes (or files) of the output, and where it is written. */

@@ -6,7 +6,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { BuildResult } from '../build/index.js';
 import { UsageError } from '../diagnostics/index.js';
-import { hasRewrites, type Host } from '../hosts/index.js';
+import { CONFIGURATION, hasRewrites, type Host } from '../hosts/index.js';
 import { manifestUrl as manifestUrlOf } from '../shared/paths.js';
 import type { Manifest } from '../validate/schema.js';
 import { createAddonServer, errorCode, readInside, readManifest } from './http.js';
@@ -110,7 +110,9 @@ export async function startServer(options: ServeOptions): Promise<AddonServer> {
       });
       const headersFile = await readInside(root, '_headers');
       state.headerSource = headersFile === undefined ? 'none' : '_headers';
-      state.tree = { root, manifest: await readManifest(root, options.dir), rules: parseHeadersFile(headersFile ?? ''), rewrites };
+      const rules = parseHeadersFile(headersFile ?? '');
+      const configured = rules.some((rule) => rule.source.startsWith(`${CONFIGURATION}/`));
+      state.tree = { root, manifest: await readManifest(root, options.dir), rules, rewrites, configured };
     } else {
       builds = await startBuilds(options.contentDir!, baseUrl, options, state);
     }

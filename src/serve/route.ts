@@ -22,6 +22,8 @@ export interface RouteOptions {
    * Pages, Netlify and Vercel does. GitHub Pages and S3 have no rules: off, the default.
    */
   rewrites?: boolean;
+  /** The tree is a configurable addon's: the rewrite applies in each configuration's folder too. */
+  configured?: boolean;
 }
 
 export const ALLOWED_METHODS = 'GET, HEAD, OPTIONS';
@@ -58,10 +60,13 @@ export function route(method: string, rawUrl: string, options: RouteOptions = {}
 
   const found = staticRoute(rawPath.slice(1).split('/'));
   if (found.kind !== 'file' || !options.rewrites) return found;
-  // The rule `/subtitles/:type/:id/* /subtitles/:type/:id.json 200` (hosts/index.ts, REWRITES).
-  const [resource, type, id, extras, ...rest] = found.paths[0]!.split('/');
+  // The rule `/subtitles/:type/:id/* /subtitles/:type/:id.json 200`, and the same below
+  // `/:config` in a configurable addon (hosts/index.ts, rewrites).
+  const parts = found.paths[0]!.split('/');
+  const folder = parts[0] !== 'subtitles' && options.configured ? parts.shift() : undefined;
+  const [resource, type, id, extras, ...rest] = parts;
   if (resource !== 'subtitles' || extras === undefined || rest.length > 0) return found;
-  return { ...found, paths: [resourcePath('subtitles', type!, id!)] };
+  return { ...found, paths: [(folder === undefined ? '' : `${folder}/`) + resourcePath('subtitles', type!, id!)] };
 }
 
 /** A path's file in the tree (`/`, `/configure` and other folders give their index.html). */

@@ -3,9 +3,11 @@
 // description of the addon without the code that makes it.
 import type { SourceFile } from '../load/index.js';
 import type { Locator } from '../validate/issues.js';
+import type { ConfigOption, Configuration, When } from './configurations.js';
 import type { AddonSettings, ContentItem, ContentStream, ContentSubtitle, ContentVideo } from '../validate/schema.js';
 
-export type Subtitle = Required<ContentSubtitle>;
+/** A subtitle with its id (items.ts numbers those written without one). */
+export type Subtitle = Required<Omit<ContentSubtitle, 'when'>> & Pick<ContentSubtitle, 'when'>;
 export type Stream = Omit<ContentStream, 'subtitles'> & { subtitles?: Subtitle[] };
 
 export interface Video extends Omit<ContentVideo, 'id' | 'title' | 'streams' | 'subtitles' | 'trailerStreams'> {
@@ -49,6 +51,7 @@ export function streamOwners(item: Item): StreamOwner[] {
  */
 export interface ExternalTitle extends StreamOwner {
   type: string;
+  when?: When;
   where: Locator;
   source: SourceFile;
 }
@@ -66,6 +69,7 @@ export interface Catalog {
   items: Item[];
   /** Where the catalog is declared in addon.yaml (`where(['genres'])`), for diagnostics found later. */
   where: Locator;
+  when?: When;
 }
 
 export interface Asset {
@@ -76,7 +80,14 @@ export interface Asset {
 }
 
 export interface Content {
-  addon: Omit<AddonSettings, 'catalogs'>;
+  addon: Omit<AddonSettings, 'catalogs' | 'config'>;
+  /** The options of a configurable addon (`config`), checked; empty when it has none. */
+  config: ConfigOption[];
+  /**
+   * Set in the content of one configuration (plan/configure.ts): what is left of the addon's
+   * content for these values. Unset in the content validate makes, which holds everything.
+   */
+  configuration?: Configuration;
   /** The bytes of the text the output is built from: addon.yaml and the items' files (see shared/output-limit.ts). */
   textBytes: number;
   /** Normalized (ends in `/`); undefined when neither addon.yaml nor a flag gives one. */

@@ -31,7 +31,7 @@ export function resolveCatalogs(
     const where: Locator = Object.assign((nodePath: readonly (string | number)[], key?: string) => at(['catalogs', index, ...nodePath], key), {
       file: at.file,
     });
-    catalogs.set(key, { id: s.id, type: s.type, name: s.name, genres: [], items: [], where, settings: s, index });
+    catalogs.set(key, { id: s.id, type: s.type, name: s.name, genres: [], items: [], where, ...(s.when && { when: s.when }), settings: s, index });
   });
 
   // An item that names catalogs is in exactly those; one that names none is in every `all`

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { describe, STREAM_SOURCES } from './schema-factory.js';
 import { RESOURCES } from '../shared/resources.js';
+import { DEFAULT_MAX_CONFIGURATIONS } from '../shared/configurations.js';
 import { ManifestBehaviorHints } from './protocol-schema.js';
 import {
   contentDate,
@@ -64,10 +65,10 @@ function urlOrFileSchema(resolveLocalFile: LocalFileResolver) {
 
 /** An item file's objects, from the content side's leaves. */
 function itemSchemas(input: ReturnType<typeof describe>) {
-  const subtitle = z.strictObject({ ...input.subtitle, id: input.subtitle.id.optional() }).describe('A subtitle track');
+  const subtitle = z.strictObject({ ...input.subtitle, id: input.subtitle.id.optional(), when: when('this subtitle') }).describe('A subtitle track');
   const subtitles = (whose: string) => z.array(subtitle).optional().describe(`Subtitles ${whose}`);
   const stream = z
-    .strictObject({ ...input.streamShape, subtitles: subtitles('for this stream only') })
+    .strictObject({ ...input.streamShape, subtitles: subtitles('for this stream only'), when: when('this stream') })
     .superRefine(input.oneSource)
     .superRefine(input.sourceFieldsNeed)
     .describe(`What plays: exactly one source (${STREAM_SOURCES.join(', ')}); put alternatives in separate streams`);
@@ -99,6 +100,7 @@ function itemSchemas(input: ReturnType<typeof describe>) {
       streams: streams('What plays, for an item without videos'),
       subtitles: subtitles('for an item without videos, offered for each of its streams'),
       videos: z.array(video).optional().describe('Episodes of a series or videos of a channel; streams and subtitles then go on each video'),
+      when: when('the item'),
     })
     .describe('An item: a film, a series, a channel');
   return { subtitle, stream, video, item };
@@ -131,6 +133,7 @@ function settingsSchemas(urlOrFile: ReturnType<typeof urlOrFileSchema>, urlForm:
         .enum(['all', 'listed'])
         .default('all')
         .describe('all: every item of its type without a catalogs field, and those naming it; listed: only items naming it'),
+      when: when('the catalog'),
     })
     .describe('A catalog: a row on the Board and a list in Discover');
 
@@ -168,12 +171,51 @@ function settingsSchemas(urlOrFile: ReturnType<typeof urlOrFileSchema>, urlForm:
         })
         .optional()
         .describe('How long clients and CDNs may keep answers'),
+      config: z
+        .array(configOption)
+        .optional()
+        .describe('Options people choose on the configure page; every combination is pre-built into a tree of its own'),
+      maxConfigurations: z
+        .number()
+        .int()
+        .positive()
+        .optional()
+        .describe(`How many configurations (combinations of config values) the build may write; default ${DEFAULT_MAX_CONFIGURATIONS}`),
       catalogs: z.array(catalog).default([]).describe('The catalogs, in the order Stremio shows them'),
     })
     .describe('The settings of an addon-gen addon (addon.yaml)');
 
   return { catalog, addon };
 }
+
+/** A value of a config option as written: a number is the text it reads as (`options: [720, 1080]`). */
+const configValue = z.union([z.string(), z.number().transform(String), z.boolean()]);
+
+/** `when`: per config key, the value or the values it is kept for; every key must match. */
+function when(what: string) {
+  return z
+    .record(z.string(), z.union([configValue, z.array(configValue).min(1)]))
+    .optional()
+    .describe(`Keeps ${what} only in the configurations that match: per config key, a value or a list of values`);
+}
+
+/**
+ * An option of `config`, as the official SDK declares them. text, number and password are read so
+ * that validate can say why they cannot be pre-built, rather than "expected select or checkbox".
+ */
+const configOption = z
+  .strictObject({
+    key: z
+      .string()
+      .regex(/^[A-Za-z][A-Za-z0-9_-]*$/, { message: 'expected a key of letters, digits, _ and -, starting with a letter (quality)' })
+      .describe('The name `when` uses, and part of each configuration\'s folder'),
+    type: z.enum(['select', 'checkbox', 'text', 'number', 'password']).describe('select or checkbox: the kinds whose values are known at build time'),
+    title: z.string().min(1).optional().describe('The label on the configure page; default: the key'),
+    options: z.array(z.union([z.string().min(1), z.number().transform(String)])).min(1).optional().describe("A select's values"),
+    default: configValue.optional().describe("The value of the root tree and the configure page's first choice; default: the first option, or false"),
+    required: z.boolean().optional().describe('As in the SDK; a pre-built option always has a value'),
+  })
+  .describe('A configuration option');
 
 /** `resources` in addon.yaml: names, or objects with the types and prefixes, as a manifest has them. */
 function resourcesSchema() {
@@ -200,6 +242,7 @@ export type ContentVideo = z.output<ContentSchemas['video']>;
 export type ContentStream = z.output<ContentSchemas['stream']>;
 export type ContentSubtitle = z.output<ContentSchemas['subtitle']>;
 export type CacheSettings = NonNullable<AddonSettings['cache']>;
+export type ConfigOptionSettings = NonNullable<AddonSettings['config']>[number];
 
 /** Fields renamed between spec versions or object kinds, for "did you mean" hints. */
 export const RENAMED_FIELDS: Record<string, string> = {

@@ -13,7 +13,7 @@ import { streamsWithIds } from './items.js';
 import type { CatalogSettings, ContentItem } from './schema.js';
 
 /** The fields of an item without a name: how the client asks for the title, and what is added to it. */
-const ADDED_FIELDS = new Set(['id', 'type', 'streams', 'subtitles']);
+const ADDED_FIELDS = new Set(['id', 'type', 'streams', 'subtitles', 'when']);
 
 /**
  * An item without a name as a title described elsewhere; undefined, with an error, when
@@ -26,7 +26,7 @@ export function externalTitle(item: ContentItem, at: Locator, source: SourceFile
     return undefined;
   }
   const { streams, subtitles } = streamsWithIds(item);
-  return { id: item.id, type: item.type, streams, subtitles, where: at, source };
+  return { id: item.id, type: item.type, streams, subtitles, where: at, source, ...(item.when && { when: item.when }) };
 }
 
 /** What in an item without a name describes the title, if anything. */

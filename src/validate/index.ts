@@ -15,6 +15,8 @@ import { checkUniqueIds, hasName, normalizeItem } from './items.js';
 import { localFiles } from './local-files.js';
 import { checkAssetSecrets, checkCredentials } from './public-output.js';
 import { checkResources } from './resources.js';
+import { checkConfig, checkWhen, whensOf } from './config.js';
+import type { ConfigOption } from '../shared/configurations.js';
 import { baseUrl as baseUrlSchema, contentSchemas, type AddonSettings } from './schema.js';
 import { expandVariables, needsWalk, policyLists, secretPolicy, secretsIn, type Environment } from './secrets.js';
 
@@ -89,10 +91,18 @@ export async function validate(loaded: Loaded, options: ValidateOptions): Promis
   const baseUrlSetting = options.baseUrl ?? baseUrlOf(loaded.addon?.value);
   const baseUrl = baseUrlSetting === undefined ? undefined : normalizeBaseUrl(baseUrlSetting);
   let addon: AddonSettings | undefined;
+  let config: ConfigOption[] | undefined = [];
   if (loaded.addon) {
     files.from(loaded.addon, baseUrl);
     addon = parseWith(schemas.addon, loaded.addon, diagnostics, addonFailed);
+    if (addon) config = checkAddonConfig(addon, locatorOf(loaded.addon), diagnostics);
   }
+  // `when` is checked only in files that have the word: most content has none.
+  const whenChecked = new Map<SourceFile, boolean>();
+  const mayHaveWhen = (source: SourceFile) => {
+    if (!whenChecked.has(source)) whenChecked.set(source, source.text.includes('when'));
+    return whenChecked.get(source)!;
+  };
 
   const items: Item[] = [];
   let externalTitles: ExternalTitle[] = [];
@@ -108,6 +118,7 @@ export async function validate(loaded: Loaded, options: ValidateOptions): Promis
     if (!parsed) continue;
     const at = locatorOf(value);
     checkCredentials(parsed, at, options.allowCredentialsInOutput ?? false, diagnostics);
+    if (config && mayHaveWhen(value.source)) for (const { path, when } of whensOf(parsed)) checkWhen(when, path, config, at, diagnostics);
     if (!hasName(parsed)) {
       if (catalogIndex) checkType(parsed, catalogIndex, addon!.types, at, diagnostics, suggest, true);
       const title = externalTitle(parsed, at, value.source, diagnostics);
@@ -120,7 +131,7 @@ export async function validate(loaded: Loaded, options: ValidateOptions): Promis
       checkCatalogNames(parsed, catalogIndex, at, diagnostics, suggest);
     }
   }
-  if (!addon || !loaded.addon) return { diagnostics: diagnostics.list() };
+  if (!addon || !loaded.addon || !config) return { diagnostics: diagnostics.list() };
 
   const addonAt = locatorOf(loaded.addon);
   externalTitles = titlesDescribedElsewhere(externalTitles, items, addon.catalogs, addonAt, diagnostics);
@@ -128,9 +139,10 @@ export async function validate(loaded: Loaded, options: ValidateOptions): Promis
   const inputBytes = contentBytes([loaded.addon.source, ...items.map((item) => item.source), ...externalTitles.map((title) => title.source)]);
   const catalogs = resolveCatalogs(addon.catalogs, items, inputBytes, addonAt, diagnostics, suggest);
   warnUncatalogued(items, catalogs, catalogIndex?.typos ?? new Map(), diagnostics);
-  const { catalogs: _settings, ...settings } = addon;
+  const { catalogs: _settings, config: _config, ...settings } = addon;
   const content: Content = {
     addon: settings,
+    config,
     textBytes: inputBytes,
     baseUrl,
     types: addon.types ?? uniqueInOrder([...addon.catalogs.map((c) => c.type), ...items.map((i) => i.type), ...externalTitles.map((t) => t.type)]),
@@ -147,6 +159,13 @@ export async function validate(loaded: Loaded, options: ValidateOptions): Promis
   checkResources(content, addonAt, diagnostics);
   const all = diagnostics.list();
   return hasErrors(all) ? { diagnostics: all } : { content, diagnostics: all };
+}
+
+/** `config` and the `when` of each catalog; undefined when an option cannot be built. */
+function checkAddonConfig(addon: AddonSettings, at: Locator, diagnostics: DiagnosticList): ConfigOption[] | undefined {
+  const config = checkConfig(addon, at, diagnostics);
+  if (config) addon.catalogs.forEach((catalog, index) => catalog.when && checkWhen(catalog.when, ['catalogs', index, 'when'], config, at, diagnostics));
+  return config;
 }
 
 /** Parses with a content schema; `reported` are paths already reported (a variable that failed). */

@@ -121,7 +121,7 @@ function subtitleIds(subtitles: ContentSubtitle[], ownerId: string): Subtitle[] 
       next.set(s.lang, n);
     }
     used.add(id);
-    return { id, lang: s.lang, url: s.url };
+    return s.when === undefined ? { id, lang: s.lang, url: s.url } : { id, lang: s.lang, url: s.url, when: s.when };
   });
 }
 

@@ -46,6 +46,16 @@ export const ManifestBehaviorHints = z.strictObject({
   configurationRequired: z.boolean().optional().describe('true: the addon cannot be installed until it is configured'),
 });
 
+/** An option of a configurable addon, as the official SDK declares it (a checked checkbox: `default: "checked"`). */
+export const ManifestConfig = z.strictObject({
+  key: z.string(),
+  type: z.enum(['text', 'number', 'password', 'checkbox', 'select']),
+  title: z.string().optional(),
+  options: z.array(z.string()).optional(),
+  default: z.string().optional(),
+  required: z.boolean().optional(),
+});
+
 export const Manifest = z.strictObject({
   id: reverseDomain,
   version: semver,
@@ -59,6 +69,7 @@ export const Manifest = z.strictObject({
   idPrefixes: z.array(z.string()).optional(),
   catalogs: z.array(ManifestCatalog),
   behaviorHints: ManifestBehaviorHints.optional(),
+  config: z.array(ManifestConfig).optional(),
 });
 
 const cacheHints = {
