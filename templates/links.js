@@ -5,6 +5,9 @@
   // written at build time stay.
   // The addon's folder relative to the page's: '' for the install page, '../' for configure/.
   var UP = document.documentElement.getAttribute('data-addon-base') || '';
+  // The configure page's form is never sent: its choice only changes the links.
+  var form = document.getElementById('configure-form');
+  if (form) form.addEventListener('submit', function (event) { event.preventDefault(); });
   if (location.protocol !== 'http:' && location.protocol !== 'https:') return;
   var folder = new URL(location.href);
   folder.search = '';
@@ -13,16 +16,50 @@
   // /repo/configure, /repo/configure/ or …/index.html: /repo/configure/).
   folder.pathname = folder.pathname.replace(/\/index\.html?$/, '/').replace(/([^/])$/, '$1/');
   var base = new URL(UP, folder).href;
-  var manifestUrl = base + 'manifest.json';
   function set(id, property, value) {
     var element = document.getElementById(id);
     if (element) element[property] = value;
   }
-  set('install', 'href', manifestUrl.replace(/^https?:\/\//, 'stremio://'));
-  set('web-install', 'href', 'https://web.stremio.com/#/addons?addon=' + encodeURIComponent(manifestUrl));
-  set('manifest-link', 'href', manifestUrl);
-  set('manifest-url', 'value', manifestUrl);
+  function setLinks(manifestUrl) {
+    set('install', 'href', manifestUrl.replace(/^https?:\/\//, 'stremio://'));
+    set('web-install', 'href', 'https://web.stremio.com/#/addons?addon=' + encodeURIComponent(manifestUrl));
+    set('manifest-link', 'href', manifestUrl);
+    set('manifest-url', 'value', manifestUrl);
+  }
   set('home', 'href', base);
+  set('configure-link', 'href', base + 'configure/');
+
+  // The configure page of an addon with options: each configuration is pre-built in a folder of
+  // its own below the addon's root; the links are those of the one whose values are chosen.
+  var data = document.getElementById('addon-data');
+  data = data ? JSON.parse(data.textContent) : {};
+  if (form && data.configurations) {
+    var root = new URL(data.root, folder).href;
+    var chosen = function () {
+      var values = {};
+      data.options.forEach(function (option, index) {
+        var field = document.getElementById('option-' + index);
+        values[option.key] = option.type === 'checkbox' ? field.checked : field.value;
+      });
+      for (var i = 0; i < data.configurations.length; i++) {
+        var configuration = data.configurations[i];
+        var same = data.options.every(function (option) {
+          var value = configuration.values[option.key];
+          return option.type === 'checkbox' ? value === values[option.key] : String(value) === values[option.key];
+        });
+        if (same) return configuration;
+      }
+      return null;
+    };
+    var update = function () {
+      var configuration = chosen();
+      if (configuration) setLinks(new URL(configuration.segment + '/manifest.json', root).href);
+    };
+    form.addEventListener('change', update);
+    update();
+  } else {
+    setLinks(base + 'manifest.json');
+  }
 
   var copy = document.getElementById('copy');
   var input = document.getElementById('manifest-url');

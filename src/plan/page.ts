@@ -1,6 +1,7 @@
 // The addon's web pages (install page, configure page, 404 page) rendered from the templates in
 // templates/: each {{placeholder}} becomes a value, HTML-escaped unless it is a fragment built here.
 import { createHash } from 'node:crypto';
+import { defaultValues, segmentOf, type ConfigOption, type ConfigValues, type Configuration } from '../shared/configurations.js';
 import { MANIFEST_FILE, stremioLink, webInstallLink } from '../shared/paths.js';
 import type { Manifest } from '../validate/schema.js';
 
@@ -33,13 +34,30 @@ export const PAGE_PATHS: Record<PageKind, string> = {
 /** Genres listed per catalog on the install page; the rest are counted. */
 const GENRES_SHOWN = 12;
 
-/** The pages of an addon: index.html and 404.html, and configure/index.html when it is configurable. */
-export function renderPages(templates: PageTemplates, manifest: Manifest, baseUrl?: string): PageFile[] {
-  const kinds: PageKind[] = ['install', 'notFound'];
-  if (manifest.behaviorHints?.configurable) kinds.push('configure');
+/**
+ * The configure page of an addon with `config` options (issue 29): a form of the options, whose
+ * choice picks one of the pre-built configurations, each a tree of its own at `{base}/{segment}/`.
+ */
+export interface ConfigurePage {
+  options: readonly ConfigOption[];
+  configurations: readonly Configuration[];
+  /** The configuration whose tree the pages are in; undefined for the addon's root pages. */
+  current?: Configuration;
+  /** behaviorHints.configurationRequired: the root manifest cannot be installed; its pages lead to the configure page. */
+  required: boolean;
+}
+
+/**
+ * The pages of an addon: index.html and 404.html, and configure/index.html when it is configurable.
+ * With `configure.current`, the pages of that configuration's tree, with paths relative to the
+ * tree: its install page and its configure page, no 404.html. `baseUrl` is the addon root's.
+ */
+export function renderPages(templates: PageTemplates, manifest: Manifest, baseUrl?: string, configure?: ConfigurePage): PageFile[] {
+  const kinds: PageKind[] = configure?.current ? ['install'] : ['install', 'notFound'];
+  if (manifest.behaviorHints?.configurable || configure) kinds.push('configure');
   return kinds.map((kind) => ({
     path: PAGE_PATHS[kind],
-    body: renderPage(kind, withPartials(kind, templates[kind], templates.partials), manifest, baseUrl),
+    body: renderPage(kind, withPartials(kind, templates[kind], templates.partials), manifest, baseUrl, configure),
   }));
 }
 
@@ -60,8 +78,8 @@ export function withPartials(kind: PageKind, template: string, partials: Record<
  * placeholder it does not know and on a stray `{{`, so nothing of the template syntax reaches the
  * output; values are inserted once and never scanned again.
  */
-export function renderPage(kind: PageKind, template: string, manifest: Manifest, baseUrl?: string): string {
-  const values = pageValues(kind, manifest, baseUrl, scriptHashes(kind, template));
+export function renderPage(kind: PageKind, template: string, manifest: Manifest, baseUrl?: string, configure?: ConfigurePage): string {
+  const values = pageValues(kind, manifest, baseUrl, scriptHashes(kind, template), configure);
   if (template.replace(PLACEHOLDER, '').includes('{{')) throw new Error(`${kind} template: a "{{" that is not a {{placeholder}}`);
   return template.replace(PLACEHOLDER, (_match, key: string) => {
     const value = values[key];
@@ -74,15 +92,85 @@ export function renderPage(kind: PageKind, template: string, manifest: Manifest,
 
 const PLACEHOLDER = /\{\{\s*([A-Za-z][A-Za-z0-9]*)\s*\}\}/g;
 
+/** The links of one manifest: to install it, and to show it. */
+interface InstallLinks {
+  /** The manifest's URL when the base URL is known; '' when not (the page's script fills it in). */
+  manifestUrl: string;
+  manifestHref: string;
+  installHref: string;
+  webInstallHref: string;
+}
+
+/** The links of the manifest at `path` below the base URL, or relative to the page without one. */
+function installLinks(path: string, baseUrl: string | undefined, relativeBase: string): InstallLinks {
+  // new URL encodes what a path must not hold, as the browser does with the page's script.
+  const manifestUrl = baseUrl === undefined ? undefined : new URL(path, baseUrl).href;
+  const manifestHref = manifestUrl ?? relativeBase + path;
+  return {
+    manifestUrl: manifestUrl ?? '',
+    manifestHref,
+    installHref: manifestUrl ? stremioLink(manifestUrl) : manifestHref,
+    webInstallHref: manifestUrl ? webInstallLink(manifestUrl) : manifestHref,
+  };
+}
+
 /**
  * The placeholders and their values. Links are computed here from the base URL when it is known
  * (the fallback without JavaScript); the page's script recomputes them from the page's own URL.
  */
-export function pageValues(kind: PageKind, manifest: Manifest, baseUrl: string | undefined, hashes: string[] = []): Record<string, string | Html> {
+export function pageValues(
+  kind: PageKind,
+  manifest: Manifest,
+  baseUrl: string | undefined,
+  hashes: string[] = [],
+  configure?: ConfigurePage,
+): Record<string, string | Html> {
+  const current = configure?.current;
+  // The folder of the page's tree: the addon root's, or the configuration's below it.
+  const treeBase = baseUrl !== undefined && current ? new URL(`${current.segment}/`, baseUrl).href : baseUrl;
   // Without a base URL, links relative to the page: right when it is opened at its folder's URL.
   const relativeBase = { install: '', configure: '../', notFound: '/' }[kind];
-  const manifestUrl = baseUrl === undefined ? undefined : baseUrl + MANIFEST_FILE;
-  const manifestHref = manifestUrl ?? relativeBase + MANIFEST_FILE;
+  const links = installLinks(MANIFEST_FILE, treeBase, relativeBase);
+  const homeHref = treeBase ?? (relativeBase || './');
+  const configureHref = treeBase === undefined ? `${relativeBase}configure/` : `${treeBase}configure/`;
+  let install: Html;
+  let configureSection = html``;
+  let configureData = html``;
+  if (kind === 'configure' && configure) {
+    // The form's links are those of the configuration it shows first.
+    const chosen = prefilled(configure);
+    // From the page's folder to the addon root: configure/ is one level below its tree.
+    const root = current ? '../../' : '../';
+    install = installFragment(chosen ? installLinks(`${chosen.segment}/${MANIFEST_FILE}`, baseUrl, root) : links);
+    configureSection = formFragment(configure, chosen?.values ?? defaultValues(configure.options));
+    configureData = html`<script type="application/json" id="addon-data">
+      ${new Html(
+        jsonForScript({
+          id: manifest.id,
+          options: configure.options,
+          configurations: configure.configurations.map(({ segment, values }) => ({ segment, values })),
+          root,
+        }),
+      )}
+    </script>`;
+  } else if (kind === 'configure') {
+    install = installFragment(links);
+    configureSection = html`<h2>Nothing to configure</h2>
+      <p>${manifest.name} is a static addon: every viewer gets the same files, so there are no settings to choose. Install it as it is:</p>`;
+  } else if (kind === 'install' && configure?.required && !current) {
+    install = html`<p class="required">${manifest.name} must be configured before it can be installed: choose its settings first.</p>
+      <div class="actions">
+        <a class="button primary" id="configure-link" href="${configureHref}">Configure</a>
+      </div>`;
+  } else if (kind === 'install' && configure) {
+    const summary = current
+      ? html`Installs with these settings: ${settingsFragment(configure.options, current.values)}.`
+      : html`Installs the default settings.`;
+    install = html`${installFragment(links)}
+      <p class="configured">${summary} <a id="configure-link" href="${configureHref}">${current ? 'Change configuration' : 'Configure'}</a></p>`;
+  } else {
+    install = installFragment(links);
+  }
   return {
     name: manifest.name,
     version: manifest.version,
@@ -92,14 +180,21 @@ export function pageValues(kind: PageKind, manifest: Manifest, baseUrl: string |
     iconHref: manifest.logo ?? 'data:,',
     badges: badgesFragment(manifest),
     catalogs: catalogsFragment(manifest),
-    manifestUrl: manifestUrl ?? '',
-    manifestHref,
-    installHref: manifestUrl ? stremioLink(manifestUrl) : manifestHref,
-    webInstallHref: manifestUrl ? webInstallLink(manifestUrl) : manifestHref,
-    homeHref: baseUrl ?? (relativeBase || './'),
+    ...links,
+    install,
+    configure: configureSection,
+    configureData,
+    homeHref,
     data: new Html(jsonForScript({ id: manifest.id })),
     csp: contentSecurityPolicy(hashes),
   };
+}
+
+/** The configuration the form shows when the page opens: the current one, else the defaults'. */
+function prefilled(configure: ConfigurePage): Configuration | undefined {
+  if (configure.current) return configure.current;
+  const segment = segmentOf(configure.options, defaultValues(configure.options));
+  return configure.configurations.find((c) => c.segment === segment) ?? configure.configurations[0];
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -208,4 +303,72 @@ function catalogsFragment(manifest: Manifest): Html {
   return html`<ul class="catalogs">
     ${items}
   </ul>`;
+}
+
+/**
+ * The links to install one manifest, shared by the install and configure pages. The page's script
+ * sets them again from its own URL; the copy button shows only when it can work.
+ */
+function installFragment(links: InstallLinks): Html {
+  return html`<div class="actions">
+      <a class="button primary" id="install" href="${links.installHref}">Install in Stremio</a>
+      <a class="button" id="web-install" href="${links.webInstallHref}" rel="noopener">Install in Stremio Web</a>
+    </div>
+    <div class="copy">
+      <input id="manifest-url" type="url" readonly value="${links.manifestUrl}" placeholder="…/manifest.json" aria-label="Manifest URL" />
+      <button type="button" id="copy" hidden>Copy manifest URL</button>
+    </div>
+    <noscript
+      ><p class="note">
+        These links lead to the address the addon was built for. If it is published elsewhere, paste that address followed by manifest.json into
+        Stremio's addon search.
+      </p></noscript
+    >
+    <p class="note">Or add the <a id="manifest-link" href="${links.manifestHref}">manifest URL</a> in Stremio's addon search.</p>`;
+}
+
+/** "Stream quality: hd, Include silent films: yes". */
+function settingsFragment(options: readonly ConfigOption[], values: ConfigValues): Html {
+  const parts = options.map((option) => {
+    const value = values[option.key];
+    return html`<span class="setting">${option.title}: <b>${typeof value === 'boolean' ? (value ? 'yes' : 'no') : String(value ?? '')}</b></span>`;
+  });
+  return html`${parts.flatMap((part, i) => (i === 0 ? [part] : [html`, `, part]))}`;
+}
+
+/**
+ * The form of the configure page: a labelled select per select option, a checkbox per checkbox,
+ * set to `values`. It is never submitted: the page's script looks the chosen values up among the
+ * configurations and sets the install links.
+ */
+function formFragment(configure: ConfigurePage, values: ConfigValues): Html {
+  const fields = configure.options.map((option, index) => {
+    const id = `option-${index}`;
+    const value = values[option.key];
+    if (option.type === 'checkbox') {
+      return html`<div class="field field-checkbox">
+        <input type="checkbox" id="${id}" name="${option.key}" ${value === true ? html`checked` : html``} />
+        <label for="${id}">${option.title}</label>
+      </div>`;
+    }
+    const choices = option.options.map(
+      (choice) => html`<option value="${choice}" ${String(choice) === String(value) ? html`selected` : html``}>${choice}</option>`,
+    );
+    return html`<div class="field">
+      <label for="${id}">${option.title}</label>
+      <select id="${id}" name="${option.key}">
+        ${choices}
+      </select>
+    </div>`;
+  });
+  const again = configure.current
+    ? html`<p class="note" id="reinstall-note">
+        Installing other settings adds a second copy of this addon to Stremio, which tells addons apart by their address: uninstall the old one there.
+      </p>`
+    : html``;
+  return html`<h2>Settings</h2>
+    <form id="configure-form" class="options" autocomplete="off">${fields}</form>
+    <noscript><p class="note">Choosing other settings needs JavaScript: without it, the links below are those of the settings shown.</p></noscript>
+    ${again}
+    <h2>Install these settings</h2>`;
 }
