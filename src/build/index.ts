@@ -17,6 +17,7 @@ import { validate } from '../validate/index.js';
 import { intactOutput, stagingDirOf, writeOutput, type WriteResult } from '../write/index.js';
 import { templateUrl } from '../shared/package.js';
 import { baseUrlOption, isWithin } from '../shared/locations.js';
+import { configurationCount } from '../shared/configurations.js';
 
 export interface BuildOptions {
   contentDir: string;
@@ -62,6 +63,8 @@ export interface Counts {
   videos: number;
   streams: number;
   subtitles: number;
+  /** Configurations of a configurable addon, each a tree of its own; 0 without `config`. */
+  configurations: number;
 }
 
 export interface BuildResult {
@@ -197,7 +200,7 @@ async function pipeline(options: BuildOptions, where: { outDir?: string; s3Dir?:
   const known = await recordInputs(inputs, options.contentDir, content, result);
   let report: ReturnType<typeof hostReport> | undefined;
   const recordOf = (write: WriteResult): BuildRecord => {
-    report = hostReport(options.hosts, planned.files, write);
+    report = hostReport(options.hosts, planned.files, write, trees(content));
     const reported = [...diagnostics, ...report.diagnostics].filter((d) => !readProblems.includes(d));
     return { ...known, diagnostics: portableDiagnostics(reported, options.contentDir), write: summaryOf(write), hosts: report.hosts };
   };
@@ -370,6 +373,12 @@ function checkLocation(flag: string, given: string, real: string, others: Record
   }
 }
 
+/** The trees a configurable addon is written in: one per configuration, and the root's unless it is only a manifest. */
+function trees(content: Content): { configurations: number; root: boolean } | undefined {
+  if (content.config.length === 0) return undefined;
+  return { configurations: configurationCount(content.config), root: content.addon.behaviorHints?.configurationRequired !== true };
+}
+
 function countsOf(content: Content): Counts {
   const owners = [...content.items.flatMap(streamOwners), ...content.externalTitles];
   return {
@@ -378,5 +387,6 @@ function countsOf(content: Content): Counts {
     videos: content.items.reduce((n, i) => n + (i.videos?.length ?? 0), 0),
     streams: owners.reduce((n, o) => n + o.streams.length, 0),
     subtitles: owners.reduce((n, o) => n + o.subtitles.length, 0),
+    configurations: content.config.length > 0 ? configurationCount(content.config) : 0,
   };
 }

@@ -127,7 +127,7 @@ function summaryText(result: BuildResult, options: ReportOptions): string {
     `${options.verb === 'build' ? 'Built' : 'Checked'} ${addon!.name} ${addon!.version}${options.out ? ` into ${options.out}/` : ''}`,
     `  ${plural(counts!.items, 'item')}, ${plural(counts!.videos, 'video')}, ${plural(counts!.streams, 'stream')}, ${counts!.subtitles} subtitles${
       counts!.externalTitles > 0 ? `; for ${plural(counts!.externalTitles, 'title')} other addons describe` : ''
-    }`,
+    }${counts!.configurations > 0 ? `; ${plural(counts!.configurations, 'configuration')}, each in a folder of its own` : ''}`,
   ];
   if (write) {
     lines.push(

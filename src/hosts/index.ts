@@ -277,6 +277,7 @@ export function hostReport(
   hosts: readonly Host[] = HOSTS,
   files: readonly { path: string }[],
   written: { files: number; bytes: number; largest: { path: string; bytes: number } },
+  trees?: { configurations: number; root: boolean },
 ): { hosts: HostReport[]; diagnostics: Diagnostic[] } {
   const diagnostics: Diagnostic[] = [];
   const reports = hosts.map((host): HostReport => {
@@ -292,6 +293,16 @@ export function hostReport(
     return { host, files: written.files, bytes: written.bytes, limits, tested: TESTED_ON[host] };
   });
 
+  // Where files are counted against a limit, what multiplies them: each configuration is a tree.
+  if (trees) {
+    const count = trees.configurations + (trees.root ? 1 : 0);
+    const each = Math.round(written.files / count).toLocaleString('en');
+    const what = `${trees.root ? 'the root and ' : ''}${trees.configurations} configuration${trees.configurations === 1 ? '' : 's'}`;
+    for (const report of reports.filter((r) => r.limits.length > 0)) {
+      report.note = `${count} trees (${what}) of about ${each} files each: every option value multiplies them`;
+    }
+  }
+
   // Not a warning: the client needs these names, and the recommended way to publish (the Actions
   // workflow) takes them. A fact of the host, shown in its line of the report. Counted, not
   // listed: in a large series addon nearly every path has a `:`.
@@ -301,7 +312,7 @@ export function hostReport(
     const examples: string[] = [];
     for (const { path } of files) if (WINDOWS_UNSAFE.test(path) && ++unsafe <= 2) examples.push(path);
     if (unsafe > 0) {
-      pages.note = `${unsafe} file name${unsafe === 1 ? ' holds' : 's hold'} characters such as ":" (${examples.join(', ')}${unsafe > 2 ? ', …' : ''}) that Jekyll and Windows checkouts refuse: publish with the Actions workflow (as init sets up), not from a branch, and do not commit the output folder`;
+      pages.note = `${pages.note ? `${pages.note}; ` : ''}${unsafe} file name${unsafe === 1 ? ' holds' : 's hold'} characters such as ":" (${examples.join(', ')}${unsafe > 2 ? ', …' : ''}) that Jekyll and Windows checkouts refuse: publish with the Actions workflow (as init sets up), not from a branch, and do not commit the output folder`;
     }
   }
   return { hosts: reports, diagnostics };

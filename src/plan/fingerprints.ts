@@ -28,7 +28,9 @@ export function textFingerprint(source: SourceFile): string {
  * and from the settings (its cache hints).
  */
 export function inputFingerprints(content: Content, linksOf: (item: Item) => Link[] | undefined, generator: string) {
-  const context = sha1(JSON.stringify([generator, content.baseUrl ?? null, content.addon, content.config, content.configuration?.segment ?? null, content.variables]));
+  const context = sha1(
+    JSON.stringify([generator, content.baseUrl ?? null, content.addon, content.config, content.configuration?.segment ?? null, content.variables]),
+  );
   // Each part is worked out once: the large benchmark's 300,000 catalog listings share 51,000
   // items, which share 1,001 files and a few hundred lists of links.
   const sources = new Map<Item['source'], string>();

@@ -71,7 +71,11 @@ export function segmentOf(options: readonly ConfigOption[], values: ConfigValues
  * name that comes out empty or as another option's gets the option's position (`3`, `4k-hdr-3`).
  */
 export function valueNames(option: ConfigOption): Map<ConfigValue, string> {
-  if (option.type === 'checkbox') return new Map([[true, 'true'], [false, 'false']]);
+  if (option.type === 'checkbox')
+    return new Map([
+      [true, 'true'],
+      [false, 'false'],
+    ]);
   const names = new Map<ConfigValue, string>();
   const taken = new Set<string>();
   option.options.forEach((value, index) => {

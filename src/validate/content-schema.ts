@@ -208,10 +208,14 @@ const configOption = z
     key: z
       .string()
       .regex(/^[A-Za-z][A-Za-z0-9_-]*$/, { message: 'expected a key of letters, digits, _ and -, starting with a letter (quality)' })
-      .describe('The name `when` uses, and part of each configuration\'s folder'),
+      .describe("The name `when` uses, and part of each configuration's folder"),
     type: z.enum(['select', 'checkbox', 'text', 'number', 'password']).describe('select or checkbox: the kinds whose values are known at build time'),
     title: z.string().min(1).optional().describe('The label on the configure page; default: the key'),
-    options: z.array(z.union([z.string().min(1), z.number().transform(String)])).min(1).optional().describe("A select's values"),
+    options: z
+      .array(z.union([z.string().min(1), z.number().transform(String)]))
+      .min(1)
+      .optional()
+      .describe("A select's values"),
     default: configValue.optional().describe("The value of the root tree and the configure page's first choice; default: the first option, or false"),
     required: z.boolean().optional().describe('As in the SDK; a pre-built option always has a value'),
   })

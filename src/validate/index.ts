@@ -164,7 +164,8 @@ export async function validate(loaded: Loaded, options: ValidateOptions): Promis
 /** `config` and the `when` of each catalog; undefined when an option cannot be built. */
 function checkAddonConfig(addon: AddonSettings, at: Locator, diagnostics: DiagnosticList): ConfigOption[] | undefined {
   const config = checkConfig(addon, at, diagnostics);
-  if (config) addon.catalogs.forEach((catalog, index) => catalog.when && checkWhen(catalog.when, ['catalogs', index, 'when'], config, at, diagnostics));
+  if (config)
+    addon.catalogs.forEach((catalog, index) => catalog.when && checkWhen(catalog.when, ['catalogs', index, 'when'], config, at, diagnostics));
   return config;
 }
 

@@ -1,0 +1,185 @@
+// Configurable addons on real folders: which trees a build writes and what each holds, the
+// segments' names, rebuilds that touch only what changed, the limits, and `when` checked at its line.
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { build } from '../src/build/index.js';
+import { configurations, valueNames, type ConfigOption } from '../src/shared/configurations.js';
+import { contentDir, readTree, tempDir } from './support/content.js';
+import { envelopeProblems } from './support/envelope.js';
+
+const FIXTURE = path.resolve('test/fixtures/configurable');
+const SEGMENTS = ['quality=sd,silent=true', 'quality=sd,silent=false', 'quality=hd,silent=true', 'quality=hd,silent=false'];
+
+async function fixtureFiles(): Promise<Record<string, string>> {
+  return {
+    'addon.yaml': await readFile(path.join(FIXTURE, 'addon.yaml'), 'utf8'),
+    'films.yaml': await readFile(path.join(FIXTURE, 'films.yaml'), 'utf8'),
+  };
+}
+
+const json = (tree: Map<string, Buffer>, file: string): unknown => {
+  const bytes = tree.get(file);
+  if (!bytes) throw new Error(`no ${file}`);
+  return JSON.parse(bytes.toString('utf8'));
+};
+const names = (tree: Map<string, Buffer>, file: string) => (json(tree, file) as { streams: { name: string }[] }).streams.map((s) => s.name);
+
+describe('a configurable addon', () => {
+  it('is written as one tree per configuration, each holding exactly what its values keep', async () => {
+    const out = await tempDir();
+    const result = await build({ contentDir: FIXTURE, outDir: out, baseUrl: 'https://example.org/repo/' });
+    expect(result.diagnostics).toEqual([]);
+    expect(result.counts?.configurations).toBe(4);
+    const tree = await readTree(out);
+    for (const [file, bytes] of tree) {
+      if (file.endsWith('.json') && file !== 'vercel.json') expect(envelopeProblems(path.basename(file), bytes.toString('utf8')), file).toEqual([]);
+    }
+
+    const folders = new Set([...tree.keys()].map((f) => f.split('/')[0]!).filter((f) => f.includes('=')));
+    expect([...folders].sort()).toEqual([...SEGMENTS].sort());
+    for (const segment of SEGMENTS) {
+      const silent = segment.endsWith('silent=true');
+      const sd = segment.startsWith('quality=sd');
+      const manifest = json(tree, `${segment}/manifest.json`) as { catalogs: { id: string }[]; behaviorHints: object; config?: unknown };
+      expect(manifest.catalogs.map((c) => c.id)).toEqual(silent ? ['films', 'silents'] : ['films']);
+      expect(manifest.behaviorHints).toEqual({ configurable: true, configurationRequired: false });
+      expect(manifest.config).toBeUndefined();
+      const listed = (json(tree, `${segment}/catalog/movie/films.json`) as { metas: { id: string }[] }).metas.map((m) => m.id);
+      expect(listed).toEqual(silent ? ['cfg:film-1', 'cfg:film-2'] : ['cfg:film-2']);
+      expect(tree.has(`${segment}/meta/movie/cfg:film-1.json`)).toBe(silent);
+      if (silent) expect(names(tree, `${segment}/stream/movie/cfg:film-1.json`)).toEqual([sd ? 'SD' : 'HD']);
+      expect(names(tree, `${segment}/stream/movie/cfg:film-2.json`)).toEqual(sd ? ['SD', 'Any'] : ['HD', 'Any']);
+      const subtitles = (json(tree, `${segment}/subtitles/movie/cfg:film-2.json`) as { subtitles: { id: string }[] }).subtitles;
+      expect(subtitles.map((s) => s.id)).toEqual(sd ? ['en'] : ['en', 'hd-only']);
+      // Stremio opens `{installed URL}/../configure` to change the configuration.
+      expect(tree.get(`${segment}/configure/index.html`)).toBeDefined();
+    }
+
+    // The root serves the defaults (quality=hd, silent=true), and declares the options as the SDK does.
+    const root = json(tree, 'manifest.json') as { catalogs: { id: string }[]; behaviorHints: object; config: unknown };
+    expect(root.behaviorHints).toEqual({ configurable: true, configurationRequired: false });
+    expect(root.config).toEqual([
+      { key: 'quality', type: 'select', title: 'Stream quality', options: ['sd', 'hd'], default: 'hd' },
+      { key: 'silent', type: 'checkbox', title: 'Include silent films', default: 'checked' },
+    ]);
+    expect(root.catalogs.map((c) => c.id)).toEqual(['films', 'silents']);
+    expect(names(tree, 'stream/movie/cfg:film-1.json')).toEqual(['HD']);
+    expect(tree.get('catalog/movie/films.json')!.equals(tree.get('quality=hd,silent=true/catalog/movie/films.json')!)).toBe(true);
+
+    // Host rules reach into every configuration's folder.
+    const headers = tree.get('_headers')!.toString('utf8');
+    expect(headers).toContain('/:config/stream/*\n  Content-Type: application/json; charset=utf-8');
+    expect(tree.get('_redirects')!.toString('utf8')).toContain('/:config/subtitles/:type/:id/* /:config/subtitles/:type/:id.json 200');
+    // One Cloudflare JSON 404 per resource folder of each tree.
+    expect(tree.has('quality=sd,silent=false/stream/404.html')).toBe(true);
+  });
+
+  it('with configurationRequired, writes only a manifest to configure from at the root', async () => {
+    const files = await fixtureFiles();
+    files['addon.yaml'] = files['addon.yaml']!.replace('configurationRequired: false', 'configurationRequired: true');
+    const dir = await contentDir(files);
+    const out = await tempDir();
+    const result = await build({ contentDir: dir, outDir: out });
+    expect(result.diagnostics).toEqual([]);
+    const tree = await readTree(out);
+    const rootFiles = [...tree.keys()].filter((f) => !f.split('/')[0]!.includes('=')).sort();
+    expect(rootFiles).toEqual([
+      '.nojekyll',
+      '404.html',
+      '_headers',
+      '_redirects',
+      'configure/index.html',
+      'index.html',
+      'manifest.json',
+      'vercel.json',
+    ]);
+    expect((json(tree, 'manifest.json') as { behaviorHints: object }).behaviorHints).toEqual({ configurable: true, configurationRequired: true });
+    // Each configuration can be installed: it does not require configuring again.
+    for (const segment of SEGMENTS) {
+      expect((json(tree, `${segment}/manifest.json`) as { behaviorHints: object }).behaviorHints).toEqual({
+        configurable: true,
+        configurationRequired: false,
+      });
+    }
+  });
+
+  it('rebuilds only the files whose bytes change, in every configuration, as a clean build would write them', async () => {
+    const files = await fixtureFiles();
+    const dir = await contentDir(files);
+    const out = await tempDir();
+    expect((await build({ contentDir: dir, outDir: out })).ok).toBe(true);
+    const edited = files['films.yaml']!.replace('https://example.com/film-2/hd.mp4', 'https://example.com/film-2/hd-new.mp4');
+    await writeFile(path.join(dir, 'films.yaml'), edited);
+    const again = await build({ contentDir: dir, outDir: out });
+    expect(again.ok).toBe(true);
+    // film-2's stream file in the root (the defaults: hd) and in the two hd configurations.
+    expect(again.write?.written).toBe(3);
+
+    const clean = await tempDir();
+    expect((await build({ contentDir: dir, outDir: clean })).ok).toBe(true);
+    const [a, b] = [await readTree(out), await readTree(clean)];
+    expect([...a.keys()].sort()).toEqual([...b.keys()].sort());
+    for (const [file, bytes] of a) expect(bytes.equals(b.get(file)!), file).toBe(true);
+  });
+
+  it('names each configuration readably, the same in every build, safely on every host and file system', () => {
+    const options: ConfigOption[] = [
+      { key: 'quality', type: 'select', title: 'Quality', options: ['4K HDR', 'HD', 'hd', 'Français', '日本語', '720'], default: 'HD' },
+      { key: 'adult', type: 'checkbox', title: 'Adult', default: false },
+    ];
+    const [quality] = options;
+    expect([...valueNames(quality!).values()]).toEqual(['4k-hdr', 'hd', 'hd-3', 'francais', '5', '720']);
+    const segments = configurations(options).map((c) => c.segment);
+    expect(segments).toEqual(configurations(options).map((c) => c.segment));
+    expect(segments.slice(0, 2)).toEqual(['quality=4k-hdr,adult=true', 'quality=4k-hdr,adult=false']);
+    // Windows refuses <>:"/\|?* and a trailing dot or space; case-insensitive file systems merge case.
+    for (const segment of segments) expect(segment).toMatch(/^[a-z0-9=,._-]+$/i);
+    expect(new Set(segments.map((s) => s.toLowerCase())).size).toBe(segments.length);
+  });
+});
+
+describe('configuration mistakes', () => {
+  it('reports a when in addon.yaml at its line, and the limit follows maxConfigurations', async () => {
+    const dir = await contentDir({
+      'addon.yaml': [
+        'id: org.example.cfg',
+        'version: 1.0.0',
+        'name: Cfg',
+        'config:',
+        '  - { key: lang, type: select, options: [en, fr, de, es, it, pt, nl, sv, pl] }',
+        '  - { key: quality, type: select, options: [sd, hd, 4k] }',
+        '  - { key: dubbed, type: checkbox }',
+        '  - { key: extras, type: checkbox }',
+        'catalogs:',
+        '  - { id: films, type: movie, name: Films, when: { lang: [en, EN] } }',
+        '',
+      ].join('\n'),
+      'a.yaml': '- { id: x:a, type: movie, name: A }\n',
+    });
+    const result = await build({ contentDir: dir });
+    const codes = result.diagnostics.map((d) => [d.code, d.line, d.column, d.path]);
+    expect(codes).toEqual([['too-many-configurations', 5, 3, 'config']]);
+    expect(result.diagnostics[0]!.message).toContain('108 configurations');
+    expect(result.diagnostics[0]!.message).toContain('"lang" multiplies them most (9 values)');
+
+    const raised = await readFile(path.join(dir, 'addon.yaml'), 'utf8');
+    await writeFile(path.join(dir, 'addon.yaml'), raised.replace('name: Cfg', 'name: Cfg\nmaxConfigurations: 108'));
+    const second = await build({ contentDir: dir });
+    expect(second.diagnostics.map((d) => [d.code, d.line, d.column, d.path, d.hint])).toEqual([
+      ['unknown-config', 11, 63, 'catalogs[0].when.lang[1]', 'did you mean "en"?'],
+    ]);
+  });
+
+  it('refuses hostile configurations before laying out a single tree', async () => {
+    const checkboxes = Array.from({ length: 40 }, (_, i) => `  - { key: c${i}, type: checkbox }`).join('\n');
+    const dir = await contentDir({
+      'addon.yaml': `id: org.example.cfg\nversion: 1.0.0\nname: Cfg\nmaxConfigurations: 1000000000000000\nconfig:\n${checkboxes}\ncatalogs:\n  - { id: films, type: movie, name: Films }\n`,
+      'a.yaml': '- { id: x:a, type: movie, name: A }\n',
+    });
+    const out = await tempDir();
+    const result = await build({ contentDir: dir, outDir: out });
+    expect(result.diagnostics.map((d) => d.code)).toEqual(['output-too-large']);
+    expect(await readTree(out)).toEqual(new Map());
+  });
+});
