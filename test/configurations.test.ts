@@ -7,6 +7,9 @@ import { build } from '../src/build/index.js';
 import { configurations, valueNames, type ConfigOption } from '../src/shared/configurations.js';
 import { contentDir, readTree, tempDir } from './support/content.js';
 import { envelopeProblems } from './support/envelope.js';
+import { walkAddon } from './support/client-walk.js';
+import { startS3 } from './support/s3.js';
+import { BROWSER_ORIGIN, startCore } from './support/stremio-core.js';
 
 const FIXTURE = path.resolve('test/fixtures/configurable');
 const SEGMENTS = ['quality=sd,silent=true', 'quality=sd,silent=false', 'quality=hd,silent=true', 'quality=hd,silent=false'];
@@ -182,4 +185,39 @@ describe('configuration mistakes', () => {
     expect(result.diagnostics.map((d) => d.code)).toEqual(['output-too-large']);
     expect(await readTree(out)).toEqual(new Map());
   });
+});
+
+describe('a configurable addon on S3', () => {
+  it('gets the JSON type on every configuration’s files from upload.sh, and passes the real client', async () => {
+    const s3 = await startS3();
+    try {
+      const out = path.join(await tempDir('addon-gen-s3-'), 'dist');
+      const base = s3.bucketUrl('addons', 'films/');
+      const result = await build({ contentDir: FIXTURE, outDir: out, baseUrl: base, hosts: ['s3'] });
+      expect(result.diagnostics).toEqual([]);
+      await s3.createBucket('addons', `${out}-s3/cors.json`);
+      await s3.upload(`${out}-s3`, 'addons', 'films/');
+      for (const file of [
+        'quality=sd,silent=false/manifest.json',
+        'quality=sd,silent=false/catalog/movie/films.json',
+        'quality=hd,silent=true/stream/movie/cfg%3Afilm-1.json',
+      ]) {
+        const response = await fetch(base + file);
+        expect(response.status, file).toBe(200);
+        expect(response.headers.get('content-type'), file).toBe('application/json; charset=utf-8');
+      }
+      const index = await fetch(`${base}quality=sd,silent=false/configure/index.html`);
+      expect(index.headers.get('content-type')).toMatch(/^text\/html/);
+      const core = await startCore({ origin: BROWSER_ORIGIN, quietMs: 15 });
+      try {
+        const walked = await walkAddon(core, `${base}quality=sd,silent=false/manifest.json`);
+        expect(walked.failures).toEqual([]);
+        expect(walked.counts.streams).toBe(2);
+      } finally {
+        await core.stop();
+      }
+    } finally {
+      await s3.close();
+    }
+  }, 120_000);
 });
