@@ -69,6 +69,7 @@ function serveText(server: AddonServer, contentDir: string, options: ServeFlags,
     `  install:  ${links.stremio}`,
     `  web:      ${links.web}`,
     `  page:     ${server.url}`,
+    ...(manifest?.config ? [`  configure: ${server.url}configure/ (each configuration is served below its folder)`] : []),
     `  answers as ${like} does: ${hasRewrites(like) ? "subtitles requests with extras get the id's file" : 'files only (--like cloudflare previews the subtitles rewrite)'}`,
   ];
   if (server.headerSource === 'none') lines.push(`  ${options.dir} has no _headers file: responses carry no Cache-Control`);
