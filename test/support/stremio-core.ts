@@ -175,6 +175,17 @@ export const BROWSER_ORIGIN = 'https://web.stremio.com';
 
 export interface Core {
   installAddon(manifestUrl: string): Promise<Json>;
+  /**
+   * Loads the addon's details page (AddonDetails) for `manifestUrl`, as stremio-web does before an
+   * install, and returns the remote addon's loadable: the descriptor (`{manifest, transportUrl,
+   * flags}`) when Ready.
+   */
+  addonDetails(manifestUrl: string): Promise<Loadable<Json>>;
+  /**
+   * Dispatches InstallAddon with `descriptor` (as `addonDetails` gives it) and returns the
+   * `CoreEvent`s emitted meanwhile, whether it was installed or not (`installedAddons()` says).
+   */
+  installDescriptor(descriptor: Json): Promise<Json[]>;
   /** Transport URLs of the installed addons. */
   installedAddons(): string[];
   board(): Promise<BoardCatalog[]>;
@@ -511,21 +522,27 @@ export async function startCore(opts: StartCoreOptions = {}): Promise<Core> {
     settle,
     installedAddons,
 
-    async installAddon(manifestUrl) {
+    async addonDetails(manifestUrl) {
       await track(() => load('AddonDetails', { transportUrl: manifestUrl }, 'addon_details'));
       const remote = state('addon_details')?.remoteAddon;
-      const loadable = remote?.content as Loadable<Json> | undefined;
-      if (!loadable || loadable.type !== 'Ready') {
-        throw new Error(`addon details for ${manifestUrl}: ${JSON.stringify(loadable ?? remote ?? null)}`);
-      }
-      const descriptor = loadable.content;
+      return (remote?.content ?? { type: 'Loading' }) as Loadable<Json>;
+    },
+
+    async installDescriptor(descriptor) {
       const eventsFrom = inst.events.length;
       await track(() => dispatch({ action: 'Ctx', args: { action: 'InstallAddon', args: descriptor } }, null));
-      const installed = (state('ctx').profile.addons as Json[]).find((a) => a.transportUrl === descriptor.transportUrl);
-      if (!installed) {
-        const errors = inst.events.slice(eventsFrom).filter((e) => e.name === 'CoreEvent');
-        throw new Error(`install of ${manifestUrl} failed: ${JSON.stringify(errors)}`);
+      return inst.events.slice(eventsFrom).filter((e) => e.name === 'CoreEvent');
+    },
+
+    async installAddon(manifestUrl) {
+      const loadable = await core.addonDetails(manifestUrl);
+      if (loadable.type !== 'Ready') {
+        throw new Error(`addon details for ${manifestUrl}: ${JSON.stringify(loadable)}`);
       }
+      const descriptor = loadable.content;
+      const events = await core.installDescriptor(descriptor);
+      const installed = (state('ctx').profile.addons as Json[]).find((a) => a.transportUrl === descriptor.transportUrl);
+      if (!installed) throw new Error(`install of ${manifestUrl} failed: ${JSON.stringify(events)}`);
       return installed;
     },
 
