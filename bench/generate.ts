@@ -1,6 +1,7 @@
 // A seeded, deterministic generator of synthetic content in addon-gen's own YAML format, for the
 // benchmark and the scale smoke test: movies and series, two streams and one subtitle per movie
-// and per episode, five catalogs with genres, about 100 items per file.
+// and per episode, five catalogs with genres, about 100 items per file. With `configurable`, the
+// same items in the form of issue 29 (see `configurable` below).
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -10,6 +11,13 @@ export interface GenerateOptions {
   episodes: number;
   seed?: number;
   itemsPerFile?: number;
+  /**
+   * The same content as a configurable addon: `config` with a select `quality` (sd, hd; default
+   * hd) and a checkbox `extras` (default false); each movie and episode's CDN stream kept for hd
+   * and a second CDN stream for sd (the torrent in both); one movie and one series in ten, and the
+   * `picks` catalog, kept only with extras. Nothing else changes: the seeded values are the same.
+   */
+  configurable?: boolean;
 }
 
 export const SIZES: Record<'small' | 'large', GenerateOptions> = {
@@ -43,10 +51,16 @@ export async function generateContent(dir: string, options: GenerateOptions): Pr
     return `${year}-${String(1 + Math.floor(next() * 12)).padStart(2, '0')}-${String(1 + Math.floor(next() * 28)).padStart(2, '0')}`;
   };
   const genres = () => [...new Set([pick(GENRES), pick(GENRES)])];
+  const configurable = options.configurable === true;
   const streams = (key: string, indent: string) =>
     [
       `${indent}streams:`,
-      `${indent}  - { url: "https://cdn.example.org/${key}.mp4", name: CDN, description: 1080p }`,
+      ...(configurable
+        ? [
+            `${indent}  - { url: "https://cdn.example.org/${key}.mp4", name: CDN, description: 1080p, when: { quality: hd } }`,
+            `${indent}  - { url: "https://cdn.example.org/${key}.sd.mp4", name: CDN, description: 480p, when: { quality: sd } }`,
+          ]
+        : [`${indent}  - { url: "https://cdn.example.org/${key}.mp4", name: CDN, description: 1080p }`]),
       `${indent}  - { infoHash: ${hex(40)}, fileIdx: 0, name: P2P, description: Torrent }`,
       `${indent}subtitles:`,
       `${indent}  - { lang: eng, url: "https://subs.example.org/${key}.eng.srt" }`,
@@ -64,10 +78,18 @@ export async function generateContent(dir: string, options: GenerateOptions): Pr
       'description: Synthetic content for addon-gen benchmarks',
       'baseUrl: https://bench.example.org/addon/',
       'cache: { maxAge: 3600, staleRevalidate: 14400, staleError: 604800 }',
+      ...(configurable
+        ? [
+            'behaviorHints: { configurable: true }',
+            'config:',
+            '  - { key: quality, type: select, title: Stream quality, options: [sd, hd], default: hd }',
+            '  - { key: extras, type: checkbox, title: Include extras, default: false }',
+          ]
+        : []),
       'catalogs:',
       '  - { id: movies, type: movie, name: Movies, genres: auto, sort: name }',
       '  - { id: newest, type: movie, name: Newest, genres: auto, sort: -released }',
-      '  - { id: picks, type: movie, name: Picks, items: listed }',
+      `  - { id: picks, type: movie, name: Picks, items: listed${configurable ? ', when: { extras: true }' : ''} }`,
       '  - { id: series, type: series, name: Series, genres: auto }',
       '  - { id: recent-series, type: series, name: Recent series, sort: -released }',
       '',
@@ -92,6 +114,7 @@ export async function generateContent(dir: string, options: GenerateOptions): Pr
         `- id: "${id}"`,
         '  type: movie',
         `  name: "${title()} ${m}"`,
+        ...(configurable && m % 10 === 9 ? ['  when: { extras: true }'] : []),
         `  poster: "https://img.example.org/m/${m}.jpg"`,
         `  description: "A synthetic film, number ${m}, for measuring addon-gen."`,
         `  released: ${date()}`,
@@ -126,6 +149,7 @@ export async function generateContent(dir: string, options: GenerateOptions): Pr
         `- id: "bm:s${s}"`,
         '  type: series',
         `  name: "${title()} (series ${s})"`,
+        ...(configurable && s % 10 === 9 ? ['  when: { extras: true }'] : []),
         `  poster: "https://img.example.org/s/${s}.jpg"`,
         `  released: ${date()}`,
         `  genres: [${genres().join(', ')}]`,

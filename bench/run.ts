@@ -1,13 +1,16 @@
-// `npm run bench [-- --size small|large] [--no-scanners]`: first the scanners of content text on floods of the
-// tokens they look for (scanners.ts), then generates synthetic content and measures in one run
-// four full builds and four disk floors (plain writes of the same files) in turn, a no-change
-// rebuild, a one-item change and validate, each as its own child process. Prints a table and
-// ratios and writes them to bench/results/latest.json. Figures are for comparison within one run:
-// machines here are noisy.
+// `npm run bench [-- --size small|large] [--no-scanners] [--configurations small|large|none]`:
+// first the scanners of content text on floods of the tokens they look for (scanners.ts), then
+// generates synthetic content and measures in one run four full builds and four disk floors (plain
+// writes of the same files) in turn, a no-change rebuild, a one-item change and validate, each as
+// its own child process; last, the output size per configuration of issue 29 (configurations.ts),
+// at the small size unless told otherwise, whatever `--size`. Prints a table and ratios and writes
+// them to bench/results/latest.json. Figures are for comparison within one run: machines here are
+// noisy.
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdir, readdir, readFile, rm, stat, statfs, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { measureConfigurations, printConfigurations, type ConfigurationsReport } from './configurations.js';
 import { generateContent, SIZES } from './generate.js';
 import type { ScannerRow } from './scanners.js';
 
@@ -152,6 +155,13 @@ async function main() {
   const sizeArg = process.argv.indexOf('--size');
   const size = (sizeArg > 0 ? process.argv[sizeArg + 1] : 'small') as keyof typeof SIZES;
   if (!SIZES[size]) throw new Error(`--size must be one of ${Object.keys(SIZES).join(', ')}`);
+  // `--configurations none` leaves out the configurations' step; its size is its own: a large
+  // configurable build writes five trees of a quarter of a million files each.
+  const configurationsArg = process.argv.indexOf('--configurations');
+  const configurationsSize = configurationsArg > 0 ? process.argv[configurationsArg + 1]! : 'small';
+  if (configurationsSize !== 'none' && !SIZES[configurationsSize as keyof typeof SIZES]) {
+    throw new Error(`--configurations must be none or one of ${Object.keys(SIZES).join(', ')}`);
+  }
   // `--no-scanners`: only the builds (the scanners take about five minutes).
   const scannerRows = process.argv.includes('--no-scanners') ? [] : scanners();
   await rm(WORK, { recursive: true, force: true });
@@ -264,6 +274,13 @@ async function main() {
   for (const [name, value] of Object.entries(ratios)) console.log(`  ${name.padEnd(32)} ${Array.isArray(value) ? value.join(' ') : value}`);
   console.log(`  files whose mtime a no-change rebuild changed: ${touched}`);
 
+  // Last, so that its files, written and compared after the steps above, weigh on none of them.
+  let configurations: ConfigurationsReport | undefined;
+  if (configurationsSize !== 'none') {
+    configurations = await measureConfigurations(WORK, configurationsSize as keyof typeof SIZES, (dir, dest, step) => build(dir, dest, step));
+    printConfigurations(configurations);
+  }
+
   const results = path.join(ROOT, 'bench', 'results');
   await mkdir(results, { recursive: true });
   const report = {
@@ -275,6 +292,7 @@ async function main() {
     ratios,
     noChangeTouched: touched,
     scanners: scannerRows,
+    configurations,
   };
   await writeFile(path.join(results, 'latest.json'), `${JSON.stringify(report, null, 2)}\n`);
   await rm(WORK, { recursive: true, force: true });
