@@ -400,7 +400,14 @@ describe('configurationRequired in the real client core', () => {
     const content = await fixtureWith(true);
     const port = await freePort();
     const out = await buildFor(content, `http://127.0.0.1:${port}/`, 'cloudflare');
-    expect(rootAddonFiles(await readTree(out))).toEqual(['manifest.json']);
+    // Only the manifest, and Cloudflare's JSON 404 page in each folder of a resource it declares.
+    expect(rootAddonFiles(await readTree(out)).sort()).toEqual([
+      'catalog/404.html',
+      'manifest.json',
+      'meta/404.html',
+      'stream/404.html',
+      'subtitles/404.html',
+    ]);
     const pages = await startPagesDev(out, { port });
     try {
       // Cloudflare Pages sends `/configure` to `/configure/` by a 308 with a Location of the path alone.

@@ -152,7 +152,18 @@ function planTree(content: Content, options: PlanOptions, tree: TreeOptions): Tr
   const manifest = buildManifest(content);
   const manifestBody = JSON.stringify(manifest);
   files.push({ path: MANIFEST_FILE, resource: 'manifest', body: manifestBody });
-  if (tree.manifestOnly) return { files, manifest };
+  const addNotFoundPages = () => {
+    if (!tree.notFound) return;
+    for (const page of notFoundPages(manifest.resources.map((r) => (typeof r === 'string' ? r : r.name)))) {
+      files.push({ path: page.path, resource: 'host', body: page.body });
+    }
+  };
+  // A manifest that must be configured first still declares its resources: a client that asks
+  // anyway gets the specification's JSON 404 under them, as everywhere else.
+  if (tree.manifestOnly) {
+    addNotFoundPages();
+    return { files, manifest };
+  }
 
   const fingerprints = options.generator === undefined ? undefined : inputFingerprints(content, linksOf, options.generator);
   // Rendered once per item, when the output is measured (below), and used by the pages that list
@@ -197,11 +208,7 @@ function planTree(content: Content, options: PlanOptions, tree: TreeOptions): Tr
   const pages: PageRendering = { envelope: catalogEnvelope, previewOf, forgetPreviews: () => previews.clear(), fingerprintOf: fingerprints?.page };
   addCatalogPageFiles(files, byGenre, pages);
   addItemFiles(files, content, manifest, rendering, fingerprints?.item);
-  if (tree.notFound) {
-    for (const page of notFoundPages(manifest.resources.map((r) => (typeof r === 'string' ? r : r.name)))) {
-      files.push({ path: page.path, resource: 'host', body: page.body });
-    }
-  }
+  addNotFoundPages();
   return { files, manifest };
 }
 
