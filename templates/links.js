@@ -33,27 +33,27 @@
   // its own below the addon's root; the links are those of the one whose values are chosen.
   var data = document.getElementById('addon-data');
   data = data ? JSON.parse(data.textContent) : {};
-  if (form && data.configurations) {
+  if (form && data.options) {
     var root = new URL(data.root, folder).href;
+    // The chosen configuration's folder: each option's part for its value, joined in their order.
     var chosen = function () {
-      var values = {};
-      data.options.forEach(function (option, index) {
+      var parts = [];
+      for (var index = 0; index < data.options.length; index++) {
+        var option = data.options[index];
         var field = document.getElementById('option-' + index);
-        values[option.key] = option.type === 'checkbox' ? field.checked : field.value;
-      });
-      for (var i = 0; i < data.configurations.length; i++) {
-        var configuration = data.configurations[i];
-        var same = data.options.every(function (option) {
-          var value = configuration.values[option.key];
-          return option.type === 'checkbox' ? value === values[option.key] : String(value) === values[option.key];
+        var value = option.type === 'checkbox' ? field.checked : field.value;
+        var part = null;
+        option.parts.forEach(function (pair) {
+          if (pair[0] === value) part = pair[1];
         });
-        if (same) return configuration;
+        if (part === null) return null;
+        parts.push(part);
       }
-      return null;
+      return parts.join(data.separator);
     };
     var update = function () {
-      var configuration = chosen();
-      if (configuration) setLinks(new URL(configuration.segment + '/manifest.json', root).href);
+      var segment = chosen();
+      if (segment !== null) setLinks(new URL(segment + '/manifest.json', root).href);
     };
     form.addEventListener('change', update);
     update();

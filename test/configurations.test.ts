@@ -127,6 +127,44 @@ describe('a configurable addon', () => {
     for (const [file, bytes] of a) expect(bytes.equals(b.get(file)!), file).toBe(true);
   });
 
+  it('works out genres, types and id prefixes again for each configuration, and leaves out trailers none is left of', async () => {
+    const dir = await contentDir({
+      'addon.yaml': [
+        'id: org.example.cfg',
+        'version: 1.0.0',
+        'name: Cfg',
+        'config: [ { key: kind, type: select, options: [films, shows] } ]',
+        'catalogs:',
+        '  - { id: films, type: movie, name: Films, genres: auto }',
+        '  - { id: shows, type: series, name: Shows, when: { kind: shows } }',
+        '',
+      ].join('\n'),
+      'items.yaml': [
+        '- { id: "m:1", type: movie, name: One, genres: [Drama], trailerStreams: [ { ytId: abc, when: { kind: shows } } ] }',
+        '- { id: "m:2", type: movie, name: Two, genres: [Horror], when: { kind: shows } }',
+        '- { id: "s:1", type: series, name: Show, when: { kind: shows }, videos: [ { season: 1, episode: 1 } ] }',
+        '',
+      ].join('\n'),
+    });
+    const out = await tempDir();
+    const result = await build({ contentDir: dir, outDir: out, hosts: ['github-pages'] });
+    expect(result.diagnostics).toEqual([]);
+    const tree = await readTree(out);
+    type Shown = { types: string[]; idPrefixes: string[]; catalogs: { id: string; extra: { name: string; options?: string[] }[] }[] };
+    const films = json(tree, 'kind=films/manifest.json') as Shown;
+    expect(films.types).toEqual(['movie']);
+    expect(films.idPrefixes).toEqual(['m:']);
+    expect(films.catalogs.map((c) => [c.id, c.extra.find((e) => e.name === 'genre')?.options])).toEqual([['films', ['Drama']]]);
+    expect(tree.has('kind=films/catalog/movie/films/genre=Horror.json')).toBe(false);
+    const shows = json(tree, 'kind=shows/manifest.json') as Shown;
+    expect(shows.types).toEqual(['movie', 'series']);
+    expect(shows.idPrefixes).toEqual(['m:', 's:']);
+    expect(shows.catalogs[0]!.extra.find((e) => e.name === 'genre')?.options).toEqual(['Drama', 'Horror']);
+    const trailers = (file: string) => (json(tree, file) as { meta: { trailerStreams?: unknown[] } }).meta.trailerStreams;
+    expect(trailers('kind=films/meta/movie/m:1.json')).toBeUndefined();
+    expect(trailers('kind=shows/meta/movie/m:1.json')).toEqual([{ ytId: 'abc' }]);
+  });
+
   it('names each configuration readably, the same in every build, safely on every host and file system', () => {
     const options: ConfigOption[] = [
       { key: 'quality', type: 'select', title: 'Quality', options: ['4K HDR', 'HD', 'hd', 'Français', '日本語', '720'], default: 'HD' },
@@ -172,19 +210,47 @@ describe('configuration mistakes', () => {
     const second = await build({ contentDir: dir });
     expect(second.diagnostics.map((d) => [d.code, d.line, d.column, d.path, d.hint])).toEqual([
       ['unknown-config', 11, 63, 'catalogs[0].when.lang[1]', 'did you mean "en"?'],
+      // The options no when names: each of their configurations would be a copy.
+      ...[7, 8, 9].map((line, index) => [
+        'unused-config',
+        line,
+        12,
+        `config[${index + 1}].key`,
+        'add when to the catalogs, items, streams or subtitles it should change, or remove the option',
+      ]),
     ]);
   });
 
-  it('refuses hostile configurations before laying out a single tree', async () => {
-    const checkboxes = Array.from({ length: 40 }, (_, i) => `  - { key: c${i}, type: checkbox }`).join('\n');
-    const dir = await contentDir({
-      'addon.yaml': `id: org.example.cfg\nversion: 1.0.0\nname: Cfg\nmaxConfigurations: 1000000000000000\nconfig:\n${checkboxes}\ncatalogs:\n  - { id: films, type: movie, name: Films }\n`,
-      'a.yaml': '- { id: x:a, type: movie, name: A }\n',
+  it('refuses configurations that would multiply a large output, before laying out a single tree', async () => {
+    // Four films listed on a hundred genre pages each: about 23 MiB, which one tree may write.
+    const years = Array.from({ length: 100 }, (_, i) => `"${1920 + i}"`).join(', ');
+    const films = Array.from({ length: 4 }, (_, i) => `- { id: "pd:f${i}", type: movie, name: Film ${i}, genres: [${years}] }`).join('\n');
+    const catalogs = ['films', 'newest', 'by-name', 'picks'].map((id) => `  - { id: ${id}, type: movie, name: ${id}, genres: auto }`).join('\n');
+    const settings = 'id: org.example.cfg\nversion: 1.0.0\nname: Cfg\nbaseUrl: https://example.org/films/\n';
+    const plain = await contentDir({ 'addon.yaml': `${settings}catalogs:\n${catalogs}\n`, 'films.yaml': `${films}\n` });
+    expect((await build({ contentDir: plain })).diagnostics).toEqual([]);
+
+    // Ten checkboxes make 1,024 configurations, the most maxConfigurations allows: 1,025 trees of that.
+    const checkboxes = Array.from({ length: 10 }, (_, i) => `  - { key: c${i}, type: checkbox }`).join('\n');
+    const whens = Array.from({ length: 10 }, (_, i) => `c${i}: true`).join(', ');
+    const configured = await contentDir({
+      'addon.yaml': `${settings}maxConfigurations: 1024\nconfig:\n${checkboxes}\ncatalogs:\n${catalogs}\n  - { id: all, type: movie, name: All, when: { ${whens} } }\n`,
+      'films.yaml': `${films}\n`,
     });
     const out = await tempDir();
-    const result = await build({ contentDir: dir, outDir: out });
+    const started = performance.now();
+    const result = await build({ contentDir: configured, outDir: out });
     expect(result.diagnostics.map((d) => d.code)).toEqual(['output-too-large']);
+    expect(result.diagnostics[0]!.message).toContain('files, from');
     expect(await readTree(out)).toEqual(new Map());
+    // Refused from the count, not after making 1,025 trees (which take minutes): a generous bound.
+    expect(performance.now() - started).toBeLessThan(20_000);
+
+    const over = await contentDir({
+      'addon.yaml': `${settings}maxConfigurations: 1025\nconfig:\n${checkboxes}\ncatalogs:\n${catalogs}\n`,
+      'films.yaml': `${films}\n`,
+    });
+    expect((await build({ contentDir: over })).diagnostics.map((d) => [d.code, d.path])).toEqual([['invalid-value', 'maxConfigurations']]);
   });
 });
 

@@ -56,7 +56,7 @@ async function pagesOf(configure: ConfigurePage, baseUrl: string | null = BASE):
 }
 
 function root(required = false): ConfigurePage {
-  return { options: OPTIONS, configurations: CONFIGURATIONS, required };
+  return { options: OPTIONS, required };
 }
 
 /** The form of a page with its markup's spacing squashed: `<option value="hd" selected>`, `<input … checked>`. */
@@ -119,8 +119,26 @@ describe('the pages of an addon with config options', () => {
     expect(linksOf(configure)).toEqual({ ...installLinksFor(`${BASE}quality=hd,silent=true/manifest.json`), configure: undefined });
     expect(dataOf(configure)).toEqual({
       id: MANIFEST.id,
-      options: OPTIONS,
-      configurations: CONFIGURATIONS.map(({ segment, values }) => ({ segment, values })),
+      // Each value's part of the folder name, written by hand: the page joins them with the separator.
+      options: [
+        {
+          key: 'quality',
+          type: 'select',
+          parts: [
+            ['sd', 'quality=sd'],
+            ['hd', 'quality=hd'],
+          ],
+        },
+        {
+          key: 'silent',
+          type: 'checkbox',
+          parts: [
+            [true, 'silent=true'],
+            [false, 'silent=false'],
+          ],
+        },
+      ],
+      separator: ',',
       root: '../',
     });
   });
@@ -179,10 +197,7 @@ describe('the pages of an addon with config options', () => {
       { key: 'cut', type: 'select', title: hostile, options: [hostile, 'plain'], default: hostile },
       { key: 'x', type: 'checkbox', title: `<b onclick="x()">B</b>`, default: false },
     ];
-    const all = configurations(options);
-    const pages = new Map(
-      renderPages(await templates(), MANIFEST, BASE, { options, configurations: all, required: false }).map((p) => [p.path, p.body]),
-    );
+    const pages = new Map(renderPages(await templates(), MANIFEST, BASE, { options, required: false }).map((p) => [p.path, p.body]));
     const configure = pages.get('configure/index.html')!;
     const escaped = '&lt;script&gt;window.__xss = 1&lt;/script&gt; &amp; &quot;q&quot; &#39;x&#39;';
     expect(formOf(configure)).toContain(`<label for="option-0">${escaped}</label>`);
@@ -191,7 +206,26 @@ describe('the pages of an addon with config options', () => {
     expect(configure).not.toContain('<script>window');
     // The data block and the page's own script, nothing else; the data parses back as it was.
     expect(configure.match(/<script/g)).toHaveLength(2);
-    expect(dataOf(configure)).toMatchObject({ options, configurations: all.map(({ segment, values }) => ({ segment, values })) });
+    expect(dataOf(configure)).toMatchObject({
+      options: [
+        {
+          key: 'cut',
+          type: 'select',
+          parts: [
+            [hostile, 'cut=script-window.__xss-1-script-q-x'],
+            ['plain', 'cut=plain'],
+          ],
+        },
+        {
+          key: 'x',
+          type: 'checkbox',
+          parts: [
+            [true, 'x=true'],
+            [false, 'x=false'],
+          ],
+        },
+      ],
+    });
     for (const [file, page] of pages) {
       const csp = /http-equiv="Content-Security-Policy" content="([^"]*)"/.exec(page)![1]!.replaceAll('&#39;', "'");
       const script = /<script>([\s\S]*?)<\/script>/.exec(page)![1]!;

@@ -3,6 +3,7 @@
 import type { Severity } from './codes.js';
 
 const error: Severity = 'error';
+const warning: Severity = 'warning';
 const didYouMean = (suggestion: string) => `did you mean "${suggestion}"?`;
 
 /** invalid-config: a `config` option or a behaviorHint that cannot work as written. */
@@ -14,7 +15,8 @@ export type InvalidConfig =
   | { kind: 'default-not-an-option'; key: string; value: string; options: readonly string[] }
   | { kind: 'checkbox-default'; key: string; value: string }
   | { kind: 'not-configurable' }
-  | { kind: 'required-without-config' };
+  | { kind: 'required-without-config' }
+  | { kind: 'segment-too-long'; bytes: number; limit: number };
 
 function invalidConfig(p: InvalidConfig): string {
   switch (p.kind) {
@@ -34,6 +36,8 @@ function invalidConfig(p: InvalidConfig): string {
       return 'behaviorHints.configurable is false, but addon.yaml declares config options';
     case 'required-without-config':
       return 'behaviorHints.configurationRequired is true, but addon.yaml declares no config options: nobody could install the addon';
+    case 'segment-too-long':
+      return `a configuration's folder name would be ${p.bytes} bytes long (key=value for every option), over the ${p.limit} a folder below the addon may take on every host and in a Windows checkout`;
   }
 }
 
@@ -55,6 +59,8 @@ function invalidConfigHint(p: InvalidConfig): string {
       return 'remove configurable: false (config makes the addon configurable), or remove config';
     case 'required-without-config':
       return 'declare config options for the configure page, or set configurationRequired: false';
+    case 'segment-too-long':
+      return 'use shorter keys and values (quality, not streamQualityPreference), or fewer options';
   }
 }
 
@@ -76,12 +82,20 @@ export const CONFIG_MESSAGES = {
   },
   'too-many-configurations': {
     severity: error,
-    message: (p: { count: number; limit: number; key: string; values: number }) =>
-      `config makes ${p.count.toLocaleString('en-US')} configurations, each a tree of its own, over the limit of ${p.limit}; "${p.key}" multiplies them most (${p.values} values)`,
+    message: (p: { count: number; limit: number; key: string; values: number; tied?: number }) =>
+      `config makes ${p.count.toLocaleString('en-US')} configurations, each a tree of its own, over the limit of ${p.limit}; ${
+        p.tied === undefined ? `"${p.key}" multiplies them most (${p.values} values)` : `each of its ${p.tied} options multiplies them by ${p.values}`
+      }`,
     hint: (p: { limit: number }) =>
       `drop options or values (the count is the product of each option's number of values), or raise maxConfigurations in addon.yaml above ${p.limit} if the output may grow that much`,
   },
   'invalid-config': { severity: error, message: invalidConfig, hint: invalidConfigHint },
+  'unused-config': {
+    severity: warning,
+    message: (p: { key: string; trees: number }) =>
+      `no when names config option "${p.key}": its configurations are the same as each other, and the ${p.trees} trees hold copies`,
+    hint: () => 'add when to the catalogs, items, streams or subtitles it should change, or remove the option',
+  },
   'unknown-config': {
     severity: error,
     message: (p: UnknownConfig) => {

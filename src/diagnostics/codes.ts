@@ -87,6 +87,7 @@ export const CODES = {
   'too-many-configurations': 'The config options make more configurations than the limit (64, or maxConfigurations); each is a tree of its own.',
   'invalid-config': 'A config option, or a behaviorHint about configuration, that cannot work as written.',
   'unknown-config': '`when` names a config key or value that addon.yaml does not declare.',
+  'unused-config': 'A config option that no `when` names: its configurations are copies of each other.',
   'output-too-large': 'The output would be far larger than the content it is built from (genres multiply catalog pages); nothing is written.',
 } as const;
 

@@ -3,6 +3,8 @@
 // without configurations; nothing here touches paths or bodies.
 import type { Catalog, Content, ExternalTitle, Item, Stream, StreamOwner, Subtitle, Video } from '../shared/content.js';
 import { isIncluded, type ConfigValues, type Configuration, type When } from '../shared/configurations.js';
+import { autoGenres } from '../shared/genres.js';
+import { declaredTypesAndPrefixes } from '../shared/resources.js';
 
 /**
  * `content` as the configuration with `configuration.values` has it: catalogs, items and titles
@@ -16,11 +18,16 @@ export function configuredContent(content: Content, configuration: Configuration
   for (const item of content.items) if (isIncluded(item.when, values)) items.set(item, configuredItem(item, values));
   const catalogs = content.catalogs
     .filter((catalog) => isIncluded(catalog.when, values))
-    .map((catalog): Catalog => ({ ...catalog, items: catalog.items.flatMap((item) => items.get(item) ?? []) }));
+    .map((catalog): Catalog => {
+      const members = catalog.items.flatMap((item) => items.get(item) ?? []);
+      return { ...catalog, items: members, ...(catalog.autoGenres && { genres: autoGenres(members) }) };
+    });
   const externalTitles = content.externalTitles
     .filter((title) => isIncluded(title.when, values))
     .map((title): ExternalTitle => configuredOwner(title, values));
-  return { ...content, baseUrl, catalogs, items: [...items.values()], externalTitles, configuration };
+  const kept = [...items.values()];
+  const declared = declaredTypesAndPrefixes(content.addon, catalogs, [...kept, ...externalTitles]);
+  return { ...content, ...declared, baseUrl, catalogs, items: kept, externalTitles, configuration };
 }
 
 function configuredItem(item: Item, values: ConfigValues): Item {
@@ -36,7 +43,10 @@ function configuredOwner<T extends StreamOwner & { trailerStreams?: Stream[] }>(
   const subtitles = kept(owner.subtitles, values);
   const trailerStreams = owner.trailerStreams && kept(owner.trailerStreams, values, (stream) => configuredStream(stream, values));
   if (streams === owner.streams && subtitles === owner.subtitles && trailerStreams === owner.trailerStreams) return owner;
-  return { ...owner, streams, subtitles, ...(trailerStreams && { trailerStreams }) };
+  // Trailers that no stream is left of are left out, as an item without them has none.
+  const configured = { ...owner, streams, subtitles, trailerStreams };
+  if (!trailerStreams?.length) delete configured.trailerStreams;
+  return configured;
 }
 
 function configuredStream(stream: Stream, values: ConfigValues): Stream {

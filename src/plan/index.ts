@@ -15,7 +15,7 @@ import {
   type Host,
 } from '../hosts/index.js';
 import { MANIFEST_FILE } from '../shared/paths.js';
-import { configurationCount, configurations, defaultValues, segmentOf, type ConfigOption, type Configuration } from '../shared/configurations.js';
+import { configurations, defaultConfiguration, treeCount, type ConfigOption, type Configuration } from '../shared/configurations.js';
 import { configuredContent } from './configure.js';
 import type { Manifest, ResourceName } from '../validate/schema.js';
 import type { Content, Item } from '../shared/content.js';
@@ -65,47 +65,42 @@ export function plan(content: Content, options: PlanOptions = {}): Plan {
   const notFound = hosts.includes('cloudflare');
   const configured = content.config.length > 0;
   const required = configured && content.addon.behaviorHints?.configurationRequired === true;
-  // Counted before any configuration is made: their list, like the files, must not fill memory
-  // before the output's size is checked.
-  const trees = configured ? configurationCount(content.config) + (required ? 0 : 1) : 1;
-  const first = planTree(content, options, { trees, notFound, measureOnly: configured });
-  if (first.tooLarge) return { files: [], s3Files: [], manifest: first.manifest, diagnostics: [first.tooLarge] };
+  // An addon without configurations is measured as its tree is laid out. A configurable one is
+  // measured first, as its whole content times its trees (each holds at most all of it): counted,
+  // not made, since their list, like the files, must not fill memory before the size is checked.
+  const trees = treeCount(content.config, required);
+  const measure = { trees, pageBytes: configured ? treePageBytes(content, options.templates) : 0 };
+  const whole = planTree(files, '', content, options, { notFound, measure, measureOnly: configured });
+  if (whole.tooLarge) return { files: [], s3Files: [], manifest: whole.manifest, diagnostics: [whole.tooLarge] };
 
-  let manifest = first.manifest;
-  const pages: { prefix: string; manifest: Manifest; current?: Configuration }[] = [];
-  if (!configured) {
-    files.push(...first.files);
-    pages.push({ prefix: '', manifest });
-  } else {
-    const all = configurations(content.config);
-    const defaults = all.find((c) => segmentOf(content.config, c.values) === segmentOf(content.config, defaultValues(content.config)))!;
+  let manifest = whole.manifest;
+  const pages: { prefix: string; manifest: Manifest; current?: Configuration }[] = [{ prefix: '', manifest }];
+  if (configured) {
     const hints = (requiredHere: boolean) => ({ ...content.addon.behaviorHints, configurable: true, configurationRequired: requiredHere });
     // The root: the defaults' tree, or, when configuration is required, a manifest to configure from.
-    const root = planTree(configuredContent(content, defaults), options, { notFound, manifestOnly: required });
-    manifest = { ...root.manifest, behaviorHints: hints(required), config: manifestConfig(content.config) };
-    root.files[0] = manifestFile(manifest, '');
-    for (const file of root.files) files.push(file);
-    pages.push({ prefix: '', manifest });
-    for (const configuration of all) {
+    const root = planTree(files, '', configuredContent(content, defaultConfiguration(content.config)), options, {
+      notFound,
+      manifestOnly: required,
+      manifest: (own) => ({ ...own, behaviorHints: hints(required), config: manifestConfig(content.config) }),
+    });
+    manifest = root.manifest;
+    pages[0] = { prefix: '', manifest };
+    for (const configuration of configurations(content.config)) {
       const prefix = `${configuration.segment}/`;
       const treeBase = content.baseUrl === undefined ? undefined : content.baseUrl + prefix;
-      const tree = planTree(configuredContent(content, configuration, treeBase), options, { notFound });
-      const own = { ...tree.manifest, behaviorHints: hints(false) };
-      tree.files[0] = manifestFile(own, '');
-      for (const file of tree.files) {
-        file.path = prefix + file.path;
-        files.push(file);
-      }
-      pages.push({ prefix, manifest: own, current: configuration });
+      const tree = planTree(files, prefix, configuredContent(content, configuration, treeBase), options, {
+        notFound,
+        manifest: (own) => ({ ...own, behaviorHints: hints(false) }),
+      });
+      pages.push({ prefix, manifest: tree.manifest, current: configuration });
     }
   }
 
   for (const asset of content.assets) files.push({ path: asset.path, resource: 'asset', copyFrom: asset.source });
   if (options.templates) {
-    const configure = configured ? { options: content.config, configurations: configurations(content.config), required } : undefined;
     for (const { prefix, manifest: own, current } of pages) {
-      const pageConfigure = configure && { ...configure, current };
-      for (const page of renderPages(options.templates, own, content.baseUrl, pageConfigure)) {
+      const configure = configured ? { options: content.config, required, current } : undefined;
+      for (const page of renderPages(options.templates, own, content.baseUrl, configure)) {
         files.push({ ...page, path: prefix + page.path, resource: 'page' });
       }
     }
@@ -119,51 +114,66 @@ export function plan(content: Content, options: PlanOptions = {}): Plan {
 }
 
 interface TreeOptions {
-  /** How many trees like this one the addon has: its output size is checked for all of them. */
-  trees?: number;
-  /** Only measure: no files are laid out (the size of a configurable addon's trees, checked first). */
+  /** Check the output's size first: for this many trees like this one, each with these bytes of pages. */
+  measure?: { trees: number; pageBytes: number };
+  /** Only measure: no files are laid out (a configurable addon's whole content, checked first). */
   measureOnly?: boolean;
   /** Only the manifest (the root of an addon that must be configured before it is installed). */
   manifestOnly?: boolean;
   /** Cloudflare's JSON 404 pages in the folders of the resources the tree's manifest declares. */
   notFound: boolean;
+  /** The manifest as the tree has it, from the one its content makes (a configuration's hints). */
+  manifest?: (manifest: Manifest) => Manifest;
 }
 
-interface Tree {
-  /** The manifest first, then the tree's files, paths relative to the tree. */
-  files: OutputFile[];
-  manifest: Manifest;
-  tooLarge?: Diagnostic;
+/**
+ * At least the bytes of a configurable addon's pages in each tree: its install page and its
+ * configure page, each the template and a form that repeats the options (a title and every value).
+ */
+function treePageBytes(content: Content, templates: PageTemplates | undefined): number {
+  if (!templates) return 0;
+  const config = Buffer.byteLength(JSON.stringify(content.config));
+  return Buffer.byteLength(templates.install) + Buffer.byteLength(templates.configure) + 4 * config;
 }
 
-function manifestFile(manifest: Manifest, prefix: string): OutputFile {
-  // The manifest is the object itself, without an envelope or cache hints.
-  return { path: prefix + MANIFEST_FILE, resource: 'manifest', body: JSON.stringify(manifest) };
-}
-
-/** The files of one addon tree: the manifest, catalog pages and item files of `content`. */
-function planTree(content: Content, options: PlanOptions, tree: TreeOptions): Tree {
-  const files: OutputFile[] = [];
+/**
+ * Adds the files of one addon tree to `files`, below `prefix`: the manifest, catalog pages and
+ * item files of `content`. Returns its manifest, or the output-too-large error when measured.
+ */
+function planTree(
+  files: OutputFile[],
+  prefix: string,
+  content: Content,
+  options: PlanOptions,
+  tree: TreeOptions,
+): { manifest: Manifest; tooLarge?: Diagnostic } {
   // Worked out when first needed: by the first preview, measured before anything is laid out.
   let links: Map<Item, Link[]> | undefined;
   const linksOf = (item: Item) => (links ??= genreLinks(content)).get(item);
   const cache = (resource: ResourceName) => cacheHints(content, resource);
 
-  const manifest = buildManifest(content);
+  const manifest = (tree.manifest ?? ((own: Manifest) => own))(buildManifest(content));
   const manifestBody = JSON.stringify(manifest);
-  files.push({ path: MANIFEST_FILE, resource: 'manifest', body: manifestBody });
-  const addNotFoundPages = () => {
-    if (!tree.notFound) return;
-    for (const page of notFoundPages(manifest.resources.map((r) => (typeof r === 'string' ? r : r.name)))) {
-      files.push({ path: page.path, resource: 'host', body: page.body });
+  // Paths are made relative to the tree, then placed below its prefix as they are added.
+  const own: OutputFile[] = tree.measureOnly ? [] : prefix === '' ? files : [];
+  own.push({ path: MANIFEST_FILE, resource: 'manifest', body: manifestBody });
+  const done = () => {
+    if (tree.notFound) {
+      for (const page of notFoundPages(manifest.resources.map((r) => (typeof r === 'string' ? r : r.name)))) {
+        own.push({ path: page.path, resource: 'host', body: page.body });
+      }
     }
+    if (own !== files) {
+      for (const file of own) {
+        file.path = prefix + file.path;
+        files.push(file);
+      }
+    }
+    return { manifest };
   };
   // A manifest that must be configured first still declares its resources: a client that asks
   // anyway gets the specification's JSON 404 under them, as everywhere else.
-  if (tree.manifestOnly) {
-    addNotFoundPages();
-    return { files, manifest };
-  }
+  if (tree.manifestOnly) return done();
 
   const fingerprints = options.generator === undefined ? undefined : inputFingerprints(content, linksOf, options.generator);
   // Rendered once per item, when the output is measured (below), and used by the pages that list
@@ -191,7 +201,7 @@ function planTree(content: Content, options: PlanOptions, tree: TreeOptions): Tr
   // the list of them would fill memory before a limit on it was checked. The previews it
   // renders to measure pages are the ones the pages are rendered from.
   const byGenre = new Map(content.catalogs.map((catalog) => [catalog, membersByGenre(catalog)]));
-  if (tree.trees !== undefined) {
+  if (tree.measure) {
     const previewBytes = new Map<Item, number>();
     const previewSize = (item: Item) => {
       let bytes = previewBytes.get(item);
@@ -199,17 +209,16 @@ function planTree(content: Content, options: PlanOptions, tree: TreeOptions): Tr
       return bytes;
     };
     const manifestBytes = Buffer.byteLength(manifestBody);
-    const layout: Layout = { content, byGenre, previewSize, catalogEnvelope, envelopes: rendering.envelopes, manifestBytes, trees: tree.trees };
+    const layout: Layout = { content, byGenre, previewSize, catalogEnvelope, envelopes: rendering.envelopes, manifestBytes, ...tree.measure };
     const tooLarge = outputTooLarge(layout);
-    if (tooLarge) return { files: [], manifest, tooLarge };
-    if (tree.measureOnly) return { files: [], manifest };
+    if (tooLarge) return { manifest, tooLarge };
+    if (tree.measureOnly) return { manifest };
   }
 
   const pages: PageRendering = { envelope: catalogEnvelope, previewOf, forgetPreviews: () => previews.clear(), fingerprintOf: fingerprints?.page };
-  addCatalogPageFiles(files, byGenre, pages);
-  addItemFiles(files, content, manifest, rendering, fingerprints?.item);
-  addNotFoundPages();
-  return { files, manifest };
+  addCatalogPageFiles(own, byGenre, pages);
+  addItemFiles(own, content, manifest, rendering, fingerprints?.item);
+  return done();
 }
 
 /** The manifest's `config`, as the official SDK declares options (a checked checkbox: `default: "checked"`). */

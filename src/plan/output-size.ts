@@ -2,7 +2,6 @@
 // millions of files is refused before the list of them fills memory.
 import { problem, type Diagnostic, type LargestSource, type Location } from '../diagnostics/index.js';
 import { outputLimit } from '../shared/output-limit.js';
-import { DEFAULT_MAX_CONFIGURATIONS } from '../shared/configurations.js';
 import { streamOwners, type Catalog, type Content, type Item, type StreamOwner, type Subtitle } from '../shared/content.js';
 import { PAGE_SIZE } from './catalog-pages.js';
 import type { ItemRendering } from './item-files.js';
@@ -22,6 +21,8 @@ export interface Layout {
    * each at most the content's whole tree. Default 1.
    */
   trees?: number;
+  /** The bytes of each tree's pages, which a configurable addon writes in every tree. */
+  pageBytes?: number;
 }
 
 interface Size {
@@ -113,12 +114,17 @@ export function outputTooLarge(layout: Layout): Diagnostic | undefined {
   // A title described elsewhere has a stream file when it has streams, and maybe `[]` otherwise.
   for (const title of content.externalTitles) ownerFilesSize([title], size, envelopes, title.streams.length > 0);
   const trees = layout.trees ?? 1;
+  if (layout.pageBytes) {
+    size.files += 2;
+    size.bytes += layout.pageBytes;
+  }
   size.files *= trees;
   size.bytes *= trees;
   const input = content.textBytes;
-  // Configurations multiply the output as the publisher chose (within maxConfigurations); up to
-  // the default limit of them, each may be as large as an addon without configurations.
-  const limit: Size = scaled(outputLimit(input), Math.min(trees, DEFAULT_MAX_CONFIGURATIONS + 1));
+  // Configurations multiply the output as the publisher chose, within maxConfigurations. Real
+  // addons write a few times their content, so even 64 trees of one stay far below what one may
+  // write: configurations may write CONFIGURED_OUTPUT_FACTOR times that, no more, however many.
+  const limit: Size = scaled(outputLimit(input), Math.min(trees, CONFIGURED_OUTPUT_FACTOR));
   const overBytes = size.bytes > limit.bytes;
   if (!overBytes && size.files <= limit.files) return undefined;
 
@@ -126,6 +132,9 @@ export function outputTooLarge(layout: Layout): Diagnostic | undefined {
   const place = source.path === undefined ? source.at : { ...source.at, path: source.path };
   return problem('output-too-large', { kind: 'output', size, input, limit, overBytes, source: source.words }, place);
 }
+
+/** How many times what an addon without configurations may write, a configurable one may. */
+export const CONFIGURED_OUTPUT_FACTOR = 8;
 
 function scaled(size: Size, factor: number): Size {
   return { files: size.files * factor, bytes: size.bytes * factor };

@@ -1,7 +1,14 @@
 // The addon's web pages (install page, configure page, 404 page) rendered from the templates in
 // templates/: each {{placeholder}} becomes a value, HTML-escaped unless it is a fragment built here.
 import { createHash } from 'node:crypto';
-import { defaultValues, segmentOf, type ConfigOption, type ConfigValues, type Configuration } from '../shared/configurations.js';
+import {
+  defaultConfiguration,
+  SEGMENT_SEPARATOR,
+  segmentParts,
+  type ConfigOption,
+  type ConfigValues,
+  type Configuration,
+} from '../shared/configurations.js';
 import { MANIFEST_FILE, stremioLink, webInstallLink } from '../shared/paths.js';
 import type { Manifest } from '../validate/schema.js';
 
@@ -40,7 +47,6 @@ const GENRES_SHOWN = 12;
  */
 export interface ConfigurePage {
   options: readonly ConfigOption[];
-  configurations: readonly Configuration[];
   /** The configuration whose tree the pages are in; undefined for the addon's root pages. */
   current?: Configuration;
   /** behaviorHints.configurationRequired: the root manifest cannot be installed; its pages lead to the configure page. */
@@ -141,14 +147,16 @@ export function pageValues(
     const chosen = prefilled(configure);
     // From the page's folder to the addon root: configure/ is one level below its tree.
     const root = current ? '../../' : '../';
-    install = installFragment(chosen ? installLinks(`${chosen.segment}/${MANIFEST_FILE}`, baseUrl, root) : links);
-    configureSection = formFragment(configure, chosen?.values ?? defaultValues(configure.options));
+    install = installFragment(installLinks(`${chosen.segment}/${MANIFEST_FILE}`, baseUrl, root));
+    configureSection = formFragment(configure, chosen.values);
     configureData = html`<script type="application/json" id="addon-data">
       ${new Html(
         jsonForScript({
           id: manifest.id,
-          options: configure.options,
-          configurations: configure.configurations.map(({ segment, values }) => ({ segment, values })),
+          // Each value's part of a segment, to be joined in the order of the options: the data of a
+          // page grows with the number of values, not with the number of their combinations.
+          options: configure.options.map((option) => ({ key: option.key, type: option.type, parts: [...segmentParts(option)] })),
+          separator: SEGMENT_SEPARATOR,
           root,
         }),
       )}
@@ -191,10 +199,8 @@ export function pageValues(
 }
 
 /** The configuration the form shows when the page opens: the current one, else the defaults'. */
-function prefilled(configure: ConfigurePage): Configuration | undefined {
-  if (configure.current) return configure.current;
-  const segment = segmentOf(configure.options, defaultValues(configure.options));
-  return configure.configurations.find((c) => c.segment === segment) ?? configure.configurations[0];
+function prefilled(configure: ConfigurePage): Configuration {
+  return configure.current ?? defaultConfiguration(configure.options);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -338,8 +344,8 @@ function settingsFragment(options: readonly ConfigOption[], values: ConfigValues
 
 /**
  * The form of the configure page: a labelled select per select option, a checkbox per checkbox,
- * set to `values`. It is never submitted: the page's script looks the chosen values up among the
- * configurations and sets the install links.
+ * set to `values`. It is never submitted: the page's script joins the chosen values' segment parts
+ * into the configuration's folder and sets the install links.
  */
 function formFragment(configure: ConfigurePage, values: ConfigValues): Html {
   const fields = configure.options.map((option, index) => {

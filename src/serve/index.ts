@@ -6,7 +6,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { BuildResult } from '../build/index.js';
 import { UsageError } from '../diagnostics/index.js';
-import { CONFIGURATION, hasRewrites, type Host } from '../hosts/index.js';
+import { hasRewrites, type Host } from '../hosts/index.js';
 import { manifestUrl as manifestUrlOf } from '../shared/paths.js';
 import type { Manifest } from '../validate/schema.js';
 import { createAddonServer, errorCode, readInside, readManifest } from './http.js';
@@ -110,9 +110,10 @@ export async function startServer(options: ServeOptions): Promise<AddonServer> {
       });
       const headersFile = await readInside(root, '_headers');
       state.headerSource = headersFile === undefined ? 'none' : '_headers';
+      const manifest = await readManifest(root, options.dir);
+      // A configurable addon's root manifest declares its options (plan/index.ts), whatever hosts it was built for.
       const rules = parseHeadersFile(headersFile ?? '');
-      const configured = rules.some((rule) => rule.source.startsWith(`${CONFIGURATION}/`));
-      state.tree = { root, manifest: await readManifest(root, options.dir), rules, rewrites, configured };
+      state.tree = { root, manifest, rules, rewrites, configured: manifest.config !== undefined };
     } else {
       builds = await startBuilds(options.contentDir!, baseUrl, options, state);
     }

@@ -22,6 +22,8 @@ export interface Configuration {
 
 /** How many configurations an addon has unless addon.yaml's `maxConfigurations` allows more. */
 export const DEFAULT_MAX_CONFIGURATIONS = 64;
+/** The most `maxConfigurations` may allow: each configuration is a whole tree of the addon. */
+export const MAX_CONFIGURATIONS_LIMIT = 1024;
 
 /** The values an option can take, in the order the configure page offers them. */
 export function optionValues(option: ConfigOption): readonly ConfigValue[] {
@@ -37,31 +39,57 @@ export function defaultValues(options: readonly ConfigOption[]): ConfigValues {
   return Object.fromEntries(options.map((option) => [option.key, option.default]));
 }
 
+/** What joins the options' parts of a segment: `quality=hd,silent=true`. */
+export const SEGMENT_SEPARATOR = ',';
+
 /**
- * Every configuration, the first option varying slowest. Its segment is `key=value` per option,
- * joined by `,` (`quality=hd,silent=true`): values are written as `valueNames` gives them.
+ * The part of a segment each value of an option makes: `key=value`, the value written as
+ * `valueNames` gives it. A segment is its options' parts in the order of `config`, joined by
+ * SEGMENT_SEPARATOR; the configure page joins them the same way from these parts.
  */
+export function segmentParts(option: ConfigOption): Map<ConfigValue, string> {
+  return new Map([...valueNames(option)].map(([value, name]) => [value, `${option.key}=${name}`]));
+}
+
+/** Every configuration, the first option varying slowest. */
 export function configurations(options: readonly ConfigOption[]): Configuration[] {
-  const names = new Map(options.map((option) => [option.key, valueNames(option)]));
   let combinations: Record<string, ConfigValue>[] = [{}];
   for (const option of options) {
     combinations = combinations.flatMap((values) => optionValues(option).map((value) => ({ ...values, [option.key]: value })));
   }
-  return combinations.map((values) => ({
-    segment: options.map((option) => `${option.key}=${names.get(option.key)!.get(values[option.key]!)!}`).join(','),
-    values,
-  }));
+  const parts = options.map(segmentParts);
+  return combinations.map((values) => ({ segment: segmentOf(options, values, parts)!, values }));
 }
 
-/** The configuration with these values; undefined when they are not one of `options`' combinations. */
-export function segmentOf(options: readonly ConfigOption[], values: ConfigValues): string | undefined {
-  const parts: string[] = [];
-  for (const option of options) {
-    const name = valueNames(option).get(values[option.key]!);
-    if (name === undefined) return undefined;
-    parts.push(`${option.key}=${name}`);
+/** The segment of the configuration with these values; undefined when they are not one of `options`' combinations. */
+export function segmentOf(options: readonly ConfigOption[], values: ConfigValues, parts = options.map(segmentParts)): string | undefined {
+  const segment: string[] = [];
+  for (const [index, option] of options.entries()) {
+    const part = parts[index]!.get(values[option.key]!);
+    if (part === undefined) return undefined;
+    segment.push(part);
   }
-  return parts.join(',');
+  return segment.join(SEGMENT_SEPARATOR);
+}
+
+/** The configuration of the options' defaults: the one the root serves, and the configure page shows first. */
+export function defaultConfiguration(options: readonly ConfigOption[]): Configuration {
+  const values = defaultValues(options);
+  return { segment: segmentOf(options, values)!, values };
+}
+
+/**
+ * The trees a configurable addon is written in: one per configuration, and the root's unless it
+ * must be configured first (then the root is only a manifest).
+ */
+export function treeCount(options: readonly ConfigOption[], configurationRequired: boolean | undefined): number {
+  return options.length === 0 ? 1 : configurationCount(options) + (configurationRequired ? 0 : 1);
+}
+
+/** The bytes of the longest segment: a folder name, which hosts and file systems limit. */
+export function longestSegment(options: readonly ConfigOption[]): number {
+  const longest = options.map((option) => Math.max(...[...segmentParts(option).values()].map((part) => Buffer.byteLength(part))));
+  return longest.reduce((sum, bytes) => sum + bytes, Math.max(0, options.length - 1) * SEGMENT_SEPARATOR.length);
 }
 
 /**

@@ -65,6 +65,8 @@ export interface Catalog {
   name: string;
   /** The genre filter's options; empty when the catalog has no genre filter. */
   genres: string[];
+  /** `genres: auto`: the genres its items carry, worked out again for each configuration. */
+  autoGenres?: true;
   /** Members in catalog order. */
   items: Item[];
   /** Where the catalog is declared in addon.yaml (`where(['genres'])`), for diagnostics found later. */

@@ -97,3 +97,19 @@ export function idsOf(title: FileOrigin): string[] {
 export function allPrefixes(titles: readonly FileOrigin[]): string[] {
   return coveringPrefixes(prefixesOf(titles, undefined));
 }
+
+/**
+ * The manifest's `types` and `idPrefixes`: as addon.yaml declares them, else those of the
+ * catalogs and titles, in the order they come. Validate works them out for the content, and plan
+ * again for each configuration, which may have fewer.
+ */
+export function declaredTypesAndPrefixes(
+  settings: { types?: string[]; idPrefixes?: string[] },
+  catalogs: readonly { type: string }[],
+  titles: readonly FileOrigin[],
+): { types: string[]; idPrefixes: string[] } {
+  return {
+    types: settings.types ?? [...new Set([...catalogs.map((c) => c.type), ...titles.map((t) => t.type)])],
+    idPrefixes: settings.idPrefixes ?? allPrefixes(titles),
+  };
+}

@@ -4,10 +4,11 @@ import { outputLimit } from '../shared/output-limit.js';
 import { problem, type Diagnostic, type DiagnosticList, type suggester } from '../diagnostics/index.js';
 import type { Catalog, Item } from '../shared/content.js';
 import { uniqueInOrder } from './ids.js';
+import { autoGenres, NATURAL_ORDER } from '../shared/genres.js';
 import type { Locator } from './issues.js';
 import type { CatalogSettings, ContentItem } from './schema.js';
 
-const collator = new Intl.Collator('en', { numeric: true, sensitivity: 'base' });
+const collator = NATURAL_ORDER;
 
 /** Membership, order and genre options of each catalog (see README, "Catalogs"). */
 export function resolveCatalogs(
@@ -65,15 +66,9 @@ export function resolveCatalogs(
   return [...catalogs.values()].map(({ settings: s, index: _i, ...catalog }) => {
     if (Array.isArray(s.genres)) checkGenres(catalog, s.genres, reported, diagnostics, suggest);
     sortItems(catalog.items, s.sort);
-    let genres: string[];
-    if (s.genres === 'auto') {
-      const all = new Set<string>();
-      for (const item of catalog.items) for (const genre of item.genres ?? []) all.add(genre);
-      genres = [...all].sort(collator.compare);
-    } else {
-      genres = uniqueInOrder(s.genres ?? []); // listed twice, a genre's pages would be written twice
-    }
-    return { ...catalog, genres };
+    if (s.genres === 'auto') return { ...catalog, genres: autoGenres(catalog.items), autoGenres: true };
+    // Listed twice, a genre's pages would be written twice.
+    return { ...catalog, genres: uniqueInOrder(s.genres ?? []) };
   });
 }
 

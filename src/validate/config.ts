@@ -6,6 +6,7 @@ import type { UnknownConfig } from '../diagnostics/catalog-config.js';
 import {
   configurationCount,
   DEFAULT_MAX_CONFIGURATIONS,
+  longestSegment,
   optionValues,
   type ConfigOption,
   type ConfigValue,
@@ -15,6 +16,9 @@ import type { Locator } from './issues.js';
 import type { AddonSettings, ContentItem } from './schema.js';
 
 type Path = (string | number)[];
+
+/** The longest segment (folder name) config may make. */
+const MAX_SEGMENT_BYTES = 100;
 const placeOf = (at: Locator, path: Path) => ({ ...at(path), path: formatPath(path) });
 
 /** The options of `config`, checked; undefined when one cannot be built (reported). */
@@ -72,13 +76,30 @@ export function checkConfig(addon: AddonSettings, at: Locator, diagnostics: Diag
   const count = configurationCount(options);
   if (count > limit) {
     const widest = options.reduce((a, b) => (optionValues(b).length > optionValues(a).length ? b : a));
+    const values = optionValues(widest).length;
     const index = options.indexOf(widest);
-    const related = [{ ...at(['config', index]), message: `"${widest.key}", with ${optionValues(widest).length} values` }];
-    const params = { count, limit, key: widest.key, values: optionValues(widest).length };
-    diagnostics.push(problem('too-many-configurations', params, { ...placeOf(at, ['config']), related }));
+    const related = [{ ...at(['config', index]), message: `"${widest.key}", with ${values} values` }];
+    const tied = options.every((option) => optionValues(option).length === values);
+    const params = { count, limit, key: widest.key, values, tied: tied ? options.length : undefined };
+    diagnostics.push(problem('too-many-configurations', params, { ...placeOf(at, ['config']), ...(!tied && { related }) }));
+    return undefined;
+  }
+  // A segment is a folder name: hosts and file systems take 255 bytes, and a Windows checkout
+  // 260 characters for the whole path, which the files below it need most of.
+  const bytes = longestSegment(options);
+  if (bytes > MAX_SEGMENT_BYTES) {
+    diagnostics.push(problem('invalid-config', { kind: 'segment-too-long', bytes, limit: MAX_SEGMENT_BYTES }, placeOf(at, ['config'])));
     return undefined;
   }
   return options;
+}
+
+/** The options no `when` names: every configuration of theirs would be the same as the others. */
+export function warnUnusedOptions(options: readonly ConfigOption[], used: ReadonlySet<string>, at: Locator, diagnostics: DiagnosticList) {
+  options.forEach((option, index) => {
+    if (!used.has(option.key))
+      diagnostics.push(problem('unused-config', { key: option.key, trees: configurationCount(options) }, placeOf(at, ['config', index, 'key'])));
+  });
 }
 
 /** Where `when` may be written in an item: on it, its streams and subtitles, and those of its videos. */
@@ -103,19 +124,22 @@ export function whensOf(item: ContentItem): { path: Path; when: When }[] {
  * Checks a `when` against the options: every key one of theirs, every value one of its option's.
  * `path` is where the `when` is, in the file `at` locates in.
  */
-export function checkWhen(when: When, path: Path, options: readonly ConfigOption[], at: Locator, diagnostics: DiagnosticList) {
-  const unknown = (params: UnknownConfig, where: Path) => diagnostics.push(problem('unknown-config', params, placeOf(at, where)));
+export function checkWhen(when: When, path: Path, options: readonly ConfigOption[], at: Locator, diagnostics: DiagnosticList, used: Set<string>) {
+  // A key is located at the key itself (in the `when` mapping), which is what is wrong.
+  const unknown = (params: UnknownConfig, where: Path, key?: string) =>
+    diagnostics.push(problem('unknown-config', params, { ...(key === undefined ? at(where) : at(path, key)), path: formatPath(where) }));
   for (const [key, wanted] of Object.entries(when)) {
     const option = options.find((o) => o.key === key);
     if (!option) {
-      if (options.length === 0) unknown({ kind: 'no-config', key }, [...path, key]);
+      if (options.length === 0) unknown({ kind: 'no-config', key }, [...path, key], key);
       else {
         const keys = options.map((o) => o.key);
         const suggestion = keys.find((k) => k.toLowerCase() === key.toLowerCase()) ?? closest(key, keys);
-        unknown({ kind: 'key', key, keys, suggestion }, [...path, key]);
+        unknown({ kind: 'key', key, keys, suggestion }, [...path, key], key);
       }
       continue;
     }
+    used.add(key);
     const values = optionValues(option);
     const list: readonly ConfigValue[] = typeof wanted === 'object' ? wanted : [wanted];
     list.forEach((value, index) => {

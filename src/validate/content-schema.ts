@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { describe, STREAM_SOURCES } from './schema-factory.js';
 import { RESOURCES } from '../shared/resources.js';
-import { DEFAULT_MAX_CONFIGURATIONS } from '../shared/configurations.js';
+import { DEFAULT_MAX_CONFIGURATIONS, MAX_CONFIGURATIONS_LIMIT } from '../shared/configurations.js';
 import { ManifestBehaviorHints } from './protocol-schema.js';
 import {
   contentDate,
@@ -179,8 +179,11 @@ function settingsSchemas(urlOrFile: ReturnType<typeof urlOrFileSchema>, urlForm:
         .number()
         .int()
         .positive()
+        .max(MAX_CONFIGURATIONS_LIMIT)
         .optional()
-        .describe(`How many configurations (combinations of config values) the build may write; default ${DEFAULT_MAX_CONFIGURATIONS}`),
+        .describe(
+          `How many configurations (combinations of config values) the build may write; default ${DEFAULT_MAX_CONFIGURATIONS}, at most ${MAX_CONFIGURATIONS_LIMIT}`,
+        ),
       catalogs: z.array(catalog).default([]).describe('The catalogs, in the order Stremio shows them'),
     })
     .describe('The settings of an addon-gen addon (addon.yaml)');

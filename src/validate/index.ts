@@ -7,15 +7,15 @@ import type { Content, ExternalTitle, Item } from '../shared/content.js';
 import { contentBytes } from '../shared/output-limit.js';
 import { normalizeBaseUrl } from '../shared/paths.js';
 import { checkCatalogNames, checkType, indexCatalogs, resolveCatalogs, warnUncatalogued } from './catalogs.js';
-import { allPrefixes } from '../shared/resources.js';
+import { declaredTypesAndPrefixes } from '../shared/resources.js';
 import { externalTitle, titlesDescribedElsewhere } from './external-titles.js';
-import { checkBaseUrlScheme, checkPrefixes, uniqueInOrder } from './ids.js';
+import { checkBaseUrlScheme, checkPrefixes } from './ids.js';
 import { issuesToDiagnostics, type Locator } from './issues.js';
 import { checkUniqueIds, hasName, normalizeItem } from './items.js';
 import { localFiles } from './local-files.js';
 import { checkAssetSecrets, checkCredentials } from './public-output.js';
 import { checkResources } from './resources.js';
-import { checkConfig, checkWhen, whensOf } from './config.js';
+import { checkConfig, checkWhen, warnUnusedOptions, whensOf } from './config.js';
 import type { ConfigOption } from '../shared/configurations.js';
 import { baseUrl as baseUrlSchema, contentSchemas, type AddonSettings } from './schema.js';
 import { expandVariables, needsWalk, policyLists, secretPolicy, secretsIn, type Environment } from './secrets.js';
@@ -91,18 +91,15 @@ export async function validate(loaded: Loaded, options: ValidateOptions): Promis
   const baseUrlSetting = options.baseUrl ?? baseUrlOf(loaded.addon?.value);
   const baseUrl = baseUrlSetting === undefined ? undefined : normalizeBaseUrl(baseUrlSetting);
   let addon: AddonSettings | undefined;
-  let config: ConfigOption[] | undefined = [];
+  // The config keys some `when` names: an option none names is a warning.
+  const usedKeys = new Set<string>();
+  // Unknown until addon.yaml is read: an addon.yaml with an error makes no `when` wrong.
+  let config: ConfigOption[] | undefined;
   if (loaded.addon) {
     files.from(loaded.addon, baseUrl);
     addon = parseWith(schemas.addon, loaded.addon, diagnostics, addonFailed);
-    if (addon) config = checkAddonConfig(addon, locatorOf(loaded.addon), diagnostics);
+    if (addon) config = checkAddonConfig(addon, locatorOf(loaded.addon), diagnostics, usedKeys);
   }
-  // `when` is checked only in files that have the word: most content has none.
-  const whenChecked = new Map<SourceFile, boolean>();
-  const mayHaveWhen = (source: SourceFile) => {
-    if (!whenChecked.has(source)) whenChecked.set(source, source.text.includes('when'));
-    return whenChecked.get(source)!;
-  };
 
   const items: Item[] = [];
   let externalTitles: ExternalTitle[] = [];
@@ -118,7 +115,7 @@ export async function validate(loaded: Loaded, options: ValidateOptions): Promis
     if (!parsed) continue;
     const at = locatorOf(value);
     checkCredentials(parsed, at, options.allowCredentialsInOutput ?? false, diagnostics);
-    if (config && mayHaveWhen(value.source)) for (const { path, when } of whensOf(parsed)) checkWhen(when, path, config, at, diagnostics);
+    if (config) for (const { path, when } of whensOf(parsed)) checkWhen(when, path, config, at, diagnostics, usedKeys);
     if (!hasName(parsed)) {
       if (catalogIndex) checkType(parsed, catalogIndex, addon!.types, at, diagnostics, suggest, true);
       const title = externalTitle(parsed, at, value.source, diagnostics);
@@ -134,6 +131,7 @@ export async function validate(loaded: Loaded, options: ValidateOptions): Promis
   if (!addon || !loaded.addon || !config) return { diagnostics: diagnostics.list() };
 
   const addonAt = locatorOf(loaded.addon);
+  warnUnusedOptions(config, usedKeys, addonAt, diagnostics);
   externalTitles = titlesDescribedElsewhere(externalTitles, items, addon.catalogs, addonAt, diagnostics);
   checkUniqueIds([...items, ...externalTitles], diagnostics);
   const inputBytes = contentBytes([loaded.addon.source, ...items.map((item) => item.source), ...externalTitles.map((title) => title.source)]);
@@ -145,8 +143,7 @@ export async function validate(loaded: Loaded, options: ValidateOptions): Promis
     config,
     textBytes: inputBytes,
     baseUrl,
-    types: addon.types ?? uniqueInOrder([...addon.catalogs.map((c) => c.type), ...items.map((i) => i.type), ...externalTitles.map((t) => t.type)]),
-    idPrefixes: addon.idPrefixes ?? allPrefixes([...items, ...externalTitles]),
+    ...declaredTypesAndPrefixes(addon, addon.catalogs, [...items, ...externalTitles]),
     catalogs,
     items,
     externalTitles,
@@ -162,10 +159,10 @@ export async function validate(loaded: Loaded, options: ValidateOptions): Promis
 }
 
 /** `config` and the `when` of each catalog; undefined when an option cannot be built. */
-function checkAddonConfig(addon: AddonSettings, at: Locator, diagnostics: DiagnosticList): ConfigOption[] | undefined {
+function checkAddonConfig(addon: AddonSettings, at: Locator, diagnostics: DiagnosticList, used: Set<string>): ConfigOption[] | undefined {
   const config = checkConfig(addon, at, diagnostics);
-  if (config)
-    addon.catalogs.forEach((catalog, index) => catalog.when && checkWhen(catalog.when, ['catalogs', index, 'when'], config, at, diagnostics));
+  if (!config) return undefined;
+  addon.catalogs.forEach((catalog, index) => catalog.when && checkWhen(catalog.when, ['catalogs', index, 'when'], config, at, diagnostics, used));
   return config;
 }
 
