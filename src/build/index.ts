@@ -17,7 +17,7 @@ import { validate } from '../validate/index.js';
 import { intactOutput, stagingDirOf, writeOutput, type WriteResult } from '../write/index.js';
 import { templateUrl } from '../shared/package.js';
 import { baseUrlOption, isWithin } from '../shared/locations.js';
-import { configurationCount } from '../shared/configurations.js';
+import { configurationCount, treeCount } from '../shared/configurations.js';
 
 export interface BuildOptions {
   contentDir: string;
@@ -373,10 +373,11 @@ function checkLocation(flag: string, given: string, real: string, others: Record
   }
 }
 
-/** The trees a configurable addon is written in: one per configuration, and the root's unless it is only a manifest. */
-function trees(content: Content): { configurations: number; root: boolean } | undefined {
+/** How many trees a configurable addon is written in, for the host report. */
+function trees(content: Content): { trees: number; configurations: number } | undefined {
   if (content.config.length === 0) return undefined;
-  return { configurations: configurationCount(content.config), root: content.addon.behaviorHints?.configurationRequired !== true };
+  const required = content.addon.behaviorHints?.configurationRequired;
+  return { trees: treeCount(content.config, required), configurations: configurationCount(content.config) };
 }
 
 function countsOf(content: Content): Counts {

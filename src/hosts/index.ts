@@ -277,7 +277,7 @@ export function hostReport(
   hosts: readonly Host[] = HOSTS,
   files: readonly { path: string }[],
   written: { files: number; bytes: number; largest: { path: string; bytes: number } },
-  trees?: { configurations: number; root: boolean },
+  trees?: { trees: number; configurations: number },
 ): { hosts: HostReport[]; diagnostics: Diagnostic[] } {
   const diagnostics: Diagnostic[] = [];
   const reports = hosts.map((host): HostReport => {
@@ -295,11 +295,11 @@ export function hostReport(
 
   // Where files are counted against a limit, what multiplies them: each configuration is a tree.
   if (trees) {
-    const count = trees.configurations + (trees.root ? 1 : 0);
-    const each = Math.round(written.files / count).toLocaleString('en');
-    const what = `${trees.root ? 'the root and ' : ''}${trees.configurations} configuration${trees.configurations === 1 ? '' : 's'}`;
+    const each = Math.round(written.files / trees.trees).toLocaleString('en');
+    const root = trees.trees > trees.configurations ? 'the root and ' : '';
+    const what = `${root}${trees.configurations} configuration${trees.configurations === 1 ? '' : 's'}`;
     for (const report of reports.filter((r) => r.limits.length > 0)) {
-      report.note = `${count} trees (${what}) of about ${each} files each: every option value multiplies them`;
+      report.note = `${trees.trees} trees (${what}) of about ${each} files each: every option value multiplies them`;
     }
   }
 
