@@ -165,6 +165,20 @@ describe('a configurable addon', () => {
     expect(trailers('kind=shows/meta/movie/m:1.json')).toEqual([{ ytId: 'abc' }]);
   });
 
+  it('the bundled example (examples/configurable) builds silently, each configuration with its own genres', async () => {
+    const out = await tempDir();
+    const result = await build({ contentDir: path.resolve('examples/configurable'), outDir: out, baseUrl: 'https://example.org/films/' });
+    expect(result.diagnostics).toEqual([]);
+    expect(result.counts?.configurations).toBe(4);
+    const tree = await readTree(out);
+    type Shown = { catalogs: { id: string; extra: { name: string; options?: string[] }[] }[] };
+    const sound = json(tree, 'quality=sd,silent=false/manifest.json') as Shown;
+    expect(sound.catalogs.map((c) => [c.id, c.extra.find((e) => e.name === 'genre')?.options])).toEqual([['films', ['Comedy']]]);
+    const all = json(tree, 'manifest.json') as Shown;
+    expect(all.catalogs.map((c) => c.id)).toEqual(['films', 'silents']);
+    expect(all.catalogs[0]!.extra.find((e) => e.name === 'genre')?.options).toEqual(['Comedy', 'Horror']);
+  });
+
   it('names each configuration readably, the same in every build, safely on every host and file system', () => {
     const options: ConfigOption[] = [
       { key: 'quality', type: 'select', title: 'Quality', options: ['4K HDR', 'HD', 'hd', 'Français', '日本語', '720'], default: 'HD' },
