@@ -1,10 +1,10 @@
 // The catalog's words for the codes of configurable addons: `config` in addon.yaml, the number of
 // configurations it makes, and `when` on catalogs, items, streams and subtitles.
 import type { Severity } from './codes.js';
+import { didYouMean } from './catalog-validate.js';
 
 const error: Severity = 'error';
 const warning: Severity = 'warning';
-const didYouMean = (suggestion: string) => `did you mean "${suggestion}"?`;
 
 /** invalid-config: a `config` option or a behaviorHint that cannot work as written. */
 export type InvalidConfig =

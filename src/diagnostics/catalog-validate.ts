@@ -5,7 +5,7 @@ import type { Severity } from './codes.js';
 
 const error: Severity = 'error';
 const warning: Severity = 'warning';
-const didYouMean = (suggestion: string) => `did you mean "${suggestion}"?`;
+export const didYouMean = (suggestion: string) => `did you mean "${suggestion}"?`;
 
 /** secret-in-output: a guarded value in --base-url, in a local file, in a value or key, or a reference to a guarded variable. */
 export type SecretParams =
