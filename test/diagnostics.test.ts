@@ -316,6 +316,11 @@ interface Example {
   code?: string;
   /** Project-relative path -> text, from ```yaml file=PATH blocks (bytes with `encoding=latin1`). */
   files: Map<string, string | Buffer>;
+  /**
+   * ```yaml file=PATH before blocks: the files as the last build found them. With any, the
+   * project is built with them first, then the example's command runs on the files as they are.
+   */
+  before: Map<string, string>;
   /** `<!-- file PATH N bytes -->`: files of N zero bytes (images, large files). */
   blobs: Map<string, number>;
   /** `<!-- link PATH TARGET -->`: symbolic links, PATH -> TARGET. */
@@ -340,6 +345,7 @@ function parseDoc(markdown: string): { examples: Example[]; codes: string[]; row
   const rows = [...markdown.matchAll(/^\| \[`([a-z0-9-]+)`\]\(#\1\) \|/gm)].map((m) => m[1]!);
   // Files and blobs by heading level: a heading drops those of its level and deeper.
   const files: Map<string, string | Buffer>[] = Array.from({ length: 7 }, () => new Map());
+  const before: Map<string, string>[] = Array.from({ length: 7 }, () => new Map());
   const blobs: Map<string, number>[] = Array.from({ length: 7 }, () => new Map());
   const links: Map<string, string>[] = Array.from({ length: 7 }, () => new Map());
   let level = 0;
@@ -354,6 +360,7 @@ function parseDoc(markdown: string): { examples: Example[]; codes: string[]; row
       section = heading[2]!;
       for (let deeper = level; deeper < files.length; deeper++) {
         files[deeper]!.clear();
+        before[deeper]!.clear();
         blobs[deeper]!.clear();
         links[deeper]!.clear();
       }
@@ -373,7 +380,8 @@ function parseDoc(markdown: string): { examples: Example[]; codes: string[]; row
     const file = /\bfile=(\S+)/.exec(fence[2]!)?.[1];
     const encoding = /\bencoding=(latin1)\b/.exec(fence[2]!)?.[1] as 'latin1' | undefined;
     const text = `${body.join('\n')}\n`;
-    if (fence[1] === 'yaml' && file) files[level]!.set(file, encoding ? Buffer.from(text, encoding) : text);
+    if (fence[1] === 'yaml' && file && /\bbefore\b/.test(fence[2]!)) before[level]!.set(file, text);
+    else if (fence[1] === 'yaml' && file) files[level]!.set(file, encoding ? Buffer.from(text, encoding) : text);
     if (fence[1] !== 'console') continue;
     const command = /^\$ ((?:[A-Z_]+=\S* )*)addon-gen (.*)$/.exec(body[0] ?? '');
     expect(command, `the console block in "${section}" starts with "$ addon-gen"`).toBeTruthy();
@@ -382,6 +390,7 @@ function parseDoc(markdown: string): { examples: Example[]; codes: string[]; row
       section,
       code,
       files: new Map(files.flatMap((m) => [...m])),
+      before: new Map(before.flatMap((m) => [...m])),
       blobs: new Map(blobs.flatMap((m) => [...m])),
       links: new Map(links.flatMap((m) => [...m])),
       env: Object.fromEntries(
@@ -421,11 +430,19 @@ async function runExample(example: Example): Promise<{ stdout: string; stderr: s
     const env = { ...process.env };
     for (const name of ['FORCE_COLOR', 'NO_COLOR', 'GITHUB_ACTIONS', 'GITHUB_WORKSPACE']) delete env[name];
     Object.assign(env, example.env);
-    const { stdout, stderr } = await new Promise<{ stdout: string; stderr: string }>((resolve) =>
-      execFile(process.execPath, [BIN, ...example.args], { cwd: root, env, maxBuffer: 16 * 1024 * 1024 }, (_error, stdout, stderr) =>
-        resolve({ stdout, stderr }),
-      ),
-    );
+    const run = (args: string[]) =>
+      new Promise<{ stdout: string; stderr: string }>((resolve) =>
+        execFile(process.execPath, [BIN, ...args], { cwd: root, env, maxBuffer: 16 * 1024 * 1024 }, (_error, stdout, stderr) =>
+          resolve({ stdout, stderr }),
+        ),
+      );
+    if (example.before.size > 0) {
+      for (const [file, text] of example.before) await writeFile(path.join(root, file), text);
+      const first = await run(['build']);
+      expect(first.stderr, 'the build before the example').toBe('');
+      for (const [file, text] of example.files) await writeFile(path.join(root, file), text);
+    }
+    const { stdout, stderr } = await run(example.args);
     return { stdout: stdout.split(root).join(PROJECT), stderr: stderr.split(root).join(PROJECT) };
   } finally {
     await rm(root, { recursive: true, force: true });

@@ -17,7 +17,8 @@ import { validate } from '../validate/index.js';
 import { intactOutput, stagingDirOf, writeOutput, type WriteResult } from '../write/index.js';
 import { templateUrl } from '../shared/package.js';
 import { baseUrlOption, isWithin } from '../shared/locations.js';
-import { configurationCount, treeCount } from '../shared/configurations.js';
+import { configurationCount } from '../shared/configurations.js';
+import { removedConfigurations, trees } from './configurations.js';
 
 export interface BuildOptions {
   contentDir: string;
@@ -210,7 +211,7 @@ async function pipeline(options: BuildOptions, where: { outDir?: string; s3Dir?:
   });
   // upload.sh names the output folder as seen from the S3 folder: that too must be as it was.
   if (planned.s3Files.length > 0) await writeOutput(s3Dir!, planned.s3Files, { record: () => ({ inputs, outFromS3Dir }) });
-  const after = [...report!.diagnostics, ...foreignFiles(options.outDir, write.foreign)];
+  const after = [...report!.diagnostics, ...foreignFiles(options.outDir, write.foreign), ...removedConfigurations(write.removedManifests)];
   return done({ ...result, diagnostics: [...diagnostics, ...after], ok: true, write, hosts: report!.hosts });
 }
 
@@ -246,7 +247,7 @@ async function lastBuild(
     addon: record.addon,
     counts: record.counts,
     manifestUrl: record.manifestUrl,
-    write: { ...record.write, byResource, written: 0, unchanged: record.write.files, removed: 0, foreign: [] },
+    write: { ...record.write, byResource, written: 0, unchanged: record.write.files, removed: 0, foreign: [], removedManifests: [] },
     // What the tests cover is this version's knowledge, not the recording one's.
     hosts: record.hosts.map((report) => ({ ...report, tested: TESTED_ON[report.host] })),
   };
@@ -371,13 +372,6 @@ function checkLocation(flag: string, given: string, real: string, others: Record
     if (overlap(real, other)) refuse(`overlaps ${what} ${other}`);
     if (overlap(staging, other)) refuse(`has its staging folder ${staging} where ${what} ${other} is`);
   }
-}
-
-/** How many trees a configurable addon is written in, for the host report. */
-function trees(content: Content): { trees: number; configurations: number } | undefined {
-  if (content.config.length === 0) return undefined;
-  const required = content.addon.behaviorHints?.configurationRequired;
-  return { trees: treeCount(content.config, required), configurations: configurationCount(content.config) };
 }
 
 function countsOf(content: Content): Counts {

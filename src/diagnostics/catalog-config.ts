@@ -90,6 +90,13 @@ export const CONFIG_MESSAGES = {
       `drop options or values (the count is the product of each option's number of values), or raise maxConfigurations in addon.yaml above ${p.limit} if the output may grow that much`,
   },
   'invalid-config': { severity: error, message: invalidConfig, hint: invalidConfigHint },
+  'removed-configurations': {
+    severity: warning,
+    message: (p: { count: number; examples: string }) =>
+      `this build removed the folder${p.count === 1 ? '' : 's'} of ${p.count} configuration${p.count === 1 ? '' : 's'} that the last one wrote (${p.examples}): Stremio users who installed ${p.count === 1 ? 'it' : 'them'} get errors once this is published`,
+    hint: () =>
+      'a folder names every option and value: keep keys and values as they were, and add new values at the end of a select; if the change is meant, ask people to configure and install the addon again',
+  },
   'unused-config': {
     severity: warning,
     message: (p: { key: string; trees: number }) =>

@@ -88,6 +88,7 @@ export const CODES = {
   'invalid-config': 'A config option, or a behaviorHint about configuration, that cannot work as written.',
   'unknown-config': '`when` names a config key or value that addon.yaml does not declare.',
   'unused-config': 'A config option that no `when` names: its configurations are copies of each other.',
+  'removed-configurations': 'A build removed configuration folders that the last build wrote: their installed URLs stop working.',
   'output-too-large': 'The output would be far larger than the content it is built from (genres multiply catalog pages); nothing is written.',
 } as const;
 

@@ -23,6 +23,11 @@ export interface WriteResult {
    * for the first time: they are left alone, and reported by one build only.
    */
   foreign: string[];
+  /**
+   * The manifests this build removed (`quality=sd/manifest.json`): each was an address people may
+   * have installed, which no longer answers.
+   */
+  removedManifests: string[];
 }
 
 export interface WriteOptions {
@@ -84,6 +89,7 @@ export async function prepareOutput(root: string, files: readonly OutputFile[], 
     largest: { path: '', bytes: 0 },
     byResource: {},
     foreign: [],
+    removedManifests: [],
   };
   const planned = plannedPaths(files);
   const ours = (file: string) => previous.files.has(file) || planned(file);

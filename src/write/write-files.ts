@@ -4,6 +4,7 @@
 import { readFile, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { errorCode } from '../diagnostics/index.js';
+import { MANIFEST_FILE } from '../shared/paths.js';
 import type { OutputFile } from '../plan/index.js';
 import { type BatchBuilder, startFileCreator } from './create-files.js';
 import type { OutputRun } from './output-run.js';
@@ -105,6 +106,7 @@ export async function removeStaleFiles(run: OutputRun): Promise<void> {
     await rm(target, { force: true });
     await removeEmptyParents(run.root, path.dirname(target));
     run.result.removed++;
+    if (path.posix.basename(file) === MANIFEST_FILE) run.result.removedManifests.push(file);
   }
 }
 
