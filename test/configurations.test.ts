@@ -179,6 +179,24 @@ describe('a configurable addon', () => {
     expect(all.catalogs[0]!.extra.find((e) => e.name === 'genre')?.options).toEqual(['Comedy', 'Horror']);
   });
 
+  it('warns of subtitles that a configuration keeps without a stream, where the host cannot answer the player for them', async () => {
+    const dir = await contentDir({
+      'addon.yaml':
+        'id: org.example.cfg\nversion: 1.0.0\nname: Cfg\nconfig: [ { key: quality, type: select, options: [sd, hd] } ]\ncatalogs: [ { id: films, type: movie, name: Films } ]\n',
+      'a.yaml': [
+        '- id: "m:1"',
+        '  type: movie',
+        '  name: One',
+        '  streams: [ { url: https://example.org/hd.mp4, when: { quality: hd } } ]',
+        '  subtitles: [ { lang: eng, url: https://example.org/en.vtt } ]',
+        '',
+      ].join('\n'),
+    });
+    const pages = await build({ contentDir: dir, hosts: ['github-pages'] });
+    expect(pages.diagnostics.map((d) => [d.code, d.line, d.path])).toEqual([['subtitles-need-rewrites', 5, 'subtitles']]);
+    expect((await build({ contentDir: dir, hosts: ['cloudflare'] })).diagnostics).toEqual([]);
+  });
+
   it('names each configuration readably, the same in every build, safely on every host and file system', () => {
     const options: ConfigOption[] = [
       { key: 'quality', type: 'select', title: 'Quality', options: ['4K HDR', 'HD', 'hd', 'Français', '日本語', '720'], default: 'HD' },

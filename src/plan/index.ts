@@ -74,6 +74,9 @@ export function plan(content: Content, options: PlanOptions = {}): Plan {
   if (whole.tooLarge) return { files: [], s3Files: [], manifest: whole.manifest, diagnostics: [whole.tooLarge] };
 
   let manifest = whole.manifest;
+  // Subtitles that only the subtitles resource carries: in the content, or in a configuration
+  // that keeps an item's subtitles and none of its streams.
+  let subtitlesAlone = subtitlesWithoutStreams(content, hosts);
   const pages: { prefix: string; manifest: Manifest; current?: Configuration }[] = [{ prefix: '', manifest }];
   if (configured) {
     const hints = (requiredHere: boolean) => ({ ...content.addon.behaviorHints, configurable: true, configurationRequired: requiredHere });
@@ -88,7 +91,9 @@ export function plan(content: Content, options: PlanOptions = {}): Plan {
     for (const configuration of configurations(content.config)) {
       const prefix = `${configuration.segment}/`;
       const treeBase = content.baseUrl === undefined ? undefined : content.baseUrl + prefix;
-      const tree = planTree(files, prefix, configuredContent(content, configuration, treeBase), options, {
+      const configurationContent = configuredContent(content, configuration, treeBase);
+      if (subtitlesAlone.length === 0) subtitlesAlone = subtitlesWithoutStreams(configurationContent, hosts);
+      const tree = planTree(files, prefix, configurationContent, options, {
         notFound,
         manifest: (own) => ({ ...own, behaviorHints: hints(false) }),
       });
@@ -107,7 +112,7 @@ export function plan(content: Content, options: PlanOptions = {}): Plan {
   }
   const s3Files = addHostFiles(files, content, hosts, options.outFromS3Dir);
 
-  const diagnostics = [...conflicts(files), ...subtitlesWithoutStreams(content, hosts)];
+  const diagnostics = [...conflicts(files), ...subtitlesAlone];
   const tooLargeManifest = manifestTooLarge(Buffer.byteLength(JSON.stringify(manifest)));
   if (tooLargeManifest) diagnostics.push(tooLargeManifest);
   return { files, s3Files, manifest, diagnostics };
