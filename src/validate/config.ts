@@ -104,21 +104,27 @@ export function warnUnusedOptions(options: readonly ConfigOption[], used: Readon
 
 /** Where `when` may be written in an item: on it, its streams and subtitles, and those of its videos. */
 export function whensOf(item: ContentItem): { path: Path; when: When }[] {
+  type Holder = { when?: When; streams?: Holder[]; subtitles?: Holder[]; trailerStreams?: Holder[]; videos?: Holder[] };
   const found: { path: Path; when: When }[] = [];
-  const add = (path: Path, holder: { when?: When } | undefined) => {
-    if (holder?.when !== undefined) found.push({ path: [...path, 'when'], when: holder.when });
-  };
-  type Holder = { when?: When; streams?: Holder[]; subtitles?: Holder[]; trailerStreams?: Holder[] };
-  const walk = (path: Path, holder: Holder) => {
-    add(path, holder);
-    for (const field of ['streams', 'subtitles', 'trailerStreams'] as const) {
-      holder[field]?.forEach((child, index) => walk([...path, field, index], child));
+  // One path, pushed and popped: every item is walked, and few have a `when` to copy it for.
+  const path: Path = [];
+  const walk = (holder: Holder) => {
+    if (holder.when !== undefined) found.push({ path: [...path, 'when'], when: holder.when });
+    for (const field of HOLDER_FIELDS) {
+      const children = holder[field];
+      if (!children) continue;
+      for (let index = 0; index < children.length; index++) {
+        path.push(field, index);
+        walk(children[index]!);
+        path.length -= 2;
+      }
     }
   };
-  walk([], item);
-  item.videos?.forEach((video, index) => walk(['videos', index], video));
+  walk(item);
   return found;
 }
+
+const HOLDER_FIELDS = ['streams', 'subtitles', 'trailerStreams', 'videos'] as const;
 
 /**
  * Checks a `when` against the options: every key one of theirs, every value one of its option's.
