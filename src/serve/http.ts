@@ -20,8 +20,6 @@ export interface Tree {
   rules: HeaderRule[];
   /** Whether the host it answers as rewrites subtitles requests with extras (see RouteOptions). */
   rewrites: boolean;
-  /** A configurable addon's tree: rewrites apply in each configuration's folder too. */
-  configured: boolean;
 }
 
 /**
@@ -84,7 +82,12 @@ async function handle(req: IncomingMessage, res: ServerResponse, tree: Tree | un
     if (method === 'OPTIONS') return preflight(res);
     return sendJson(res, 503, { error: 'the content has errors and nothing was built yet; fix them and save' });
   }
-  const decision = route(method, req.url ?? '/', { basePath, rewrites: tree.rewrites, configured: tree.configured });
+  const decision = route(method, req.url ?? '/', {
+    basePath,
+    rewrites: tree.rewrites,
+    // A configurable addon's root manifest declares its options (plan/index.ts), whatever hosts it was built for.
+    configured: tree.manifest.config !== undefined,
+  });
   switch (decision.kind) {
     case 'preflight':
       return preflight(res);

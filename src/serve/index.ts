@@ -110,10 +110,7 @@ export async function startServer(options: ServeOptions): Promise<AddonServer> {
       });
       const headersFile = await readInside(root, '_headers');
       state.headerSource = headersFile === undefined ? 'none' : '_headers';
-      const manifest = await readManifest(root, options.dir);
-      // A configurable addon's root manifest declares its options (plan/index.ts), whatever hosts it was built for.
-      const rules = parseHeadersFile(headersFile ?? '');
-      state.tree = { root, manifest, rules, rewrites, configured: manifest.config !== undefined };
+      state.tree = { root, manifest: await readManifest(root, options.dir), rules: parseHeadersFile(headersFile ?? ''), rewrites };
     } else {
       builds = await startBuilds(options.contentDir!, baseUrl, options, state);
     }

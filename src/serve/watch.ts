@@ -70,7 +70,6 @@ export async function startBuilds(contentDir: string, baseUrl: string, options: 
         manifest: await readManifest(slots[slot], 'the build'),
         rules: headerRules(result.content!),
         rewrites: hasRewrites(options.like ?? 'github-pages'),
-        configured: result.content!.config.length > 0,
       };
       state.headerSource = 'content';
       served = slot;
