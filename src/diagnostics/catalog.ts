@@ -6,6 +6,7 @@ import { CONFIG_MESSAGES } from './catalog-config.js';
 import { LOAD_MESSAGES } from './catalog-load.js';
 import { PLAN_MESSAGES } from './catalog-plan.js';
 import { SCHEMA_MESSAGES } from './catalog-schema.js';
+import { SEARCH_MESSAGES } from './catalog-search.js';
 import { VALIDATE_MESSAGES } from './catalog-validate.js';
 
 /**
@@ -19,7 +20,14 @@ export interface CatalogEntry {
   hint?(params: unknown): string | undefined;
 }
 
-export const CATALOG = { ...LOAD_MESSAGES, ...SCHEMA_MESSAGES, ...VALIDATE_MESSAGES, ...CONFIG_MESSAGES, ...PLAN_MESSAGES } satisfies {
+export const CATALOG = {
+  ...LOAD_MESSAGES,
+  ...SCHEMA_MESSAGES,
+  ...VALIDATE_MESSAGES,
+  ...CONFIG_MESSAGES,
+  ...SEARCH_MESSAGES,
+  ...PLAN_MESSAGES,
+} satisfies {
   [C in DiagnosticCode]?: CatalogEntry;
 };
 

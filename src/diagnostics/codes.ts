@@ -89,6 +89,7 @@ export const CODES = {
   'unknown-config': '`when` names a config key or value that addon.yaml does not declare.',
   'unused-config': 'A config option that no `when` names: its configurations are copies of each other.',
   'removed-configurations': 'A build removed configuration folders that the last build wrote: their installed URLs stop working.',
+  'catalog-placement': 'A catalog whose `board`, `search` and `genres` cannot work together: it would not show where they say.',
   'output-too-large': 'The output would be far larger than the content it is built from (genres multiply catalog pages); nothing is written.',
 } as const;
 

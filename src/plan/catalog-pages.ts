@@ -1,14 +1,59 @@
-// Catalog pages: each catalog, and each genre of it, as pages of PAGE_SIZE previews.
+// Catalog pages: each catalog, each genre of it and each search query's results, as pages of
+// PAGE_SIZE previews.
 import { resourcePath, type Extra } from '../shared/paths.js';
 import type { Catalog, Item } from '../shared/content.js';
+import { fileQueries, foldText, SearchIndex } from '../shared/search.js';
+import { ALL_GENRES } from '../shared/genres.js';
 import type { OutputFile } from './output-file.js';
 import type { Envelope } from './wire.js';
 
 /** Items per catalog page; the client asks for the next page at `skip=<items so far>`. */
 export const PAGE_SIZE = 100;
 
+/** One list that a catalog's pages are written for: the whole catalog, one genre, or one search query's results. */
+export interface CatalogList {
+  /** The extra the client asks for it with; none for the whole catalog. */
+  extra?: Extra;
+  members: readonly Item[];
+  /**
+   * A search query whose spellings differ only in letter case: they list the same items, so a
+   * file system that ignores case may keep one file for both (plan/conflicts.ts).
+   */
+  caseVariant?: true;
+}
+
+/**
+ * The lists whose pages a catalog is written as, for the requests the client makes of it (README,
+ * "Where catalogs show"): on the Board and in Discover the whole catalog and each genre; off the
+ * Board, the required genre filter's options, ALL_GENRES first; for search, the results of each
+ * query a static host gets a file for; a search-only catalog has those alone.
+ */
+export function catalogLists(catalog: Catalog): CatalogList[] {
+  const lists: CatalogList[] = [];
+  if (!catalog.search?.only) {
+    const groups = membersByGenre(catalog);
+    if (catalog.board) lists.push({ members: catalog.items });
+    else lists.push({ extra: ['genre', ALL_GENRES], members: catalog.items });
+    for (const genre of catalog.genres) lists.push({ extra: ['genre', genre], members: groups.get(genre) ?? [] });
+  }
+  if (catalog.search) {
+    const index = new SearchIndex(catalog.items, (item) => item.name);
+    const queries = new Set<string>();
+    for (const item of catalog.items) fileQueries(item.name, catalog.search.queries, queries);
+    // The spellings of one query list the same items: found once, for the first of them.
+    const found = new Map<string, Item[]>();
+    for (const query of queries) {
+      const key = foldText(query);
+      let members = found.get(key);
+      if (!members) found.set(key, (members = index.results(query)));
+      lists.push({ extra: ['search', query], members, caseVariant: true });
+    }
+  }
+  return lists;
+}
+
 /** The catalog's items grouped by genre, in catalog order: one pass, however many genres. */
-export function membersByGenre(catalog: Catalog): Map<string, Item[]> {
+function membersByGenre(catalog: Catalog): Map<string, Item[]> {
   const groups = new Map<string, Item[]>();
   for (const item of catalog.items) {
     for (const genre of item.genres ?? []) {
@@ -22,13 +67,13 @@ export function membersByGenre(catalog: Catalog): Map<string, Item[]> {
 }
 
 /**
- * The pages of a catalog (or of one genre of it) with `total` items: the first page without
- * `skip`, then `skip=100`, `skip=200`, … and an empty page at `skip=<total>`, because the client
- * keeps asking until it gets an empty list. With a genre, each later page is written in both
- * extra orders: the client core puts the extra it set last first (`skip=100&genre=…`).
+ * The pages of a catalog list with `total` items: the first page without `skip`, then
+ * `skip=100`, `skip=200`, … and an empty page at `skip=<total>`, because the client keeps asking
+ * until it gets an empty list. With an extra (a genre, a query), each later page is written in
+ * both extra orders: the client core puts the extra it set last first (`skip=100&genre=…`).
  */
-export function catalogPages(total: number, genre?: Extra): { skip: number; extras: Extra[][] }[] {
-  const first = { skip: 0, extras: [genre ? [genre] : []] };
+export function catalogPages(total: number, extra?: Extra): { skip: number; extras: Extra[][] }[] {
+  const first = { skip: 0, extras: [extra ? [extra] : []] };
   const later: number[] = [];
   for (let skip = PAGE_SIZE; skip < total; skip += PAGE_SIZE) later.push(skip);
   later.push(total);
@@ -38,10 +83,10 @@ export function catalogPages(total: number, genre?: Extra): { skip: number; extr
       const skipExtra: Extra = ['skip', String(skip)];
       return {
         skip,
-        extras: genre
+        extras: extra
           ? [
-              [skipExtra, genre],
-              [genre, skipExtra],
+              [skipExtra, extra],
+              [extra, skipExtra],
             ]
           : [[skipExtra]],
       };
@@ -63,21 +108,15 @@ export interface PageRendering {
  * Adds the pages of every catalog and genre. Pushed onto the plan's list, not returned: a spread
  * of hundreds of thousands of pages would overflow the stack.
  */
-export function addCatalogPageFiles(
-  files: OutputFile[],
-  byGenre: ReadonlyMap<Catalog, ReadonlyMap<string, readonly Item[]>>,
-  rendering: PageRendering,
-): void {
+export function addCatalogPageFiles(files: OutputFile[], lists: ReadonlyMap<Catalog, readonly CatalogList[]>, rendering: PageRendering): void {
   const { envelope: catalogEnvelope, previewOf } = rendering;
   let pagesToRender = 0;
   const rendered = () => {
     if (--pagesToRender === 0) rendering.forgetPreviews();
   };
-  for (const [catalog, groups] of byGenre) {
-    const filters: (Extra | undefined)[] = [undefined, ...catalog.genres.map((g): Extra => ['genre', g])];
-    for (const genre of filters) {
-      const members = genre ? (groups.get(genre[1]) ?? []) : catalog.items;
-      for (const { skip, extras: orders } of catalogPages(members.length, genre)) {
+  for (const [catalog, ofCatalog] of lists) {
+    for (const { extra, members, caseVariant } of ofCatalog) {
+      for (const { skip, extras: orders } of catalogPages(members.length, extra)) {
         const listed = members.slice(skip, skip + PAGE_SIZE);
         // The page's files in both extra orders hold the same text: rendered for the first of
         // them, and the same string handed to the other (write then encodes and hashes it once).
@@ -95,7 +134,8 @@ export function addCatalogPageFiles(
         };
         const inputs = rendering.fingerprintOf?.(listed);
         for (const extras of orders) {
-          files.push({ path: resourcePath('catalog', catalog.type, catalog.id, extras), resource: 'catalog', body, inputs });
+          const path = resourcePath('catalog', catalog.type, catalog.id, extras);
+          files.push({ path, resource: 'catalog', body, inputs, ...(caseVariant && { caseVariant }) });
         }
         pagesToRender++;
       }

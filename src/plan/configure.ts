@@ -30,6 +30,12 @@ export function configuredContent(content: Content, configuration: Configuration
   return { ...content, ...declared, baseUrl, catalogs, items: kept, externalTitles, configuration };
 }
 
+/** The content of a configuration's tree, at `{segment}/` below the root: its URLs lead there. */
+export function configurationTree(content: Content, configuration: Configuration): Content {
+  const base = content.baseUrl === undefined ? undefined : `${content.baseUrl}${configuration.segment}/`;
+  return configuredContent(content, configuration, base);
+}
+
 function configuredItem(item: Item, values: ConfigValues): Item {
   const owner = configuredOwner(item, values);
   if (!item.videos) return owner;

@@ -47,6 +47,8 @@ export function conflicts(files: readonly OutputFile[]): Diagnostic[] {
       });
       continue;
     }
+    // A search query as written and in lower case: the same results, whichever file is kept.
+    if (file.caseVariant && earlier.caseVariant) continue;
     // One report per pair of items, not one per file they both have (meta, streams, subtitles).
     if (file.origin && earlier.origin) {
       const pairs = reportedPairs.get(file.origin) ?? new Set();

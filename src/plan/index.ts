@@ -16,10 +16,10 @@ import {
 } from '../hosts/index.js';
 import { MANIFEST_FILE } from '../shared/paths.js';
 import { configurations, defaultConfiguration, treeCount, type ConfigOption, type Configuration } from '../shared/configurations.js';
-import { configuredContent } from './configure.js';
+import { configuredContent, configurationTree } from './configure.js';
 import type { Manifest, ResourceName } from '../validate/schema.js';
 import type { Content, Item } from '../shared/content.js';
-import { addCatalogPageFiles, membersByGenre, type PageRendering } from './catalog-pages.js';
+import { addCatalogPageFiles, catalogLists, type PageRendering } from './catalog-pages.js';
 import { conflicts } from './conflicts.js';
 import { inputFingerprints } from './fingerprints.js';
 import { addItemFiles, type ItemRendering } from './item-files.js';
@@ -34,6 +34,7 @@ import { HOST_FILES } from '../hosts/index.js';
 export { catalogPages, PAGE_SIZE } from './catalog-pages.js';
 export { sha1, textFingerprint } from './fingerprints.js';
 export { MANIFEST_LIMIT_BYTES } from './manifest.js';
+export { searchAnswers, type SearchRequest } from './search-answers.js';
 export type { OutputFile } from './output-file.js';
 
 export interface PlanOptions {
@@ -90,8 +91,7 @@ export function plan(content: Content, options: PlanOptions = {}): Plan {
     pages[0] = { prefix: '', manifest };
     for (const configuration of configurations(content.config)) {
       const prefix = `${configuration.segment}/`;
-      const treeBase = content.baseUrl === undefined ? undefined : content.baseUrl + prefix;
-      const configurationContent = configuredContent(content, configuration, treeBase);
+      const configurationContent = configurationTree(content, configuration);
       if (subtitlesAlone.length === 0) subtitlesAlone = subtitlesWithoutStreams(configurationContent, hosts);
       const tree = planTree(files, prefix, configurationContent, options, {
         notFound,
@@ -205,7 +205,7 @@ function planTree(
   // Measured before anything is laid out: hostile content can ask for millions of pages, and
   // the list of them would fill memory before a limit on it was checked. The previews it
   // renders to measure pages are the ones the pages are rendered from.
-  const byGenre = new Map(content.catalogs.map((catalog) => [catalog, membersByGenre(catalog)]));
+  const lists = new Map(content.catalogs.map((catalog) => [catalog, catalogLists(catalog)]));
   if (tree.measure) {
     const previewBytes = new Map<Item, number>();
     const previewSize = (item: Item) => {
@@ -214,14 +214,14 @@ function planTree(
       return bytes;
     };
     const manifestBytes = Buffer.byteLength(manifestBody);
-    const layout: Layout = { content, byGenre, previewSize, catalogEnvelope, envelopes: rendering.envelopes, manifestBytes, ...tree.measure };
+    const layout: Layout = { content, lists, previewSize, catalogEnvelope, envelopes: rendering.envelopes, manifestBytes, ...tree.measure };
     const tooLarge = outputTooLarge(layout);
     if (tooLarge) return { manifest, tooLarge };
     if (tree.measureOnly) return { manifest };
   }
 
   const pages: PageRendering = { envelope: catalogEnvelope, previewOf, forgetPreviews: () => previews.clear(), fingerprintOf: fingerprints?.page };
-  addCatalogPageFiles(own, byGenre, pages);
+  addCatalogPageFiles(own, lists, pages);
   addItemFiles(own, content, manifest, rendering, fingerprints?.item);
   return done();
 }

@@ -3,6 +3,7 @@ import { problem, type Diagnostic } from '../diagnostics/index.js';
 import type { ExtraProp, Manifest, ManifestCatalog, ManifestResource } from '../validate/schema.js';
 import type { Catalog, Content } from '../shared/content.js';
 import { offeredResources } from '../shared/resources.js';
+import { ALL_GENRES } from '../shared/genres.js';
 
 /** The official SDK refuses larger manifests. */
 export const MANIFEST_LIMIT_BYTES = 8 * 1024;
@@ -38,9 +39,19 @@ export function buildManifest(content: Content): Manifest {
   return compact(manifest);
 }
 
+/**
+ * A catalog's extras place it (README, "Where catalogs show"): the Board loads catalogs without a
+ * required extra; Discover lists those whose required extras all have options, opening on the
+ * first; search asks those whose only required extra, if any, is `search`.
+ */
 function manifestCatalog(catalog: Catalog): ManifestCatalog {
   const extra: ExtraProp[] = [];
-  if (catalog.genres.length > 0) extra.push({ name: 'genre', isRequired: false, options: catalog.genres });
+  if (catalog.search?.only) extra.push({ name: 'search', isRequired: true });
+  else {
+    if (!catalog.board) extra.push({ name: 'genre', isRequired: true, options: [ALL_GENRES, ...catalog.genres] });
+    else if (catalog.genres.length > 0) extra.push({ name: 'genre', isRequired: false, options: catalog.genres });
+    if (catalog.search) extra.push({ name: 'search', isRequired: false });
+  }
   // Paging happens only when the catalog declares `skip`.
   extra.push({ name: 'skip', isRequired: false });
   return { type: catalog.type, id: catalog.id, name: catalog.name, extra };

@@ -20,4 +20,9 @@ export interface OutputFile {
    * recorded for this path last time, it keeps the file without rendering it again.
    */
   inputs?: string;
+  /**
+   * A search page: another one at a path that differs only in letter case holds the same text (a
+   * query as written and in lower case), so a file system that ignores case may keep either.
+   */
+  caseVariant?: true;
 }

@@ -3,14 +3,15 @@
 import { problem, type Diagnostic, type LargestSource, type Location } from '../diagnostics/index.js';
 import { outputLimit } from '../shared/output-limit.js';
 import { streamOwners, type Catalog, type Content, type Item, type StreamOwner, type Subtitle } from '../shared/content.js';
-import { PAGE_SIZE } from './catalog-pages.js';
+import { PAGE_SIZE, type CatalogList } from './catalog-pages.js';
 import type { ItemRendering } from './item-files.js';
 import type { Envelope } from './wire.js';
 
 /** What the size of a plan is worked out from, before its files are laid out. */
 export interface Layout {
   content: Content;
-  byGenre: ReadonlyMap<Catalog, ReadonlyMap<string, readonly Item[]>>;
+  /** The lists each catalog's pages are written for (catalogLists). */
+  lists: ReadonlyMap<Catalog, readonly CatalogList[]>;
   /** The bytes of an item's preview, rendered once for the pages too. */
   previewSize: (item: Item) => number;
   catalogEnvelope: Envelope;
@@ -30,15 +31,15 @@ interface Size {
   bytes: number;
 }
 
-/** One list of a catalog's pages: the whole catalog, or one genre of it. */
+/** One list of a catalog's pages: the whole catalog, a genre, a search query. */
 interface Filter {
   members: readonly Item[];
-  /** Files per later page: a genre's later pages are written in both orders of extras. */
+  /** Files per later page: a genre's or a query's later pages are written in both orders of extras. */
   orders: number;
 }
 
-function filtersOf(catalog: Catalog, groups: ReadonlyMap<string, readonly Item[]>): Filter[] {
-  return [{ members: catalog.items, orders: 1 }, ...catalog.genres.map((genre) => ({ members: groups.get(genre) ?? [], orders: 2 }))];
+function filtersOf(lists: readonly CatalogList[]): Filter[] {
+  return lists.map(({ extra, members }) => ({ members, orders: extra ? 2 : 1 }));
 }
 
 /** The files of a filter's pages, as catalogPages lays them out: the first, then the later in their orders. */
@@ -95,11 +96,11 @@ function subtitlesSize(subtitles: readonly Subtitle[]): number {
  * size does not grow with the content.
  */
 export function outputTooLarge(layout: Layout): Diagnostic | undefined {
-  const { content, byGenre, previewSize, catalogEnvelope, envelopes } = layout;
+  const { content, lists, previewSize, catalogEnvelope, envelopes } = layout;
   const pageBytes = catalogEnvelope.open.length + '[]'.length + catalogEnvelope.close.length;
   const size: Size = { files: 1, bytes: layout.manifestBytes };
-  for (const [catalog, groups] of byGenre) {
-    for (const filter of filtersOf(catalog, groups)) {
+  for (const ofCatalog of lists.values()) {
+    for (const filter of filtersOf(ofCatalog)) {
       const files = filterFiles(filter);
       size.files += files;
       size.bytes += files * pageBytes;
@@ -146,14 +147,14 @@ function largestSource(
   pageBytes: number,
   measure: keyof Size,
 ): { at: Partial<Location>; path: string | undefined; words: LargestSource } {
-  const { content, byGenre, previewSize, envelopes } = layout;
+  const { content, lists, previewSize, envelopes } = layout;
   // Items by their listings on catalog pages and by their own files, catalogs by their pages'
   // own bytes and files: the largest of these is where the output can be made smaller.
   const listed = new Map<Item, { bytes: number; pages: number }>();
   let catalog: { of: Catalog; size: Size } | undefined;
-  for (const [of, groups] of byGenre) {
+  for (const [of, ofCatalog] of lists) {
     const size: Size = { files: 0, bytes: 0 };
-    for (const filter of filtersOf(of, groups)) {
+    for (const filter of filtersOf(ofCatalog)) {
       const files = filterFiles(filter);
       size.files += files;
       size.bytes += files * pageBytes;

@@ -10,7 +10,8 @@ import { printable, UsageError } from '../diagnostics/index.js';
 import { headersFor, JSON_CONTENT_TYPE, type HeaderRule } from '../hosts/index.js';
 import { MANIFEST_FILE } from '../shared/paths.js';
 import { Manifest } from '../validate/schema.js';
-import { ALLOWED_METHODS, byteRange, contentType, route, type RouteError } from './route.js';
+import { ALLOWED_METHODS, byteRange, contentType, route, searchRequest, type RouteError } from './route.js';
+import type { SearchRequest } from '../plan/index.js';
 import { isWithin } from '../shared/locations.js';
 
 /** One served tree: swapped as a whole, so a request never mixes two builds. */
@@ -20,6 +21,11 @@ export interface Tree {
   rules: HeaderRule[];
   /** Whether the host it answers as rewrites subtitles requests with extras (see RouteOptions). */
   rewrites: boolean;
+  /**
+   * Answers a catalog search that no file answers, for any query, from the content it was built
+   * from (plan/search-answers.ts); absent for a tree served as it is (`--dir`).
+   */
+  search?: (request: SearchRequest) => string | undefined;
 }
 
 /**
@@ -82,12 +88,9 @@ async function handle(req: IncomingMessage, res: ServerResponse, tree: Tree | un
     if (method === 'OPTIONS') return preflight(res);
     return sendJson(res, 503, { error: 'the content has errors and nothing was built yet; fix them and save' });
   }
-  const decision = route(method, req.url ?? '/', {
-    basePath,
-    rewrites: tree.rewrites,
-    // A configurable addon's root manifest declares its options (plan/index.ts), whatever hosts it was built for.
-    configured: tree.manifest.config !== undefined,
-  });
+  // A configurable addon's root manifest declares its options (plan/index.ts), whatever hosts it was built for.
+  const configured = tree.manifest.config !== undefined;
+  const decision = route(method, req.url ?? '/', { basePath, rewrites: tree.rewrites, configured });
   switch (decision.kind) {
     case 'preflight':
       return preflight(res);
@@ -103,6 +106,9 @@ async function handle(req: IncomingMessage, res: ServerResponse, tree: Tree | un
           await opened.handle.close();
         }
       }
+      const search = tree.search && searchRequest(req.url ?? '/', basePath, configured);
+      const answer = search && tree.search!(search);
+      if (answer !== undefined) return sendSearchAnswer(req, res, answer, headersFor(tree.rules, `/${decision.paths[0]}`));
       return refuseWith(res, decision.ifMissing);
     }
   }
@@ -174,6 +180,24 @@ async function sendFile(
     req.off('close', abort);
   }
 }
+
+/**
+ * A page of search results that no file holds, with the headers the path's file would have. It
+ * says so in a header of its own: a static host answers only the queries it has files for.
+ */
+function sendSearchAnswer(req: IncomingMessage, res: ServerResponse, text: string, headers: Record<string, string>): void {
+  res.writeHead(200, {
+    ...CORS,
+    ...headers,
+    'Content-Type': JSON_CONTENT_TYPE,
+    'Content-Length': String(Buffer.byteLength(text)),
+    [SEARCH_ANSWER_HEADER]: 'computed; a static host has no file for this query',
+  });
+  res.end(req.method === 'HEAD' ? undefined : text);
+}
+
+/** Marks a search answer serve computed (sendSearchAnswer). */
+export const SEARCH_ANSWER_HEADER = 'X-Addon-Gen-Search';
 
 /** An answer on a bare connection; `bodiless` for a HEAD request. */
 interface Refusal {

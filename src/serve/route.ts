@@ -4,6 +4,7 @@ import path from 'node:path';
 import { JSON_CONTENT_TYPE, type HeaderRule } from '../hosts/index.js';
 import { resourcePath, stremioLink, webInstallLink } from '../shared/paths.js';
 import { HOST_FILES } from '../hosts/index.js';
+import type { SearchRequest } from '../plan/index.js';
 
 /** An answer that is not a file of the tree. */
 export type RouteError = { kind: 'error'; status: number; message: string };
@@ -47,16 +48,8 @@ export function route(method: string, rawUrl: string, options: RouteOptions = {}
   if (method === 'OPTIONS') return { kind: 'preflight' };
   if (method !== 'GET' && method !== 'HEAD') return error(405, `${method} is not allowed here; use ${ALLOWED_METHODS}`);
   if (Buffer.byteLength(rawUrl) > MAX_URL_BYTES) return error(414, `the request URL is over ${MAX_URL_BYTES} bytes`);
-  // The absolute form (`GET http://host/path`), which a server must accept (RFC 9112, 3.2.2): only
-  // its path counts. Cut off by hand: the URL class would resolve `..` before route() sees it.
-  const authority = /^[a-z][a-z\d+.-]*:\/\/[^/?#]*/i.exec(rawUrl)?.[0];
-  const target = authority === undefined ? rawUrl : `/${rawUrl.slice(authority.length).replace(/^\//, '')}`;
-  // The query is not part of the addon protocol; the client carries the install URL's along.
-  let rawPath = target.split('?', 1)[0]!.split('#', 1)[0]!;
-  if (!rawPath.startsWith('/')) return malformed('it must start with "/"');
-  // An addon built for `https://host/repo/` is also answered under `/repo/`, as a proxy may forward it.
-  const basePath = options.basePath ?? '/';
-  if (basePath !== '/' && rawPath.startsWith(basePath)) rawPath = rawPath.slice(basePath.length - 1);
+  const rawPath = treePath(rawUrl, options.basePath);
+  if (rawPath === undefined) return malformed('it must start with "/"');
 
   const found = staticRoute(rawPath.slice(1).split('/'));
   if (found.kind !== 'file' || !options.rewrites) return found;
@@ -67,6 +60,56 @@ export function route(method: string, rawUrl: string, options: RouteOptions = {}
   const [resource, type, id, extras, ...rest] = parts;
   if (resource !== 'subtitles' || extras === undefined || rest.length > 0) return found;
   return { ...found, paths: [(folder === undefined ? '' : `${folder}/`) + resourcePath('subtitles', type!, id!)] };
+}
+
+/**
+ * The path of a request below the tree, still percent-encoded (`/catalog/movie/top.json`);
+ * undefined when it does not start with `/`.
+ */
+function treePath(rawUrl: string, basePath = '/'): string | undefined {
+  // The absolute form (`GET http://host/path`), which a server must accept (RFC 9112, 3.2.2): only
+  // its path counts. Cut off by hand: the URL class would resolve `..` before route() sees it.
+  const authority = /^[a-z][a-z\d+.-]*:\/\/[^/?#]*/i.exec(rawUrl)?.[0];
+  const target = authority === undefined ? rawUrl : `/${rawUrl.slice(authority.length).replace(/^\//, '')}`;
+  // The query is not part of the addon protocol; the client carries the install URL's along.
+  const rawPath = target.split('?', 1)[0]!.split('#', 1)[0]!;
+  if (!rawPath.startsWith('/')) return undefined;
+  // An addon built for `https://host/repo/` is also answered under `/repo/`, as a proxy may forward it.
+  return basePath !== '/' && rawPath.startsWith(basePath) ? rawPath.slice(basePath.length - 1) : rawPath;
+}
+
+/**
+ * The catalog search a request asks for (`catalog/{type}/{id}/skip=100&search=…json`, in a
+ * configuration's folder when `configured`), or undefined when it asks for something else. Read
+ * from the encoded path, where a `&` or `=` in the query is still `%26` or `%3D`.
+ */
+export function searchRequest(rawUrl: string, basePath = '/', configured = false): SearchRequest | undefined {
+  const raw = treePath(rawUrl, basePath)?.slice(1).split('/');
+  const folder = configured && raw?.length === 5 ? decodeName(raw.shift()!) : '';
+  if (!raw || raw.length !== 4 || folder === undefined) return undefined;
+  const [resource, rawType = '', rawId = '', rawExtras = ''] = raw;
+  const [type, id] = [decodeName(rawType), decodeName(rawId)];
+  if (resource !== 'catalog' || type === undefined || id === undefined || !rawExtras.endsWith('.json')) return undefined;
+  const extras = new Map<string, string>();
+  for (const pair of rawExtras.slice(0, -'.json'.length).split('&')) {
+    const [name, value, ...rest] = pair.split('=').map(decoded);
+    if (name === undefined || value === undefined || rest.length > 0 || extras.has(name)) return undefined;
+    extras.set(name, value);
+  }
+  const query = extras.get('search');
+  const skip = extras.get('skip') ?? '0';
+  // Search with `skip` and nothing else: the requests the client makes of a catalog's search.
+  if (query === undefined || !/^\d{1,9}$/.test(skip) || extras.size !== (extras.has('skip') ? 2 : 1)) return undefined;
+  return { folder, type, id, query, skip: Number(skip) };
+}
+
+/** A percent-decoded string, or undefined for bad percent-encoding. */
+function decoded(text: string): string | undefined {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return undefined;
+  }
 }
 
 /** A path's file in the tree (`/`, `/configure` and other folders give their index.html). */

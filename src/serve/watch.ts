@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { build, type BuildResult } from '../build/index.js';
 import { hasRewrites, headerRules } from '../hosts/index.js';
+import { searchAnswers } from '../plan/index.js';
 import { readManifest, type Tree } from './http.js';
 import type { AddonServer, ServeOptions } from './index.js';
 
@@ -69,6 +70,7 @@ export async function startBuilds(contentDir: string, baseUrl: string, options: 
         root: slots[slot],
         manifest: await readManifest(slots[slot], 'the build'),
         rules: headerRules(result.content!),
+        search: searchAnswers(result.content!),
         rewrites: hasRewrites(options.like ?? 'github-pages'),
       };
       state.headerSource = 'content';

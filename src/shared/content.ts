@@ -4,6 +4,7 @@
 import type { SourceFile } from '../load/index.js';
 import type { Locator } from '../validate/issues.js';
 import type { ConfigOption, Configuration, When } from './configurations.js';
+import type { SearchQueries } from './search.js';
 import type { AddonSettings, ContentItem, ContentStream, ContentSubtitle, ContentVideo } from '../validate/schema.js';
 
 /** A subtitle with its id (items.ts numbers those written without one). */
@@ -69,6 +70,10 @@ export interface Catalog {
   autoGenres?: true;
   /** Members in catalog order. */
   items: Item[];
+  /** false: off the Board, in Discover only, behind a required genre filter that opens on ALL_GENRES. */
+  board: boolean;
+  /** Declares the search extra: also found by search, or (`only`) a catalog for search alone. */
+  search?: { only: boolean; queries: SearchQueries };
   /** Where the catalog is declared in addon.yaml (`where(['genres'])`), for diagnostics found later. */
   where: Locator;
   when?: When;

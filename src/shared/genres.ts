@@ -2,6 +2,12 @@
 // out for the whole content, and plan again for each configuration, whose catalogs may list fewer.
 import type { Item } from './content.js';
 
+/**
+ * The first option of the required genre filter of a catalog kept off the Board: Discover opens
+ * on it, and it lists the whole catalog.
+ */
+export const ALL_GENRES = 'All';
+
 /** Numbers in numeric order (`2` before `10`), letters without regard to case or accents. */
 export const NATURAL_ORDER = new Intl.Collator('en', { numeric: true, sensitivity: 'base' });
 

@@ -32,7 +32,9 @@ export function resolveCatalogs(
     const where: Locator = Object.assign((nodePath: readonly (string | number)[], key?: string) => at(['catalogs', index, ...nodePath], key), {
       file: at.file,
     });
-    catalogs.set(key, { id: s.id, type: s.type, name: s.name, genres: [], items: [], where, ...(s.when && { when: s.when }), settings: s, index });
+    const search = s.search === false ? undefined : { only: s.search === 'only', queries: s.searchQueries ?? 'all' };
+    const catalog = { id: s.id, type: s.type, name: s.name, genres: [], items: [], board: s.board, where, settings: s, index };
+    catalogs.set(key, { ...catalog, ...(search && { search }), ...(s.when && { when: s.when }) });
   });
 
   // An item that names catalogs is in exactly those; one that names none is in every `all`

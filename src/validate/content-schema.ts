@@ -133,6 +133,15 @@ function settingsSchemas(urlOrFile: ReturnType<typeof urlOrFileSchema>, urlForm:
         .enum(['all', 'listed'])
         .default('all')
         .describe('all: every item of its type without a catalogs field, and those naming it; listed: only items naming it'),
+      board: z.boolean().default(true).describe('false: not a row on the Board, only a list in Discover, which opens on its first genre option, All'),
+      search: z
+        .union([z.boolean(), z.literal('only')])
+        .default(false)
+        .describe("true: Stremio's search finds its items too; only: a catalog for search alone, neither on the Board nor in Discover"),
+      searchQueries: z
+        .enum(['all', 'words', 'names'])
+        .optional()
+        .describe('Which queries a static host gets result files for: each word of each name, each whole name, or both (all, the default)'),
       when: when('the catalog'),
     })
     .describe('A catalog: a row on the Board and a list in Discover');

@@ -6,6 +6,7 @@ import { locate, type Loaded, type SourceFile, type SourceValue } from '../load/
 import type { Content, ExternalTitle, Item } from '../shared/content.js';
 import { contentBytes } from '../shared/output-limit.js';
 import { normalizeBaseUrl } from '../shared/paths.js';
+import { checkPlacement } from './placement.js';
 import { checkCatalogNames, checkType, indexCatalogs, resolveCatalogs, warnUncatalogued } from './catalogs.js';
 import { declaredTypesAndPrefixes } from '../shared/resources.js';
 import { externalTitle, titlesDescribedElsewhere } from './external-titles.js';
@@ -136,6 +137,7 @@ export async function validate(loaded: Loaded, options: ValidateOptions): Promis
   checkUniqueIds([...items, ...externalTitles], diagnostics);
   const inputBytes = contentBytes([loaded.addon.source, ...items.map((item) => item.source), ...externalTitles.map((title) => title.source)]);
   const catalogs = resolveCatalogs(addon.catalogs, items, inputBytes, addonAt, diagnostics, suggest);
+  checkPlacement(catalogs, addon.catalogs, diagnostics);
   warnUncatalogued(items, catalogs, catalogIndex?.typos ?? new Map(), diagnostics);
   const { catalogs: _settings, config: _config, ...settings } = addon;
   const content: Content = {
