@@ -18,6 +18,11 @@ export interface GenerateOptions {
    * `picks` catalog, kept only with extras. Nothing else changes: the seeded values are the same.
    */
   configurable?: boolean;
+  /**
+   * `search: true` on the movies and series catalogs (issue 30), with this `searchQueries`:
+   * every name's words and whole name get result files. Nothing else changes.
+   */
+  search?: 'all' | 'words' | 'names';
 }
 
 export const SIZES: Record<'small' | 'large', GenerateOptions> = {
@@ -52,6 +57,7 @@ export async function generateContent(dir: string, options: GenerateOptions): Pr
   };
   const genres = () => [...new Set([pick(GENRES), pick(GENRES)])];
   const configurable = options.configurable === true;
+  const searched = options.search ? `, search: true, searchQueries: ${options.search}` : '';
   const streams = (key: string, indent: string) =>
     [
       `${indent}streams:`,
@@ -87,10 +93,10 @@ export async function generateContent(dir: string, options: GenerateOptions): Pr
           ]
         : []),
       'catalogs:',
-      '  - { id: movies, type: movie, name: Movies, genres: auto, sort: name }',
+      `  - { id: movies, type: movie, name: Movies, genres: auto, sort: name${searched} }`,
       '  - { id: newest, type: movie, name: Newest, genres: auto, sort: -released }',
       `  - { id: picks, type: movie, name: Picks, items: listed${configurable ? ', when: { extras: true }' : ''} }`,
-      '  - { id: series, type: series, name: Series, genres: auto }',
+      `  - { id: series, type: series, name: Series, genres: auto${searched} }`,
       '  - { id: recent-series, type: series, name: Recent series, sort: -released }',
       '',
     ].join('\n'),

@@ -1,4 +1,4 @@
-// `npm run bench [-- --size small|large] [--no-scanners] [--configurations small|large|none]`:
+// `npm run bench [-- --size small|large] [--no-scanners] [--configurations small|large|none] [--search small|large|none]`:
 // first the scanners of content text on floods of the tokens they look for (scanners.ts), then
 // generates synthetic content and measures in one run four full builds and four disk floors (plain
 // writes of the same files) in turn, a no-change rebuild, a one-item change and validate, each as
@@ -12,6 +12,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { measureConfigurations, printConfigurations, type ConfigurationsReport } from './configurations.js';
 import { generateContent, SIZES } from './generate.js';
+import { measureSearch, printSearch, type SearchReport } from './search.js';
 import type { ScannerRow } from './scanners.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -162,6 +163,11 @@ async function main() {
   if (configurationsSize !== 'none' && !SIZES[configurationsSize as keyof typeof SIZES]) {
     throw new Error(`--configurations must be none or one of ${Object.keys(SIZES).join(', ')}`);
   }
+  const searchArg = process.argv.indexOf('--search');
+  const searchSize = searchArg > 0 ? process.argv[searchArg + 1]! : 'small';
+  if (searchSize !== 'none' && !SIZES[searchSize as keyof typeof SIZES]) {
+    throw new Error(`--search must be none or one of ${Object.keys(SIZES).join(', ')}`);
+  }
   // `--no-scanners`: only the builds (the scanners take about five minutes).
   const scannerRows = process.argv.includes('--no-scanners') ? [] : scanners();
   await rm(WORK, { recursive: true, force: true });
@@ -281,6 +287,12 @@ async function main() {
     printConfigurations(configurations);
   }
 
+  let search: SearchReport | undefined;
+  if (searchSize !== 'none') {
+    search = await measureSearch(WORK, searchSize as keyof typeof SIZES, (dir, dest, step) => build(dir, dest, step));
+    printSearch(search);
+  }
+
   const results = path.join(ROOT, 'bench', 'results');
   await mkdir(results, { recursive: true });
   const report = {
@@ -293,6 +305,7 @@ async function main() {
     noChangeTouched: touched,
     scanners: scannerRows,
     configurations,
+    search,
   };
   await writeFile(path.join(results, 'latest.json'), `${JSON.stringify(report, null, 2)}\n`);
   await rm(WORK, { recursive: true, force: true });

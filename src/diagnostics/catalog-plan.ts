@@ -16,7 +16,7 @@ export interface Size {
 
 /** What contributes most of an output that is too large, as output-too-large names it. */
 export type LargestSource =
-  | { kind: 'catalog'; size: Size; genres: number }
+  | { kind: 'catalog'; size: Size; genres: number; queries: number }
   | { kind: 'listed'; pages: number; bytes: number; preview: number; genres: number; links: boolean }
   | { kind: 'own'; size: Size }
   | { kind: 'manifest' };
@@ -39,7 +39,7 @@ function outputTooLarge(p: OutputTooLarge): string {
 function share(s: LargestSource): string {
   switch (s.kind) {
     case 'catalog':
-      return `this catalog has ${count(s.size.files)} pages (${byteSize(s.size.bytes)} without the items they list), for its ${count(s.genres)} genres`;
+      return `this catalog has ${count(s.size.files)} pages (${byteSize(s.size.bytes)} without the items they list), for its ${count(s.genres)} genres${s.queries > 0 ? ` and ${count(s.queries)} search queries` : ''}`;
     case 'listed':
       return `this item is listed on ${count(s.pages)} catalog pages, ${byteSize(s.bytes)} in all, each listing ${byteSize(s.preview)} with its ${count(s.genres)} genres${s.links ? ' and their links' : ''}`;
     case 'own':
@@ -55,6 +55,9 @@ function outputTooLargeHint(p: OutputTooLarge): string {
   const s = p.source;
   switch (s.kind) {
     case 'catalog':
+      if (s.queries > s.genres) {
+        return 'write fewer search files: searchQueries: words leaves out the whole names, names the single words (each query adds at least three pages)';
+      }
       return s.genres > 0
         ? 'offer fewer genres in this catalog: each genre adds at least three pages (its first page, and the empty page that ends it in both orders of extras); with `genres: auto`, its items bring them'
         : 'use fewer catalogs, or make this one smaller';

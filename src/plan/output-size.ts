@@ -181,7 +181,7 @@ function largestSource(
       at: of.where(genres > 0 ? ['genres'] : ['id']),
       // Its place among the settings: two catalogs of one type and id are an error, so none is left out.
       path: `catalogs[${content.catalogs.indexOf(of)}].${genres > 0 ? 'genres' : 'id'}`,
-      words: { kind: 'catalog', size, genres },
+      words: { kind: 'catalog', size, genres, queries: lists.get(of)!.filter((list) => list.extra?.[0] === 'search').length },
     };
   }
   if (!item) return { at: {}, path: undefined, words: { kind: 'manifest' } };
