@@ -35,8 +35,15 @@ export interface ExampleCatalog {
   id: string;
   /** Member ids (in file order; the catalog's `sort` is applied by the client test itself). */
   members: string[];
-  /** Genre -> number of members with it. */
+  /**
+   * Genre -> number of members with it. Off the Board (`board: false`), `All` first: the required
+   * filter's first option, which lists every member.
+   */
   genres: Map<string, number>;
+  /** Whether the client asks for it without extras: on the Board (neither `board: false` nor `search: only`). */
+  plain: boolean;
+  /** With `search`: each query that gets files (README, "Search") -> the number of its results. */
+  queries: Map<string, number>;
 }
 
 export interface Example {
@@ -104,15 +111,39 @@ export async function readExample(dir = EXAMPLE_DIR): Promise<Example> {
   const catalogs: ExampleCatalog[] = addon.catalogs.map((catalog: any) => {
     const members = raw.filter((i) => i.type === catalog.type && (i.catalogs ? i.catalogs.includes(catalog.id) : catalog.items !== 'listed'));
     const names: string[] = catalog.genres === 'auto' ? [...new Set(members.flatMap((i) => i.genres ?? []))] : (catalog.genres ?? []);
+    const genres = new Map<string, number>(names.map((g) => [g, members.filter((m) => m.genres?.includes(g)).length]));
+    const offBoard = catalog.board === false;
     return {
       type: catalog.type,
       id: catalog.id,
       members: members.map((m) => m.id),
-      genres: new Map(names.map((g) => [g, members.filter((m) => m.genres?.includes(g)).length])),
+      genres: offBoard ? new Map([['All', members.length], ...genres]) : catalog.search === 'only' ? new Map() : genres,
+      plain: !offBoard && catalog.search !== 'only',
+      queries: catalog.search ? searchQueries(members.map((m) => m.name as string)) : new Map(),
     };
   });
 
   return { items, catalogs, localFiles: [...localFiles] };
+}
+
+/**
+ * The queries that get search files, by README's rules, with their number of results: each word
+ * and each whole name (unless it has `/`, `\\`, `?`, `#`, `%`), as written, in lower case, and
+ * both without accents; a name answers when its words, folded alike, hold every word of the query.
+ */
+function searchQueries(names: string[]): Map<string, number> {
+  const words = (text: string) => text.match(/[\p{L}\p{N}\p{M}]+/gu) ?? [];
+  const bare = (text: string) => text.normalize('NFD').replace(/\p{M}/gu, '').normalize('NFC');
+  const fold = (text: string) => words(bare(text).toLowerCase());
+  const queries = new Set<string>();
+  for (const name of names) {
+    const whole = /[/\\?#%]/.test(name) ? [] : [name.trim()];
+    for (const query of [...words(name), ...whole]) {
+      for (const spelling of [query, query.toLowerCase(), bare(query), bare(query.toLowerCase())]) queries.add(spelling);
+    }
+  }
+  const folded = names.map((name) => new Set(fold(name)));
+  return new Map([...queries].map((q) => [q, folded.filter((nameWords) => fold(q).every((w) => nameWords.has(w))).length]));
 }
 
 /**
@@ -125,15 +156,16 @@ export function expectedFiles(example: Example): Set<string> {
   const files = new Set(['manifest.json', ...example.localFiles]);
   // The install and 404 pages, and the rule files of every host (the default, --host all).
   for (const file of ['index.html', '404.html', '_headers', '_redirects', 'vercel.json', '.nojekyll']) files.add(file);
-  const pages = (type: string, id: string, total: number, genre?: string) => {
-    const extras = (skip: number) => (genre ? [`skip=${skip}&genre=${genre}`, `genre=${genre}&skip=${skip}`] : [`skip=${skip}`]);
-    files.add(genre ? `catalog/${type}/${id}/genre=${genre}.json` : `catalog/${type}/${id}.json`);
+  const pages = (type: string, id: string, total: number, extra?: string) => {
+    const extras = (skip: number) => (extra ? [`skip=${skip}&${extra}`, `${extra}&skip=${skip}`] : [`skip=${skip}`]);
+    files.add(extra ? `catalog/${type}/${id}/${extra}.json` : `catalog/${type}/${id}.json`);
     for (let skip = 100; skip < total; skip += 100) extras(skip).forEach((e) => files.add(`catalog/${type}/${id}/${e}.json`));
     extras(total).forEach((e) => files.add(`catalog/${type}/${id}/${e}.json`));
   };
   for (const catalog of example.catalogs) {
-    pages(catalog.type, catalog.id, catalog.members.length);
-    for (const [genre, count] of catalog.genres) pages(catalog.type, catalog.id, count, genre);
+    if (catalog.plain) pages(catalog.type, catalog.id, catalog.members.length);
+    for (const [genre, count] of catalog.genres) pages(catalog.type, catalog.id, count, `genre=${genre}`);
+    for (const [query, count] of catalog.queries) pages(catalog.type, catalog.id, count, `search=${query}`);
   }
   // Subtitles for every item and video of a type that has some, and the requests hints make.
   const subtitleTypes = new Set(example.items.filter((i) => i.owners.some((o) => o.subtitles > 0)).map((i) => i.type));
