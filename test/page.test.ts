@@ -258,6 +258,16 @@ describe('the install page in headless Chromium', () => {
     expectLinksFor(await links(page), `${example.url}manifest.json`);
     expect(await page.textContent('h1')).toBe('Public Domain Cinema');
     expect(await page.locator('.catalogs li').count()).toBe(4);
+    // Where each catalog shows: the films and serials are searched, the archive is off the Board.
+    expect(await page.locator('.catalogs li .tag').allTextContents()).toEqual([
+      'movie',
+      'searchable',
+      'movie',
+      'series',
+      'searchable',
+      'movie',
+      'in Discover',
+    ]);
     // The logo loaded, from the addon's own assets.
     expect(await page.$eval('img.logo', (img) => (img as HTMLImageElement).naturalWidth)).toBeGreaterThan(0);
     expect(requests).toContain(`${example.url}assets/images/logo.png`);
