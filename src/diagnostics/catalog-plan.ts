@@ -105,7 +105,7 @@ export const PLAN_MESSAGES = {
     severity: warning,
     message: (p: { host: string; value: number; what: string; limit: number; largest?: string }) =>
       `${p.host}: ${p.value} ${p.what}, over its limit of ${p.limit}${p.largest === undefined ? '' : ` (${p.largest})`}`,
-    hint: () => 'split the addon, use fewer genres (each doubles the catalog pages), or choose another host',
+    hint: () => 'split the addon, use fewer genres (each doubles the catalog pages) or search files (searchQueries), or choose another host',
   },
   'subtitles-need-rewrites': {
     severity: warning,
