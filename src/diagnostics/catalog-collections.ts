@@ -83,7 +83,7 @@ export const COLLECTION_MESSAGES = {
     message: (p: DuplicateAddon) =>
       p.kind === 'addon'
         ? `${p.url} is listed twice in collection "${p.collection}"`
-        : `a ${p.type} addon collection with id "${p.id}" is already declared`,
+        : `an addon collection of type "${p.type}" with id "${p.id}" is already declared`,
     hint: (p: DuplicateAddon) =>
       p.kind === 'addon'
         ? 'list each addon once: Stremio would show it twice'

@@ -171,8 +171,8 @@ function unreadableProblem(params: Parameters<typeof problem<'addon-unreadable'>
 }
 
 /**
- * What a collection publishes of another addon: the client's ManifestPreview, and nothing else of
- * a third party's manifest. A logo or background that is not an absolute URL is left out, as the
+ * What a collection publishes of another addon: the client's ManifestPreview with `resources`
+ * (see ManifestPreview in validate/protocol-schema.ts), and nothing else of a third party's manifest. A logo or background that is not an absolute URL is left out, as the
  * client leaves it out; the behaviorHints only as the booleans it reads.
  */
 function preview(manifest: ListedManifest): ManifestPreview {
@@ -195,6 +195,11 @@ function preview(manifest: ListedManifest): ManifestPreview {
     ...(logo !== undefined && { logo }),
     ...(background !== undefined && { background }),
     types: manifest.types,
+    resources: manifest.resources.map((r) =>
+      typeof r === 'string'
+        ? r
+        : { name: r.name, ...(r.types != null && { types: r.types }), ...(r.idPrefixes != null && { idPrefixes: r.idPrefixes }) },
+    ),
     ...(behaviorHints && Object.keys(behaviorHints).length > 0 && { behaviorHints }),
   };
 }

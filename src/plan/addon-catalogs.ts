@@ -17,7 +17,7 @@ export function addAddonCatalogFiles(files: OutputFile[], collections: readonly 
   }
 }
 
-/** `{transportUrl, manifest}` in a fixed key order: the client's DescriptorPreview. */
+/** `{transportUrl, manifest}` in a fixed key order: the client's descriptor of an addon it may install. */
 function descriptor(addon: ListedAddon): { transportUrl: string; manifest: ManifestPreview }[] {
   const manifest = addon.manifest;
   if (!manifest) return [];
@@ -32,6 +32,7 @@ function descriptor(addon: ListedAddon): { transportUrl: string; manifest: Manif
         logo: manifest.logo,
         background: manifest.background,
         types: manifest.types,
+        resources: manifest.resources,
         behaviorHints: manifest.behaviorHints,
       },
     },

@@ -76,7 +76,18 @@ export const Manifest = z.strictObject({
   config: z.array(ManifestConfig).optional(),
 });
 
-/** The part of a listed addon's manifest that an addon collection publishes (the client's ManifestPreview). */
+/** A resource of another addon's manifest: its types and prefixes may be left out. */
+const ListedResource = z.union([
+  z.string(),
+  z.strictObject({ name: z.string(), types: z.array(z.string()).optional(), idPrefixes: z.array(z.string()).optional() }),
+]);
+
+/**
+ * The part of a listed addon's manifest that an addon collection publishes: stremio-core's
+ * ManifestPreview, and `resources`, which the client core of @stremio/stremio-core-web 0.62
+ * requires as well (it reads each entry as a whole Manifest, whose `catalogs` default to none,
+ * and skips an entry without `resources`).
+ */
 export const ManifestPreview = z.strictObject({
   id: z.string().min(1),
   version: semver,
@@ -85,6 +96,7 @@ export const ManifestPreview = z.strictObject({
   logo: absoluteUrl.optional(),
   background: absoluteUrl.optional(),
   types: z.array(z.string()),
+  resources: z.array(ListedResource),
   behaviorHints: ManifestBehaviorHints.optional(),
 });
 export const AddonDescriptorPreview = z.strictObject({ transportUrl: absoluteUrl, manifest: ManifestPreview });
