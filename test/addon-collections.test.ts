@@ -17,6 +17,7 @@ import { readAddonManifests } from '../src/load/addon-manifests.js';
 import { startServer } from '../src/serve/index.js';
 import type { AddonCatalog } from '../src/shared/content.js';
 import { envelopeProblems } from './support/envelope.js';
+import { EXAMPLE_DIR } from './support/example.js';
 import { contentDir, readTree, tempDir } from './support/content.js';
 import { startNginx } from './support/nginx.js';
 import { BROWSER_ORIGIN, startCore, type Core, type Json } from './support/stremio-core.js';
@@ -318,6 +319,22 @@ describe('the Addons screen of the real client core', () => {
       await listing.close();
     }
   }, 180_000);
+
+  it("the bundled example's collection, built offline from its manifest files", async () => {
+    const server = await startServer({ contentDir: EXAMPLE_DIR, port: 0 });
+    const core = await startCore({ origin: BROWSER_ORIGIN, quietMs: 15 });
+    try {
+      await core.installAddon(server.manifestUrl);
+      const companions = await remoteAddons(core, server.manifestUrl, 'all', 'companions');
+      expect(listed(companions)).toEqual([
+        ['https://v3-cinemeta.strem.io/manifest.json', 'Cinemeta'],
+        ['https://opensubtitles-v3.strem.io/manifest.json', 'OpenSubtitles v3'],
+      ]);
+    } finally {
+      await core.stop();
+      await server.close();
+    }
+  }, 60_000);
 
   it('served by addon-gen serve, with the JSON type and the cache headers', async () => {
     const listing = await startListing(LISTED_ROUTES());
