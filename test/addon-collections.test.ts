@@ -485,6 +485,15 @@ describe('misuses', () => {
     ]);
   });
 
+  it('a manifest whose published part is over 8 KiB: invalid-addon-manifest, so that a line of YAML cannot publish much more', async () => {
+    const long = JSON.stringify({ id: 'x.y', version: '1.0.0', name: 'X', description: 'x'.repeat(9000), types: ['movie'], resources: ['stream'] });
+    const result = await buildBroken(['- { url: "https://example.org/long/manifest.json", manifest: long.json }'], { 'long.json': long });
+    expect(located(result)).toEqual([['invalid-addon-manifest', 9, 68, 'addonCatalogs[0].addons[1].manifest']]);
+    expect(result.diagnostics[0]!.message).toMatch(
+      /^what a collection publishes of https:\/\/example\.org\/long\/manifest\.json .* is 9\d{3} bytes, over the 8192/,
+    );
+  });
+
   it('a server that does not answer in time (the timeout made short here)', async () => {
     const listing = await startListing({ '/slow/manifest.json': { hang: true } });
     try {

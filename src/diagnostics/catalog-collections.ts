@@ -17,7 +17,8 @@ export type AddonUnreadable =
 export type InvalidAddonManifest =
   | { kind: 'field'; url: string; field: string; problem: string; file?: string }
   | { kind: 'not-manifest-url'; url: string }
-  | { kind: 'insecure'; url: string };
+  | { kind: 'insecure'; url: string }
+  | { kind: 'preview-too-large'; url: string; bytes: number; limit: number };
 
 /** duplicate-addon: an addon listed twice in a collection, or two collections of one type and id. */
 export type DuplicateAddon = { kind: 'addon'; url: string; collection: string } | { kind: 'collection'; type: string; id: string };
@@ -65,6 +66,8 @@ export const COLLECTION_MESSAGES = {
           return `"${p.url}" is not an addon's manifest URL: Stremio installs addons from http(s) URLs that end in /manifest.json`;
         case 'insecure':
           return `"${p.url}" is plain http:// on another machine: Stremio installs remote addons only over https://`;
+        case 'preview-too-large':
+          return `what a collection publishes of ${p.url} (its name, description, logo, types, resources, …) is ${p.bytes} bytes, over the ${p.limit} an entry may take`;
       }
     },
     hint: (p: InvalidAddonManifest) => {
@@ -75,6 +78,8 @@ export const COLLECTION_MESSAGES = {
           return 'copy the install URL of the addon (https://…/manifest.json); a stremio:// link is the same URL with https://';
         case 'insecure':
           return 'use the https:// URL of the addon (plain http:// works only from 127.0.0.1 or localhost)';
+        case 'preview-too-large':
+          return 'a manifest is a few KB; for a copy read with manifest:, shorten its description';
       }
     },
   },

@@ -163,8 +163,19 @@ function checked(url: string, text: string, file?: string): Outcome {
     const params = { kind: 'field', url, field, problem: found, ...(file !== undefined && { file }) } as const;
     return { problem: (entry) => problem('invalid-addon-manifest', params, at(entry, file !== undefined)) };
   }
-  return { manifest: preview(parsed.data) };
+  const published = preview(parsed.data);
+  // Bounded, as the official SDK bounds a whole manifest: an addon.yaml line that lists an addon
+  // in one more collection must not be able to publish much more than the line itself.
+  const bytes = Buffer.byteLength(JSON.stringify(published));
+  if (bytes > PREVIEW_LIMIT_BYTES) {
+    const params = { kind: 'preview-too-large', url, bytes, limit: PREVIEW_LIMIT_BYTES } as const;
+    return { problem: (entry) => problem('invalid-addon-manifest', params, at(entry, file !== undefined)) };
+  }
+  return { manifest: published };
 }
+
+/** The most a listed addon's entry in a collection file may take: the official SDK's limit of a whole manifest. */
+export const PREVIEW_LIMIT_BYTES = 8 * 1024;
 
 function unreadableProblem(params: Parameters<typeof problem<'addon-unreadable'>>[1], inFile = false) {
   return (entry: ListedAddon) => problem('addon-unreadable', params, at(entry, inFile));
