@@ -442,6 +442,20 @@ describe('misuses', () => {
     }
   });
 
+  it('a redirect to plain http on another machine is not followed (nothing is asked of it)', async () => {
+    const listing = await startListing({ '/moved/manifest.json': { status: 301, location: 'http://example.org/manifest.json' } });
+    try {
+      const moved = `${listing.url}moved/manifest.json`;
+      const result = await buildBroken([`- ${moved}`]);
+      expect(located(result)).toEqual([['addon-unreadable', 9, 9, 'addonCatalogs[0].addons[1]']]);
+      expect(result.diagnostics[0]!.message).toBe(
+        `the manifest of ${moved} cannot be read: it redirects to plain http (http://example.org/manifest.json), which is not followed`,
+      );
+    } finally {
+      await listing.close();
+    }
+  });
+
   it('a URL that is not a manifest URL, or plain http to another machine: invalid-addon-manifest, before any request', async () => {
     const result = await buildBroken([
       '- https://example.org/addon/',

@@ -8,6 +8,7 @@ import { errorCode, formatPath, problem, systemErrorReason, type Diagnostic } fr
 import type { AddonCatalog, ListedAddon } from '../shared/content.js';
 import { isWithin } from '../shared/locations.js';
 import { packageInfo } from '../shared/package.js';
+import { isLoopback } from '../shared/paths.js';
 import { isAbsoluteUrl, ListedManifest, type ManifestPreview } from '../validate/schema.js';
 
 export interface ReadManifestsOptions {
@@ -82,29 +83,52 @@ const at = (entry: ListedAddon, file: boolean) => {
 
 async function fromUrl(url: string, timeoutMs: number, maxBytes: number): Promise<Outcome> {
   const unreadable = (params: Parameters<typeof unreadableProblem>[0]): Outcome => ({ problem: unreadableProblem(params) });
-  let response: Response;
+  // One deadline for the request and its redirects, which are followed here, each checked.
+  const signal = AbortSignal.timeout(timeoutMs);
   try {
-    response = await fetch(url, {
-      redirect: 'follow',
-      signal: AbortSignal.timeout(timeoutMs),
-      headers: { 'User-Agent': `addon-gen/${packageInfo().version} (addon collections)`, Accept: 'application/json' },
-    });
-  } catch (error) {
-    if (isTimeout(error)) return unreadable({ kind: 'timeout', url, seconds: timeoutMs / 1000 });
-    return unreadable({ kind: 'network', url, reason: networkReason(error) });
-  }
-  try {
-    if (response.status !== 200) {
-      await response.body?.cancel();
-      return unreadable({ kind: 'status', url, status: response.status });
+    let at = url;
+    for (let hops = 0; ; hops++) {
+      const response = await fetch(at, {
+        redirect: 'manual',
+        signal,
+        headers: { 'User-Agent': `addon-gen/${packageInfo().version} (addon collections)`, Accept: 'application/json' },
+      });
+      const location = response.headers.get('location');
+      if (REDIRECTS.has(response.status) && location !== null) {
+        await response.body?.cancel();
+        const next = URL.canParse(location, at) ? new URL(location, at) : undefined;
+        const refused =
+          next === undefined ? 'it redirects to an invalid URL' : hops >= MAX_REDIRECTS ? 'it redirects too many times' : redirectProblem(url, next);
+        if (refused !== undefined) return unreadable({ kind: 'network', url, reason: refused });
+        at = next!.href;
+        continue;
+      }
+      if (response.status !== 200) {
+        await response.body?.cancel();
+        return unreadable({ kind: 'status', url, status: response.status });
+      }
+      const text = await bodyText(response, maxBytes);
+      if (text === undefined) return unreadable({ kind: 'too-large', url, limit: maxBytes });
+      return checked(url, text);
     }
-    const text = await bodyText(response, maxBytes);
-    if (text === undefined) return unreadable({ kind: 'too-large', url, limit: maxBytes });
-    return checked(url, text);
   } catch (error) {
     if (isTimeout(error)) return unreadable({ kind: 'timeout', url, seconds: timeoutMs / 1000 });
     return unreadable({ kind: 'network', url, reason: networkReason(error) });
   }
+}
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+const MAX_REDIRECTS = 5;
+
+/**
+ * Why a redirect of `from` to `to` is not followed: content is not trusted, and a listed URL must
+ * not lead the build machine to plain http elsewhere, or from another machine to this one's own
+ * services. Redirects to https are followed; to loopback http only from loopback.
+ */
+function redirectProblem(from: string, to: URL): string | undefined {
+  if (to.protocol === 'https:') return undefined;
+  if (to.protocol === 'http:' && isLoopback(to.hostname) && isLoopback(new URL(from).hostname)) return undefined;
+  return `it redirects to ${to.protocol === 'http:' ? 'plain http' : to.protocol} (${to.href}), which is not followed`;
 }
 
 /** The body as text, or undefined once it is over `maxBytes` (the rest is not read). */
