@@ -358,6 +358,47 @@ describe('the Addons screen of the real client core', () => {
   }, 60_000);
 });
 
+describe('serve --watch', () => {
+  it('rebuilds when a manifest file changes, and keeps the last good tree when one breaks', async () => {
+    const listing = await startListing(LISTED_ROUTES());
+    const content = path.join(await tempDir('addon-gen-collections-watch-'), 'content');
+    await cp(FIXTURE, content, { recursive: true });
+    const yaml = await readFile(path.join(content, 'addon.yaml'), 'utf8');
+    await writeFile(path.join(content, 'addon.yaml'), yaml.replaceAll('${LISTED}', listing.url));
+    const builds: BuildResult[] = [];
+    const server = await startServer({ contentDir: content, port: 0, watch: true, debounceMs: 30, onBuild: (b) => builds.push(b) });
+    const names = async () => {
+      const body = (await (await fetch(`${server.url}addon_catalog/other/subtitles.json`)).json()) as Json;
+      return body.addons.map((a: Json) => a.manifest.name) as string[];
+    };
+    const waitFor = async (done: () => boolean | Promise<boolean>, what: string) => {
+      for (const started = Date.now(); !(await done());) {
+        if (Date.now() - started > 10_000) throw new Error(`timed out waiting for ${what}`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    };
+    const c = path.join(content, 'addons/c.json');
+    const original = await readFile(c, 'utf8');
+    try {
+      expect(await names()).toEqual(['C Subtitles']);
+      await writeFile(c, original.replace('"C Subtitles"', '"C Subtitles, edited"'));
+      await waitFor(async () => (await names())[0] === 'C Subtitles, edited', 'the edit');
+      const failed = builds.filter((b) => !b.ok).length;
+      await writeFile(c, '{ "id": ');
+      await waitFor(() => builds.filter((b) => !b.ok).length > failed, 'the failed build');
+      // Reported where each collection lists it.
+      expect(builds.at(-1)!.diagnostics.map((d) => [d.code, d.line])).toEqual([
+        ['addon-unreadable', 14],
+        ['addon-unreadable', 20],
+      ]);
+      expect(await names()).toEqual(['C Subtitles, edited']);
+    } finally {
+      await server.close();
+      await listing.close();
+    }
+  }, 60_000);
+});
+
 // ---------------------------------------------------------------------------------------------
 // Misuses: each reports its code at its line and column, and the output folder stays as it was.
 
