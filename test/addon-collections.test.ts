@@ -549,6 +549,19 @@ describe('misuses', () => {
     );
   });
 
+  it("a listed manifest that holds a guarded variable's value: secret-in-output, as any published value", async () => {
+    const secret = 'tok-0123456789abcdef';
+    const leaky = JSON.stringify({ id: 'x.y', version: '1.0.0', name: 'X', description: `key ${secret}`, types: ['movie'], resources: ['stream'] });
+    const dir = await contentDir({
+      'addon.yaml': addonYaml(['- { url: "https://example.org/x/manifest.json", manifest: x.json }']),
+      'x.json': leaky,
+    });
+    const result = await build({ contentDir: dir, env: { API_TOKEN: secret } });
+    expect(located(result)).toEqual([['secret-in-output', 8, 65, 'addonCatalogs[0].addons[0].manifest']]);
+    expect(result.diagnostics[0]!.message).toContain('API_TOKEN');
+    expect(result.diagnostics[0]!.message).not.toContain(secret);
+  });
+
   it('a server that does not answer in time (the timeout made short here)', async () => {
     const listing = await startListing({ '/slow/manifest.json': { hang: true } });
     try {

@@ -7,7 +7,7 @@ import { lockOutput } from './lock.js';
 import { inputsHash, localDiagnostics, portableDiagnostics, recordHolds, recordInputs, type BuildRecord } from './last-build.js';
 import { errorCode, hasErrors, problem, UsageError, type Diagnostic } from '../diagnostics/index.js';
 import { loadContent, type Loaded, type SourceFile } from '../load/index.js';
-import { readAddonManifests } from '../load/addon-manifests.js';
+import { withAddonManifests } from '../load/addon-manifests.js';
 import { manifestUrl } from '../shared/paths.js';
 import { hostReport, HOSTS, TESTED_ON, type Host, type HostReport } from '../hosts/index.js';
 import type { PageTemplates } from '../plan/page.js';
@@ -180,15 +180,11 @@ async function pipeline(options: BuildOptions, where: { outDir?: string; s3Dir?:
   });
   let { content } = validated;
   if (!content) return done({ ok: false, diagnostics: validated.diagnostics, sources: loaded.files });
-  if (content.addonCatalogs.length > 0) {
-    // The manifests addon collections list, from their files or the network: counted as load.
-    enter('load', false);
-    const read = await readAddonManifests(content.addonCatalogs, { contentDir: options.contentDir });
-    enter('validate', false);
-    // Like a problem validate finds: nothing is planned or written.
-    if (read.diagnostics.length > 0) return done({ ok: false, diagnostics: [...validated.diagnostics, ...read.diagnostics], sources: loaded.files });
-    content = { ...content, addonCatalogs: read.addonCatalogs };
-  }
+  // The manifests that addon collections list (load/addon-manifests.ts): a problem there writes nothing.
+  const listed = await withAddonManifests(content, { contentDir: options.contentDir, env });
+  if (listed.diagnostics.length > 0)
+    return done({ ok: false, diagnostics: [...validated.diagnostics, ...listed.diagnostics], sources: loaded.files });
+  content = listed.content;
 
   enter('plan');
   const planned = plan(content, { hosts: options.hosts, templates: await readTemplates(), generator, outFromS3Dir });

@@ -5,15 +5,18 @@
 import { readFile, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { errorCode, formatPath, problem, systemErrorReason, type Diagnostic } from '../diagnostics/index.js';
-import type { AddonCatalog, ListedAddon } from '../shared/content.js';
+import type { AddonCatalog, Content, ListedAddon } from '../shared/content.js';
 import { isWithin } from '../shared/locations.js';
 import { packageInfo } from '../shared/package.js';
 import { isLoopback } from '../shared/paths.js';
 import { isAbsoluteUrl, ListedManifest, type ManifestPreview } from '../validate/schema.js';
+import { secretPolicy, secretsIn, type Environment } from '../validate/secrets.js';
 
 export interface ReadManifestsOptions {
   /** Local manifest files must lie inside this folder. */
   contentDir: string;
+  /** The variables of the build: a guarded one's value must not be published (validate/secrets.ts). */
+  env?: Environment;
   /** Per request, redirects included; default 10 s. */
   timeoutMs?: number;
   /** A manifest larger than this is refused; default 512 KiB (the official SDK's limit is 8 KB). */
@@ -24,6 +27,25 @@ export interface ReadManifestsOptions {
 
 /** The preview of one manifest, or the problem that stopped it (located at the entry by the caller). */
 type Outcome = { manifest: ManifestPreview } | { problem: (entry: ListedAddon) => Diagnostic };
+
+/**
+ * `content` with the manifest of every addon its collections list, checked like the rest of the
+ * content (their values may hold no guarded variable's value); or the problems that prevent it.
+ */
+export async function withAddonManifests(content: Content, options: ReadManifestsOptions): Promise<{ content: Content; diagnostics: Diagnostic[] }> {
+  if (content.addonCatalogs.length === 0) return { content, diagnostics: [] };
+  const read = await readAddonManifests(content.addonCatalogs, options);
+  const policy = secretPolicy(options.env ?? process.env, content.addon.secrets ?? [], content.addon.publish ?? []);
+  if (policy.values.size > 0) {
+    for (const entry of read.addonCatalogs.flatMap((collection) => collection.addons)) {
+      const [found] = entry.manifest ? secretsIn(JSON.stringify(entry.manifest), policy) : [];
+      if (!found) continue;
+      const params = { kind: 'value', name: found.name, what: `the manifest of ${entry.transportUrl}`, encoded: found.encoded } as const;
+      read.diagnostics.push(problem('secret-in-output', params, at(entry, entry.file !== undefined)));
+    }
+  }
+  return { content: { ...content, addonCatalogs: read.addonCatalogs }, diagnostics: read.diagnostics };
+}
 
 /**
  * The collections with each listed addon's `manifest` set, or the problems that prevent it.
