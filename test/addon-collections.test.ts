@@ -562,6 +562,28 @@ describe('misuses', () => {
     expect(result.diagnostics[0]!.message).not.toContain(secret);
   });
 
+  it('`resources` in addon.yaml: addon_catalog is checked against the collections like any resource', async () => {
+    const c = await readFile(path.join(FIXTURE, 'addons/c.json'), 'utf8');
+    const check = async (resources: string) => {
+      const dir = await contentDir({ 'addon.yaml': `resources: ${resources}\n${addonYaml([GOOD_ENTRY])}`, 'c.json': c });
+      const result = await build({ contentDir: dir });
+      return result.diagnostics.map((d) => [d.code, d.line, d.column, d.message]);
+    };
+    expect(await check('[addon_catalog]')).toEqual([]);
+    expect(await check('[meta]')).toEqual([
+      [
+        'invalid-value',
+        1,
+        13,
+        'the content offers nothing for meta: no item has a name (an item without one adds streams or subtitles to a title another addon describes)',
+      ],
+      ['invalid-value', 1, 12, 'resources leaves out addon_catalog, which the content offers (for "picks", for one)'],
+    ]);
+    expect(await check('[{ name: addon_catalog, types: [all] }]')).toEqual([
+      ['invalid-value', 1, 13, 'addon_catalog takes no types or idPrefixes: the client asks for the addon collections the manifest lists'],
+    ]);
+  });
+
   it('a server that does not answer in time (the timeout made short here)', async () => {
     const listing = await startListing({ '/slow/manifest.json': { hang: true } });
     try {
