@@ -162,6 +162,8 @@ describe('the collection files', () => {
       for (const file of ['manifest.json', 'addon_catalog/all/picks.json', 'addon_catalog/other/subtitles.json']) {
         expect(envelopeProblems(file, tree.get(file)!.toString('utf8')), file).toEqual([]);
       }
+      // The install page lists the collections.
+      expect(tree.get('index.html')!.toString('utf8')).toContain('<span class="catalog-name">Our picks</span> <span class="tag">addons</span>');
       // Cloudflare's JSON 404 in the folder, and the headers of the resource.
       expect(tree.get('addon_catalog/404.html')!.toString('utf8')).toBe('{"error":"not found"}\n');
       expect(tree.get('_headers')!.toString('utf8')).toContain('/addon_catalog/*\n  Content-Type: application/json; charset=utf-8\n');

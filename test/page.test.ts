@@ -257,7 +257,8 @@ describe('the install page in headless Chromium', () => {
     await page.goto(example.url, { waitUntil: 'load' });
     expectLinksFor(await links(page), `${example.url}manifest.json`);
     expect(await page.textContent('h1')).toBe('Public Domain Cinema');
-    expect(await page.locator('.catalogs li').count()).toBe(3);
+    // The example's three catalogs and its addon collection.
+    expect(await page.locator('.catalogs li').count()).toBe(4);
     // The logo loaded, from the addon's own assets.
     expect(await page.$eval('img.logo', (img) => (img as HTMLImageElement).naturalWidth)).toBeGreaterThan(0);
     expect(requests).toContain(`${example.url}assets/images/logo.png`);

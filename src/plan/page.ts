@@ -298,8 +298,14 @@ function badgesFragment(manifest: Manifest): Html {
 }
 
 function catalogsFragment(manifest: Manifest): Html {
-  if (manifest.catalogs.length === 0) return html`<p class="muted">No catalogs: this addon answers for the items you open.</p>`;
-  const items = manifest.catalogs.map((catalog) => {
+  // Addon collections are lists on the Addons screen: shown after the catalogs, tagged as such.
+  const collections = (manifest.addonCatalogs ?? []).map(
+    (c) => html`<li><span class="catalog-name">${c.name}</span> <span class="tag">addons</span></li>`,
+  );
+  if (manifest.catalogs.length === 0 && collections.length === 0) {
+    return html`<p class="muted">No catalogs: this addon answers for the items you open.</p>`;
+  }
+  const catalogs = manifest.catalogs.map((catalog) => {
     const genres = catalog.extra.find((e) => e.name === 'genre')?.options ?? [];
     const shown = genres.slice(0, GENRES_SHOWN).join(' · ');
     const more = genres.length > GENRES_SHOWN ? ` and ${genres.length - GENRES_SHOWN} more` : '';
@@ -307,7 +313,7 @@ function catalogsFragment(manifest: Manifest): Html {
     return html`<li><span class="catalog-name">${catalog.name}</span> <span class="tag">${catalog.type}</span>${genreLine}</li>`;
   });
   return html`<ul class="catalogs">
-    ${items}
+    ${[...catalogs, ...collections]}
   </ul>`;
 }
 
