@@ -194,7 +194,10 @@ describe('the collection files', () => {
     const run = () => build({ contentDir: FIXTURE, outDir: out, baseUrl: 'https://cdn.example.org/', env: { LISTED: listing.url } });
     const picks = async () => JSON.parse(await readFile(path.join(out, 'addon_catalog/all/picks.json'), 'utf8')) as Json;
     try {
-      expect((await run()).ok).toBe(true);
+      const first = await run();
+      expect(first.ok).toBe(true);
+      // The summary counts them: two collections, four entries (one addon is in both).
+      expect(first.counts!.addonCollections).toEqual({ collections: 2, addons: 4 });
       expect((await picks()).addons[0].manifest.version).toBe('1.0.0');
       // A changed remote manifest: the next build reads it again (never reused) and rewrites the file.
       listing.routes.set('/a/manifest.json', { body: JSON.stringify({ ...MANIFEST_A, version: '1.1.0', name: 'A Streams 2' }) });

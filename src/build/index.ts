@@ -20,6 +20,7 @@ import { templateUrl } from '../shared/package.js';
 import { baseUrlOption, isWithin } from '../shared/locations.js';
 import { configurationCount } from '../shared/configurations.js';
 import { removedConfigurations, trees } from './configurations.js';
+import { addonCollectionCounts } from '../plan/addon-catalogs.js';
 
 export interface BuildOptions {
   contentDir: string;
@@ -67,6 +68,8 @@ export interface Counts {
   subtitles: number;
   /** Configurations of a configurable addon, each a tree of its own; 0 without `config`. */
   configurations: number;
+  /** Addon collections and the addons they list (an addon in two, twice); absent without any. */
+  addonCollections?: { collections: number; addons: number };
 }
 
 export interface BuildResult {
@@ -389,5 +392,6 @@ function countsOf(content: Content): Counts {
     streams: owners.reduce((n, o) => n + o.streams.length, 0),
     subtitles: owners.reduce((n, o) => n + o.subtitles.length, 0),
     configurations: content.config.length > 0 ? configurationCount(content.config) : 0,
+    ...addonCollectionCounts(content.addonCatalogs),
   };
 }

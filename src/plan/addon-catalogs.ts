@@ -38,3 +38,9 @@ function descriptor(addon: ListedAddon): { transportUrl: string; manifest: Manif
     },
   ];
 }
+
+/** The build summary's count of collections and of the addons they list (one in two, twice); nothing without any. */
+export function addonCollectionCounts(collections: readonly AddonCatalog[]): { addonCollections?: { collections: number; addons: number } } {
+  if (collections.length === 0) return {};
+  return { addonCollections: { collections: collections.length, addons: collections.reduce((n, c) => n + c.addons.length, 0) } };
+}
