@@ -108,9 +108,9 @@ async function fromUrl(url: string, timeoutMs: number, maxBytes: number): Promis
   // One deadline for the request and its redirects, which are followed here, each checked.
   const signal = AbortSignal.timeout(timeoutMs);
   try {
-    let at = url;
+    let current = url;
     for (let hops = 0; ; hops++) {
-      const response = await fetch(at, {
+      const response = await fetch(current, {
         redirect: 'manual',
         signal,
         headers: { 'User-Agent': `addon-gen/${packageInfo().version} (addon collections)`, Accept: 'application/json' },
@@ -118,11 +118,11 @@ async function fromUrl(url: string, timeoutMs: number, maxBytes: number): Promis
       const location = response.headers.get('location');
       if (REDIRECTS.has(response.status) && location !== null) {
         await response.body?.cancel();
-        const next = URL.canParse(location, at) ? new URL(location, at) : undefined;
+        const next = URL.canParse(location, current) ? new URL(location, current) : undefined;
         const refused =
           next === undefined ? 'it redirects to an invalid URL' : hops >= MAX_REDIRECTS ? 'it redirects too many times' : redirectProblem(url, next);
         if (refused !== undefined) return unreadable({ kind: 'network', url, reason: refused });
-        at = next!.href;
+        current = next!.href;
         continue;
       }
       if (response.status !== 200) {
