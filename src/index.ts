@@ -18,6 +18,7 @@ export { headerRules, headersFor, hostReport, HOSTS, type Host, type HeaderRule 
 export { initProject, renderInitFiles, readInitTemplates, type InitFile, type InitOptions, type InitResult } from './cli/init.js';
 export { contentJsonSchemas, writeJsonSchemas } from './validate/json-schema.js';
 export { loadContent, type Loaded } from './load/index.js';
+export { withAddonManifests } from './load/addon-manifests.js';
 export { plan, catalogPages, PAGE_SIZE, type OutputFile, type Plan } from './plan/index.js';
 export { resourcePath, resourceUrlPath } from './shared/paths.js';
 export { route, startServer, type AddonServer, type ServeOptions } from './serve/index.js';

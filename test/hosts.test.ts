@@ -234,6 +234,7 @@ const TWENTY_CACHE_YAML = [
   '  meta: { maxAge: 30, staleError: 300 }',
   '  stream: { maxAge: 40 }',
   '  subtitles: { maxAge: 50 }',
+  '  addon_catalog: { maxAge: 60 }',
 ].join('\n');
 
 /** 20 catalogs of four types, each with its own genres, and a cache override for every resource. */
@@ -275,6 +276,7 @@ const TWENTY_CACHE: Record<string, string> = {
   meta: 'max-age=30, stale-while-revalidate=200, stale-if-error=300, public',
   stream: 'max-age=40, stale-while-revalidate=200, public',
   subtitles: 'max-age=50, stale-while-revalidate=200, public',
+  addon_catalog: 'max-age=60, stale-while-revalidate=200, public',
   assets: 'max-age=100, stale-while-revalidate=200, public',
 };
 
@@ -414,6 +416,7 @@ describe('the S3 folder', () => {
       ['meta/*', 'meta'],
       ['stream/*', 'stream'],
       ['subtitles/*', 'subtitles'],
+      ['addon_catalog/*', 'addon_catalog'],
     ];
     for (const [include, resource] of resources) {
       const pass = syncs.find((args) => option(args, '--include').includes(include));

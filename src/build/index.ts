@@ -7,6 +7,7 @@ import { lockOutput } from './lock.js';
 import { inputsHash, localDiagnostics, portableDiagnostics, recordHolds, recordInputs, type BuildRecord } from './last-build.js';
 import { errorCode, hasErrors, problem, UsageError, type Diagnostic } from '../diagnostics/index.js';
 import { loadContent, type Loaded, type SourceFile } from '../load/index.js';
+import { withAddonManifests } from '../load/addon-manifests.js';
 import { manifestUrl } from '../shared/paths.js';
 import { hostReport, HOSTS, TESTED_ON, type Host, type HostReport } from '../hosts/index.js';
 import type { PageTemplates } from '../plan/page.js';
@@ -19,6 +20,7 @@ import { templateUrl } from '../shared/package.js';
 import { baseUrlOption, isWithin } from '../shared/locations.js';
 import { configurationCount } from '../shared/configurations.js';
 import { removedConfigurations, trees } from './configurations.js';
+import { addonCollectionCounts } from '../plan/addon-catalogs.js';
 
 export interface BuildOptions {
   contentDir: string;
@@ -66,6 +68,8 @@ export interface Counts {
   subtitles: number;
   /** Configurations of a configurable addon, each a tree of its own; 0 without `config`. */
   configurations: number;
+  /** Addon collections and the addons they list (an addon in two, twice); absent without any. */
+  addonCollections?: { collections: number; addons: number };
 }
 
 export interface BuildResult {
@@ -177,8 +181,13 @@ async function pipeline(options: BuildOptions, where: { outDir?: string; s3Dir?:
     env,
     allowCredentialsInOutput: options.allowCredentialsInOutput,
   });
-  const { content } = validated;
+  let { content } = validated;
   if (!content) return done({ ok: false, diagnostics: validated.diagnostics, sources: loaded.files });
+  // The manifests that addon collections list (load/addon-manifests.ts): a problem there writes nothing.
+  const listed = await withAddonManifests(content, { contentDir: options.contentDir, env });
+  if (listed.diagnostics.length > 0)
+    return done({ ok: false, diagnostics: [...validated.diagnostics, ...listed.diagnostics], sources: loaded.files });
+  content = listed.content;
 
   enter('plan');
   const planned = plan(content, { hosts: options.hosts, templates: await readTemplates(), generator, outFromS3Dir });
@@ -383,5 +392,6 @@ function countsOf(content: Content): Counts {
     streams: owners.reduce((n, o) => n + o.streams.length, 0),
     subtitles: owners.reduce((n, o) => n + o.subtitles.length, 0),
     configurations: content.config.length > 0 ? configurationCount(content.config) : 0,
+    ...addonCollectionCounts(content.addonCatalogs),
   };
 }

@@ -32,6 +32,11 @@ export interface BuildRecord {
    */
   assets: { source: string; real: string; hash: string }[];
   /**
+   * How many manifests addon collections read over the network: they may change at any time, so
+   * a record with any holds for no later build, which reads them again.
+   */
+  fetched?: number;
+  /**
    * What checking and writing reported, files relative to the content folder. Not what loading
    * reported (a build reads the files again anyway), nor the foreign files (reported once).
    */
@@ -70,13 +75,17 @@ export async function recordInputs(
   summary: { counts: BuildRecord['counts']; manifestUrl?: string },
 ): Promise<Omit<BuildRecord, 'diagnostics' | 'write' | 'hosts'>> {
   const realRoot = await realpath(contentDir);
+  // The manifest files of addon collections are read like copied local files: they count the same.
+  const listed = content.addonCatalogs.flatMap((collection) => collection.addons);
+  const manifestFiles = [...new Set(listed.flatMap((addon) => (addon.file ? [addon.file.absolute] : [])))];
   const assets = await Promise.all(
-    content.assets.map(async (asset) => ({
-      source: portable(path.relative(contentDir, asset.source)),
-      real: portable(path.relative(realRoot, await realpath(asset.source))),
-      hash: sha1(await readFile(asset.source)),
+    [...content.assets.map((asset) => asset.source), ...manifestFiles].map(async (source) => ({
+      source: portable(path.relative(contentDir, source)),
+      real: portable(path.relative(realRoot, await realpath(source))),
+      hash: sha1(await readFile(source)),
     })),
   );
+  const fetched = listed.filter((addon) => !addon.file).length;
   return {
     version: 1,
     inputs,
@@ -84,6 +93,7 @@ export async function recordInputs(
     secrets: content.addon.secrets ?? [],
     publish: content.addon.publish ?? [],
     assets,
+    ...(fetched > 0 && { fetched }),
     addon: { name: content.addon.name, version: content.addon.version },
     counts: summary.counts,
     ...(summary.manifestUrl !== undefined && { manifestUrl: summary.manifestUrl }),
@@ -103,7 +113,7 @@ export async function recordHolds(
   env: Environment,
   baseUrl?: string,
 ): Promise<BuildRecord | undefined> {
-  if (!isRecord(record) || record.inputs !== inputs) return undefined;
+  if (!isRecord(record) || record.inputs !== inputs || (record.fetched ?? 0) > 0) return undefined;
   if (!record.variables.every(([name, hash]) => env[name] !== undefined && sha1(env[name]) === hash)) return undefined;
   const policy = secretPolicy(env, record.secrets, record.publish);
   // The test of validate, which reads escapes and percent-encoding too (secretsIn); on whole

@@ -129,6 +129,8 @@ function summaryText(result: BuildResult, options: ReportOptions): string {
       counts!.externalTitles > 0 ? `; for ${plural(counts!.externalTitles, 'title')} other addons describe` : ''
     }${counts!.configurations > 0 ? `; ${plural(counts!.configurations, 'configuration')}, each in a folder of its own` : ''}`,
   ];
+  const listed = counts!.addonCollections;
+  if (listed) lines.push(`  ${plural(listed.collections, 'addon collection')} listing ${plural(listed.addons, 'addon')}`);
   if (write) {
     lines.push(
       `  ${plural(write.files, 'file')}, ${byteSize(write.bytes, 'column')}: ${write.written} written, ${write.unchanged} unchanged, ${write.removed} removed`,

@@ -28,7 +28,7 @@ export type InvalidValue =
 /** `resources` in addon.yaml against what the content offers (validate/resources.ts). */
 export type ResourceProblem =
   | { kind: 'resource-twice'; name: string }
-  | { kind: 'resource-catalog-typed' }
+  | { kind: 'resource-catalog-typed'; name?: 'addon_catalog' }
   | { kind: 'resource-unused'; name: string }
   | { kind: 'resource-omitted'; name: string; example: string }
   | { kind: 'resource-type-unused'; name: string; type: string }
@@ -41,6 +41,7 @@ const NOTHING_FOR: Record<string, string> = {
   meta: 'no item has a name (an item without one adds streams or subtitles to a title another addon describes)',
   stream: 'no item has a name or streams',
   subtitles: 'no item, video or title has subtitles',
+  addon_catalog: 'addon.yaml declares no addonCatalogs',
 };
 
 function resourceMessage(p: ResourceProblem): string {
@@ -48,7 +49,9 @@ function resourceMessage(p: ResourceProblem): string {
     case 'resource-twice':
       return `${p.name} is listed twice`;
     case 'resource-catalog-typed':
-      return 'catalog takes no types or idPrefixes: the client asks for the catalogs the manifest lists';
+      return p.name === 'addon_catalog'
+        ? 'addon_catalog takes no types or idPrefixes: the client asks for the addon collections the manifest lists'
+        : 'catalog takes no types or idPrefixes: the client asks for the catalogs the manifest lists';
     case 'resource-unused':
       return `the content offers nothing for ${p.name}: ${NOTHING_FOR[p.name] ?? 'it has none'}`;
     case 'resource-omitted':
@@ -68,7 +71,9 @@ function resourceHint(p: ResourceProblem): string {
     case 'resource-twice':
       return 'list each resource once';
     case 'resource-catalog-typed':
-      return 'write catalog alone; the catalogs themselves are in `catalogs`';
+      return p.name === 'addon_catalog'
+        ? 'write addon_catalog alone; the collections themselves are in `addonCatalogs`'
+        : 'write catalog alone; the catalogs themselves are in `catalogs`';
     case 'resource-unused':
       return `remove ${p.name}: the client would ask this addon for ${p.name} it does not have`;
     case 'resource-omitted':

@@ -2,6 +2,7 @@
 // its message and hint as functions of typed parameters, written once. The sites that report a
 // problem give the parameters and the place (problem.ts); codes.ts has each code's title.
 import type { DiagnosticCode, Severity } from './codes.js';
+import { COLLECTION_MESSAGES } from './catalog-collections.js';
 import { CONFIG_MESSAGES } from './catalog-config.js';
 import { LOAD_MESSAGES } from './catalog-load.js';
 import { PLAN_MESSAGES } from './catalog-plan.js';
@@ -27,6 +28,7 @@ export const CATALOG = {
   ...CONFIG_MESSAGES,
   ...SEARCH_MESSAGES,
   ...PLAN_MESSAGES,
+  ...COLLECTION_MESSAGES,
 } satisfies {
   [C in DiagnosticCode]?: CatalogEntry;
 };

@@ -90,6 +90,9 @@ export const CODES = {
   'unused-config': 'A config option that no `when` names: its configurations are copies of each other.',
   'removed-configurations': 'A build removed configuration folders that the last build wrote: their installed URLs stop working.',
   'catalog-placement': 'A catalog whose `board`, `search` and `genres` cannot work together: it would not show where they say.',
+  'addon-unreadable': 'An addon collection lists an addon whose manifest cannot be read (a missing file, an HTTP error, no answer, not JSON).',
+  'invalid-addon-manifest': 'An addon collection lists something that is not a manifest Stremio installs (a wrong URL, plain http, a field missing).',
+  'duplicate-addon': 'An addon collection lists the same addon twice, or two collections share a type and id.',
   'output-too-large': 'The output would be far larger than the content it is built from (genres multiply catalog pages); nothing is written.',
 } as const;
 

@@ -37,6 +37,7 @@ const RESOURCE_PATTERNS: [ResourceName, string][] = [
   ['meta', '/meta/*'],
   ['stream', '/stream/*'],
   ['subtitles', '/subtitles/*'],
+  ['addon_catalog', '/addon_catalog/*'],
 ];
 
 /**

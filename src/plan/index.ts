@@ -19,6 +19,7 @@ import { configurations, defaultConfiguration, treeCount, type ConfigOption, typ
 import { configuredContent, configurationTree } from './configure.js';
 import type { Manifest, ResourceName } from '../validate/schema.js';
 import type { Content, Item } from '../shared/content.js';
+import { addAddonCatalogFiles } from './addon-catalogs.js';
 import { addCatalogPageFiles, catalogLists, type PageRendering } from './catalog-pages.js';
 import { conflicts } from './conflicts.js';
 import { inputFingerprints } from './fingerprints.js';
@@ -223,6 +224,7 @@ function planTree(
   const pages: PageRendering = { envelope: catalogEnvelope, previewOf, forgetPreviews: () => previews.clear(), fingerprintOf: fingerprints?.page };
   addCatalogPageFiles(own, lists, pages);
   addItemFiles(own, content, manifest, rendering, fingerprints?.item);
+  addAddonCatalogFiles(own, content.addonCatalogs, envelope('addons', cache('addon_catalog')));
   return done();
 }
 

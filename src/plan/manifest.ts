@@ -16,7 +16,7 @@ export function buildManifest(content: Content): Manifest {
   const declared = new Map<string, { types?: string[]; idPrefixes?: string[] }>();
   for (const r of addon.resources ?? []) declared.set(typeof r === 'string' ? r : r.name, typeof r === 'string' ? {} : r);
   const resources: ManifestResource[] = offeredResources({ ...content, declaredPrefixes: addon.idPrefixes }).map((offered) => {
-    if (offered.name === 'catalog') return 'catalog';
+    if (offered.name === 'catalog' || offered.name === 'addon_catalog') return offered.name;
     const own = declared.get(offered.name);
     return { name: offered.name, types: own?.types ?? offered.types, idPrefixes: own?.idPrefixes ?? offered.idPrefixes };
   });
@@ -34,6 +34,7 @@ export function buildManifest(content: Content): Manifest {
     resources,
     idPrefixes,
     catalogs: content.catalogs.map(manifestCatalog),
+    addonCatalogs: content.addonCatalogs.length > 0 ? content.addonCatalogs.map(({ type, id, name }) => ({ type, id, name })) : undefined,
     behaviorHints: addon.behaviorHints,
   };
   return compact(manifest);

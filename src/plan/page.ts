@@ -298,8 +298,14 @@ function badgesFragment(manifest: Manifest): Html {
 }
 
 function catalogsFragment(manifest: Manifest): Html {
-  if (manifest.catalogs.length === 0) return html`<p class="muted">No catalogs: this addon answers for the items you open.</p>`;
-  const items = manifest.catalogs.map((catalog) => {
+  // Addon collections are lists on the Addons screen: shown after the catalogs, tagged as such.
+  const collections = (manifest.addonCatalogs ?? []).map(
+    (c) => html`<li><span class="catalog-name">${c.name}</span> <span class="tag">addons</span></li>`,
+  );
+  if (manifest.catalogs.length === 0 && collections.length === 0) {
+    return html`<p class="muted">No catalogs: this addon answers for the items you open.</p>`;
+  }
+  const catalogs = manifest.catalogs.map((catalog) => {
     const genre = catalog.extra.find((e) => e.name === 'genre');
     const search = catalog.extra.find((e) => e.name === 'search');
     // A required genre filter is a catalog off the Board, its first option the All that opens it.
@@ -308,10 +314,13 @@ function catalogsFragment(manifest: Manifest): Html {
     const shown = genres.slice(0, GENRES_SHOWN).join(' · ');
     const more = genres.length > GENRES_SHOWN ? ` and ${genres.length - GENRES_SHOWN} more` : '';
     const genreLine = genres.length > 0 ? html`<span class="genres">${shown}${more}</span>` : html``;
-    return html`<li><span class="catalog-name">${catalog.name}</span> <span class="tag">${catalog.type}</span>${where ? html` <span class="tag">${where}</span>` : html``}${genreLine}</li>`;
+    return html`<li>
+      <span class="catalog-name">${catalog.name}</span>
+      <span class="tag">${catalog.type}</span>${where ? html` <span class="tag">${where}</span>` : html``}${genreLine}
+    </li>`;
   });
   return html`<ul class="catalogs">
-    ${items}
+    ${[...catalogs, ...collections]}
   </ul>`;
 }
 

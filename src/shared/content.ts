@@ -1,11 +1,12 @@
 // The types that pass between stages: validate resolves the loaded YAML into `Content`, and plan,
 // write, serve and build read it. Defined here, apart from any stage, so that each imports the
 // description of the addon without the code that makes it.
+import type { Location } from '../diagnostics/index.js';
 import type { SourceFile } from '../load/index.js';
 import type { Locator } from '../validate/issues.js';
 import type { ConfigOption, Configuration, When } from './configurations.js';
 import type { SearchQueries } from './search.js';
-import type { AddonSettings, ContentItem, ContentStream, ContentSubtitle, ContentVideo } from '../validate/schema.js';
+import type { AddonSettings, ContentItem, ContentStream, ContentSubtitle, ContentVideo, ManifestPreview } from '../validate/schema.js';
 
 /** A subtitle with its id (items.ts numbers those written without one). */
 export type Subtitle = Required<Omit<ContentSubtitle, 'when'>> & Pick<ContentSubtitle, 'when'>;
@@ -79,6 +80,29 @@ export interface Catalog {
   when?: When;
 }
 
+/** Where a part of addon.yaml is, with its field path, for problems found after validate. */
+export type FieldPlace = Location & { path: string };
+
+/** An addon that an addon collection lists. */
+export interface ListedAddon {
+  /** Its manifest URL, written as the descriptor's `transportUrl`. */
+  transportUrl: string;
+  /** Where the URL is written. */
+  at: FieldPlace;
+  /** The file its manifest is read from instead of the network: absolute, as written, and where. */
+  file?: { absolute: string; written: string; at: FieldPlace };
+  /** What the client is told of it, set once its manifest is read (load/addon-manifests.ts). */
+  manifest?: ManifestPreview;
+}
+
+/** An addon collection: a list of other addons on the Addons screen (`addon_catalog`). */
+export interface AddonCatalog {
+  id: string;
+  type: string;
+  name: string;
+  addons: ListedAddon[];
+}
+
 export interface Asset {
   /** Output path below the output folder. */
   path: string;
@@ -87,7 +111,7 @@ export interface Asset {
 }
 
 export interface Content {
-  addon: Omit<AddonSettings, 'catalogs' | 'config'>;
+  addon: Omit<AddonSettings, 'catalogs' | 'config' | 'addonCatalogs'>;
   /** The options of a configurable addon (`config`), checked; empty when it has none. */
   config: ConfigOption[];
   /**
@@ -106,6 +130,8 @@ export interface Content {
   /** Streams and subtitles for titles other addons describe, in the order they were read. */
   externalTitles: ExternalTitle[];
   assets: Asset[];
+  /** Addon collections, in the order addon.yaml declares them. */
+  addonCatalogs: AddonCatalog[];
   /** The variables that `${NAME}` replaced, with their values: the output depends on them too. */
   variables: Record<string, string>;
 }

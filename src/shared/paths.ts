@@ -1,7 +1,7 @@
 // Where each resource lives: the one place where ids become file names and URLs.
 // Files carry the decoded segments because static hosts decode the request path before lookup.
 
-export type Resource = 'catalog' | 'meta' | 'stream' | 'subtitles';
+export type Resource = 'catalog' | 'meta' | 'stream' | 'subtitles' | 'addon_catalog';
 /** One extra as the client sends it: `['genre', 'Action']`, in the client's order. */
 export type Extra = readonly [name: string, value: string];
 

@@ -6,7 +6,7 @@ import { streamOwners, type Content, type FileOrigin, type StreamOwner } from '.
 import { coveringPrefixes, prefixCandidate, prefixMatcher } from './id-prefixes.js';
 import type { Resource } from './paths.js';
 
-export const RESOURCES = ['catalog', 'meta', 'stream', 'subtitles'] as const satisfies readonly Resource[];
+export const RESOURCES = ['catalog', 'meta', 'stream', 'subtitles', 'addon_catalog'] as const satisfies readonly Resource[];
 
 export interface OfferedResource {
   name: Resource;
@@ -18,7 +18,7 @@ export interface OfferedResource {
   titles: FileOrigin[];
 }
 
-type Offering = Pick<Content, 'types' | 'catalogs' | 'items' | 'externalTitles'> & {
+type Offering = Pick<Content, 'types' | 'catalogs' | 'items' | 'externalTitles' | 'addonCatalogs'> & {
   /** The prefixes addon.yaml declares; derived when absent. */
   declaredPrefixes?: readonly string[];
 };
@@ -29,7 +29,8 @@ type Offering = Pick<Content, 'types' | 'catalogs' | 'items' | 'externalTitles'>
  * - catalog, when addon.yaml has catalogs;
  * - meta, for the titles this addon describes (items with a name);
  * - stream, for those and for the titles described elsewhere that it has streams for;
- * - subtitles, for the items, videos and titles described elsewhere that have subtitles.
+ * - subtitles, for the items, videos and titles described elsewhere that have subtitles;
+ * - addon_catalog, when addon.yaml has addon collections (the client matches the collection list).
  * A resource holds one list of types and one of prefixes, so it also covers their other pairs
  * (the `pd:` ids of a movie type when only series have them): every id of a type and prefix a
  * resource declares gets its file (plan/item-files.ts), and other ids get the host's 404.
@@ -57,6 +58,7 @@ export function offeredResources(content: Offering): OfferedResource[] {
   add('subtitles', [...subtitled, ...subtitledElsewhere], () =>
     union(subtitled.length === items.length ? described : prefixesOf(subtitled, declaredPrefixes), prefixesOf(subtitledElsewhere, declaredPrefixes)),
   );
+  if (content.addonCatalogs.length > 0) offered.push({ name: 'addon_catalog', types: [], idPrefixes: [], titles: [] });
   return offered;
 }
 

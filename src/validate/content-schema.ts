@@ -4,6 +4,7 @@ import { describe, STREAM_SOURCES } from './schema-factory.js';
 import { RESOURCES } from '../shared/resources.js';
 import { DEFAULT_MAX_CONFIGURATIONS, MAX_CONFIGURATIONS_LIMIT } from '../shared/configurations.js';
 import { ManifestBehaviorHints } from './protocol-schema.js';
+import { addonCatalogSchema } from './addon-catalogs.js';
 import {
   contentDate,
   EMAIL,
@@ -177,6 +178,7 @@ function settingsSchemas(urlOrFile: ReturnType<typeof urlOrFileSchema>, urlForm:
           meta: cacheOf('metas'),
           stream: cacheOf('streams'),
           subtitles: cacheOf('subtitles'),
+          addon_catalog: cacheOf('addon collections'),
         })
         .optional()
         .describe('How long clients and CDNs may keep answers'),
@@ -194,6 +196,10 @@ function settingsSchemas(urlOrFile: ReturnType<typeof urlOrFileSchema>, urlForm:
           `How many configurations (combinations of config values) the build may write; default ${DEFAULT_MAX_CONFIGURATIONS}, at most ${MAX_CONFIGURATIONS_LIMIT}`,
         ),
       catalogs: z.array(catalog).default([]).describe('The catalogs, in the order Stremio shows them'),
+      addonCatalogs: z
+        .array(addonCatalogSchema)
+        .default([])
+        .describe('Addon collections: lists of other addons on the Addons screen, in the order Stremio shows them'),
     })
     .describe('The settings of an addon-gen addon (addon.yaml)');
 
@@ -235,7 +241,7 @@ const configOption = z
 
 /** `resources` in addon.yaml: names, or objects with the types and prefixes, as a manifest has them. */
 function resourcesSchema() {
-  const name = z.enum(RESOURCES).describe('catalog, meta, stream or subtitles');
+  const name = z.enum(RESOURCES).describe('catalog, meta, stream, subtitles or addon_catalog');
   const typed = z
     .strictObject({
       name,

@@ -16,6 +16,7 @@ import { checkUniqueIds, hasName, normalizeItem } from './items.js';
 import { localFiles } from './local-files.js';
 import { checkAssetSecrets, checkCredentials } from './public-output.js';
 import { checkResources } from './resources.js';
+import { resolveAddonCatalogs } from './addon-catalogs.js';
 import { checkConfig, checkWhen, warnUnusedOptions, whensOf } from './config.js';
 import type { ConfigOption } from '../shared/configurations.js';
 import { baseUrl as baseUrlSchema, contentSchemas, type AddonSettings } from './schema.js';
@@ -139,7 +140,8 @@ export async function validate(loaded: Loaded, options: ValidateOptions): Promis
   const catalogs = resolveCatalogs(addon.catalogs, items, inputBytes, addonAt, diagnostics, suggest);
   checkPlacement(catalogs, addon.catalogs, diagnostics);
   warnUncatalogued(items, catalogs, catalogIndex?.typos ?? new Map(), diagnostics);
-  const { catalogs: _settings, config: _config, ...settings } = addon;
+  const addonCatalogs = resolveAddonCatalogs(addon.addonCatalogs, addonAt, loaded.addon.source.absolute, diagnostics);
+  const { catalogs: _settings, config: _config, addonCatalogs: _collections, ...settings } = addon;
   const content: Content = {
     addon: settings,
     config,
@@ -150,6 +152,7 @@ export async function validate(loaded: Loaded, options: ValidateOptions): Promis
     items,
     externalTitles,
     assets: files.assets(),
+    addonCatalogs,
     variables: Object.fromEntries([...used].sort(([a], [b]) => (a < b ? -1 : 1))),
   };
   checkAssetSecrets(content.assets, policy, options.contentDir, diagnostics);

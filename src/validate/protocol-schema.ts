@@ -56,6 +56,9 @@ export const ManifestConfig = z.strictObject({
   required: z.boolean().optional(),
 });
 
+/** An addon collection in a manifest: the client asks `addon_catalog/{type}/{id}.json`. */
+export const ManifestAddonCatalog = z.strictObject({ type: z.string(), id: z.string(), name: z.string() });
+
 export const Manifest = z.strictObject({
   id: reverseDomain,
   version: semver,
@@ -68,8 +71,63 @@ export const Manifest = z.strictObject({
   resources: z.array(ManifestResource),
   idPrefixes: z.array(z.string()).optional(),
   catalogs: z.array(ManifestCatalog),
+  addonCatalogs: z.array(ManifestAddonCatalog).optional(),
   behaviorHints: ManifestBehaviorHints.optional(),
   config: z.array(ManifestConfig).optional(),
+});
+
+/** A resource of another addon's manifest: its types and prefixes may be left out. */
+const ListedResource = z.union([
+  z.string(),
+  z.strictObject({ name: z.string(), types: z.array(z.string()).optional(), idPrefixes: z.array(z.string()).optional() }),
+]);
+
+/**
+ * The part of a listed addon's manifest that an addon collection publishes: stremio-core's
+ * ManifestPreview, and `resources`, which the client core of @stremio/stremio-core-web 0.62
+ * requires as well (it reads each entry as a whole Manifest, whose `catalogs` default to none,
+ * and skips an entry without `resources`).
+ */
+export const ManifestPreview = z.strictObject({
+  id: z.string().min(1),
+  version: semver,
+  name: z.string(),
+  description: z.string().optional(),
+  logo: absoluteUrl.optional(),
+  background: absoluteUrl.optional(),
+  types: z.array(z.string()),
+  resources: z.array(ListedResource),
+  behaviorHints: ManifestBehaviorHints.optional(),
+});
+export const AddonDescriptorPreview = z.strictObject({ transportUrl: absoluteUrl, manifest: ManifestPreview });
+
+/**
+ * Another addon's manifest, as the client must read it to show the addon in a collection and to
+ * install it (stremio-core's Manifest): other fields are the addon's own business. A field that
+ * the client reads with a default on error (logo, background) is not checked; one it reads
+ * strictly is, since it would make the whole manifest fail there.
+ */
+export const ListedManifest = z.looseObject({
+  id: z.string().min(1),
+  version: semver,
+  name: z.string(),
+  description: z.string().nullish(),
+  contactEmail: z.string().nullish(),
+  types: z.array(z.string()),
+  resources: z.array(
+    z.union([z.string(), z.looseObject({ name: z.string(), types: z.array(z.string()).nullish(), idPrefixes: z.array(z.string()).nullish() })]),
+  ),
+  idPrefixes: z.array(z.string()).nullish(),
+  catalogs: z.array(z.looseObject({ id: z.string(), type: z.string(), name: z.string().nullish() })).optional(),
+  addonCatalogs: z.array(z.looseObject({ id: z.string(), type: z.string(), name: z.string().nullish() })).optional(),
+  behaviorHints: z
+    .looseObject({
+      adult: z.boolean().optional(),
+      p2p: z.boolean().optional(),
+      configurable: z.boolean().optional(),
+      configurationRequired: z.boolean().optional(),
+    })
+    .optional(),
 });
 
 const cacheHints = {
@@ -83,6 +141,7 @@ export const CatalogResponse = z.strictObject({ metas: z.array(MetaItemPreview),
 export const MetaResponse = z.strictObject({ meta: MetaItem, ...cacheHints });
 export const StreamResponse = z.strictObject({ streams: z.array(Stream), ...cacheHints });
 export const SubtitlesResponse = z.strictObject({ subtitles: z.array(Subtitle), ...cacheHints });
+export const AddonsResponse = z.strictObject({ addons: z.array(AddonDescriptorPreview), ...cacheHints });
 
 export type Subtitle = z.infer<typeof Subtitle>;
 export type Stream = z.infer<typeof Stream>;
@@ -93,5 +152,7 @@ export type ExtraProp = z.infer<typeof ExtraProp>;
 export type ManifestCatalog = z.infer<typeof ManifestCatalog>;
 export type ManifestResource = z.infer<typeof ManifestResource>;
 export type Manifest = z.infer<typeof Manifest>;
+export type ManifestPreview = z.infer<typeof ManifestPreview>;
+export type ListedManifest = z.infer<typeof ListedManifest>;
 export type CacheHints = { cacheMaxAge?: number; staleRevalidate?: number; staleError?: number };
-export type ResourceName = 'manifest' | 'catalog' | 'meta' | 'stream' | 'subtitles';
+export type ResourceName = 'manifest' | 'catalog' | 'meta' | 'stream' | 'subtitles' | 'addon_catalog';

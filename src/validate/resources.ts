@@ -23,7 +23,9 @@ export function checkResources(content: Content, at: Locator, diagnostics: Diagn
     }
     seen.add(name);
     const offer = offered.get(name);
-    if (typeof entry !== 'string' && name === 'catalog' && (entry.types || entry.idPrefixes)) {
+    if (typeof entry !== 'string' && name === 'addon_catalog' && (entry.types || entry.idPrefixes)) {
+      diagnostics.push(problem('invalid-value', { kind: 'resource-catalog-typed', name }, place()));
+    } else if (typeof entry !== 'string' && name === 'catalog' && (entry.types || entry.idPrefixes)) {
       diagnostics.push(problem('invalid-value', { kind: 'resource-catalog-typed' }, place()));
     } else if (!offer) diagnostics.push(problem('invalid-value', { kind: 'resource-unused', name }, place()));
     else if (typeof entry !== 'string') checkTyped(entry, offer, place, diagnostics);
@@ -32,7 +34,8 @@ export function checkResources(content: Content, at: Locator, diagnostics: Diagn
     if (seen.has(offer.name)) continue;
     const example = offer.titles[0];
     const related = example ? [{ ...example.where(['id']), message: `"${example.id}", which ${offer.name} is offered for` }] : undefined;
-    const params = { kind: 'resource-omitted', name: offer.name, example: example?.id ?? content.catalogs[0]?.id ?? '' } as const;
+    const named = offer.name === 'addon_catalog' ? content.addonCatalogs : content.catalogs;
+    const params = { kind: 'resource-omitted', name: offer.name, example: example?.id ?? named[0]?.id ?? '' } as const;
     diagnostics.push(problem('invalid-value', params, { ...at(['resources']), path: 'resources', ...(related && { related }) }));
   }
 }

@@ -5,7 +5,9 @@ import { words, type MessageParams } from '../diagnostics/index.js';
 
 /** Issue parameters that name the diagnostic code a failed check should report. */
 export const IssueParams = z.object({
-  code: z.enum(['bad-file-name', 'stream-source', 'missing-asset', 'asset-outside-content', 'base-url-required']).optional(),
+  code: z
+    .enum(['bad-file-name', 'stream-source', 'missing-asset', 'asset-outside-content', 'base-url-required', 'invalid-addon-manifest'])
+    .optional(),
   hint: z.string().optional(),
 });
 export type IssueParams = z.infer<typeof IssueParams>;

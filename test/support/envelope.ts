@@ -2,13 +2,19 @@
 // by hand, and with the protocol's response schemas (src/validate/schema.ts). The plan builds
 // bodies field by field, for speed and key order, so the schemas are where they are checked whole.
 import type { ZodType } from 'zod';
-import { CatalogResponse, Manifest, MetaResponse, StreamResponse, SubtitlesResponse } from '../../src/validate/schema.js';
+import { AddonsResponse, CatalogResponse, Manifest, MetaResponse, StreamResponse, SubtitlesResponse } from '../../src/validate/schema.js';
 
 const RESOURCE_FIELDS = ['metas', 'metasDetailed', 'meta', 'streams', 'subtitles', 'addons'];
 const URL_FIELDS = new Set(['poster', 'background', 'logo', 'url', 'thumbnail', 'externalUrl', 'playerFrameUrl', 'androidTvUrl']);
 
 /** The schema of each resource's bodies, by the first segment of their paths. */
-const RESPONSES: Record<string, ZodType> = { catalog: CatalogResponse, meta: MetaResponse, stream: StreamResponse, subtitles: SubtitlesResponse };
+const RESPONSES: Record<string, ZodType> = {
+  catalog: CatalogResponse,
+  meta: MetaResponse,
+  stream: StreamResponse,
+  subtitles: SubtitlesResponse,
+  addon_catalog: AddonsResponse,
+};
 
 /** The schema a file's body must match: the manifest's, or the response's of its resource. */
 function schemaOf(filePath: string): ZodType | undefined {

@@ -51,6 +51,8 @@ export interface Example {
   catalogs: ExampleCatalog[];
   /** Output paths of copied local files (`assets/...`). */
   localFiles: string[];
+  /** Addon collections: type (default `all`), id and the manifest URLs they list. */
+  addonCatalogs: { type: string; id: string; urls: string[] }[];
 }
 
 const isUrl = (value: string) => /^[a-z][a-z0-9+.-]+:/i.test(value);
@@ -123,7 +125,12 @@ export async function readExample(dir = EXAMPLE_DIR): Promise<Example> {
     };
   });
 
-  return { items, catalogs, localFiles: [...localFiles] };
+  const addonCatalogs = (addon.addonCatalogs ?? []).map((collection: any) => ({
+    type: collection.type ?? 'all',
+    id: collection.id,
+    urls: collection.addons.map((entry: any) => (typeof entry === 'string' ? entry : entry.url)),
+  }));
+  return { items, catalogs, localFiles: [...localFiles], addonCatalogs };
 }
 
 /**
@@ -178,7 +185,10 @@ export function expectedFiles(example: Example): Set<string> {
       for (const extras of owner.hintedRequests) files.add(`subtitles/${item.type}/${owner.id}/${extras}.json`);
     }
   }
+  // Addon collections: one file each.
+  for (const collection of example.addonCatalogs) files.add(`addon_catalog/${collection.type}/${collection.id}.json`);
   // Cloudflare Pages' JSON 404 in each resource folder.
   for (const folder of ['catalog', 'meta', 'stream', 'subtitles']) files.add(`${folder}/404.html`);
+  if (example.addonCatalogs.length > 0) files.add('addon_catalog/404.html');
   return files;
 }
