@@ -1,7 +1,7 @@
 // Search (issue 30) below the client: the ranking and the queries that get files, the files and
 // manifest a build writes for each placement, catalog-placement errors at their line, and serve
 // answering any query as the files would, on a real server on 127.0.0.1.
-import { readFile, stat } from 'node:fs/promises';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -47,6 +47,21 @@ describe('the queries a static host gets files for', () => {
     expect(queries("Ocean's Eleven")).toEqual(["Ocean's Eleven", 'Eleven', 'Ocean', "ocean's eleven", 'eleven', 'ocean', 's'].sort());
     expect(queries('Tom & Jerry', 'names')).toEqual(['Tom & Jerry', 'tom & jerry']);
     expect(queries('Tom & Jerry', 'words')).toEqual(['Jerry', 'Tom', 'jerry', 'tom']);
+  });
+
+  it('accents are the diacritics of Latin letters and the like, not the vowel signs of other scripts', () => {
+    expect(queries('किताब')).toEqual(['किताब']);
+    const index = new SearchIndex(['काल', 'किल', 'कल'], (name) => name);
+    expect(index.results('कल')).toEqual(['कल']);
+    expect(queries('Ça va')).toEqual(['Ca', 'Ca va', 'Ça', 'Ça va', 'ca', 'ca va', 'va', 'ça', 'ça va'].sort());
+  });
+
+  it('no query of no words, and none over 200 bytes: a title written without spaces is one word', () => {
+    // A stray accent between words is no word; without it, the whole name keeps both spaces.
+    expect(queries('Foo \u0301 bar')).toEqual(['Foo \u0301 bar', 'Foo  bar', 'bar', 'foo \u0301 bar', 'foo  bar', 'Foo', 'foo'].sort());
+    expect(queries('あ'.repeat(90))).toEqual([]);
+    // Words of 180 and 30 bytes get files; the whole name, 211 bytes, does not.
+    expect(queries(`${'あ'.repeat(60)} ${'x'.repeat(30)}`)).toEqual([`${'あ'.repeat(60)}`, 'x'.repeat(30)].sort());
   });
 
   it('no whole name that cannot end a file name on every host', () => {
@@ -147,6 +162,35 @@ describe('the files and the manifest of each placement', () => {
   });
 });
 
+describe('letter case', () => {
+  const item = (name: string) => `- { id: "t:1", type: movie, name: ${name}, streams: [{ url: "https://example.org/1.mp4" }] }\n`;
+
+  it('two catalogs whose ids differ only in case are a case-conflict, their search files too', async () => {
+    const dir = await contentDir({
+      'addon.yaml': addonYaml(
+        'catalogs:\n  - { id: films, type: movie, name: A, search: only }\n  - { id: Films, type: movie, name: B, search: only }\n',
+      ),
+      'items.yaml': item('Alien'),
+    });
+    const result = await build({ contentDir: dir, outDir: path.join(await tempDir(), 'dist'), hosts: [] });
+    expect(result.ok).toBe(false);
+    expect(result.diagnostics.map((d) => d.code)).toContain('case-conflict');
+  });
+
+  it('a rebuild after a name changes case removes the old spelling on a file system that keeps case apart', async () => {
+    const dir = await contentDir({
+      'addon.yaml': addonYaml('catalogs:\n  - { id: films, type: movie, name: Films, search: only, searchQueries: names }\n'),
+      'items.yaml': item('Star wars'),
+    });
+    const out = path.join(await tempDir(), 'dist');
+    expect((await build({ contentDir: dir, outDir: out, hosts: [] })).ok).toBe(true);
+    await writeFile(path.join(dir, 'items.yaml'), item('Star Wars'));
+    expect((await build({ contentDir: dir, outDir: out, hosts: [] })).ok).toBe(true);
+    const pages = [...(await readTree(out)).keys()].filter((f) => /^catalog\/movie\/films\/search=[^&]*\.json$/.test(f)).sort();
+    expect(pages).toEqual(['catalog/movie/films/search=Star Wars.json', 'catalog/movie/films/search=star wars.json']);
+  });
+});
+
 describe('catalog-placement', () => {
   // Each at the value of its field, in line 6 (the catalog's line after addonYaml's four and `catalogs:`).
   const cases: [catalog: string, field: string, column: number, words: string][] = [
@@ -216,6 +260,8 @@ describe('serve answers any query as the files would', () => {
       'pd:reel-130',
     ]);
     expect(await ids('catalog/series/finder/search=SUPERMAN.json')).toEqual(['pd:superman']);
+    // A query with `/` is no file name, but a query all the same.
+    expect(await ids('catalog/movie/films/search=movie%2Fjerry.json')).toEqual(['pd:tom-jerry']);
     // A catalog without search, and requests with other extras, are files or 404s as on a host.
     for (const rawPath of [
       'catalog/movie/archive/search=night.json',
@@ -281,4 +327,29 @@ describe('searchRequest', () => {
       expect(searchRequest(raw), raw).toBeUndefined();
     }
   });
+});
+
+describe('names that share their words', () => {
+  it('are refused as output-too-large, naming the search queries, and nothing is written', async () => {
+    // 4,000 names of the same eight words in different orders: each whole name finds every item,
+    // 16 million results from 200 KB of YAML.
+    const words = ['red', 'blue', 'green', 'gold', 'grey', 'pink', 'teal', 'jade'];
+    const lines: string[] = [];
+    for (let i = 0; i < 4000; i++) {
+      // The i-th permutation of the words (factorial number system): every name is different.
+      const left = [...words];
+      const order: string[] = [];
+      for (let rest = i, base = 8; base > 0; rest = Math.floor(rest / base), base--) order.push(left.splice(rest % base, 1)[0]!);
+      lines.push(`- { id: "h:${i}", type: movie, name: "${order.join(' ')}" }`);
+    }
+    const dir = await contentDir({
+      'addon.yaml': addonYaml('catalogs:\n  - { id: all, type: movie, name: All, search: only, searchQueries: names }\n'),
+      'items.yaml': `${lines.join('\n')}\n`,
+    });
+    const out = path.join(await tempDir(), 'dist');
+    const result = await build({ contentDir: dir, outDir: out, hosts: [] });
+    expect(result.diagnostics.map((d) => d.code)).toEqual(['output-too-large']);
+    expect(result.diagnostics[0]!.message).toContain('search queries');
+    expect(await stat(out).catch(() => undefined)).toBeUndefined();
+  }, 60_000);
 });

@@ -3,13 +3,23 @@
 // preview ranks exactly as the published files do (README, "Search").
 import { fileNameProblem } from '../validate/schema-leaves.js';
 
-/** A word: a run of letters, digits and the marks that accent them. */
-const WORD = /[\p{L}\p{N}\p{M}]+/gu;
-const MARKS = /\p{M}/gu;
+/** A word: a letter or digit, then letters, digits and the marks that go with them. */
+const WORD = /[\p{L}\p{N}][\p{L}\p{N}\p{M}]*/gu;
+/**
+ * Accents: the combining diacritics that decomposing a Latin, Greek or Cyrillic letter gives
+ * (`é` -> `e` and U+0301). Not every mark: the vowel signs of Indic scripts are marks too, and
+ * dropping them would make other words of them (`काल` found by `कल`).
+ */
+const ACCENTS = /[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]/gu;
+
+/** Text without its accents, composed again (`Amélie` -> `Amelie`). */
+function withoutAccents(text: string): string {
+  return text.normalize('NFD').replace(ACCENTS, '').normalize('NFC');
+}
 
 /** Text as search compares it: lower case, accents dropped (`Amélie` -> `amelie`). */
 export function foldText(text: string): string {
-  return text.normalize('NFD').replace(MARKS, '').toLowerCase();
+  return withoutAccents(text).toLowerCase();
 }
 
 /** The words of a text as written (`Ocean's Eleven` -> `Ocean`, `s`, `Eleven`). */
@@ -82,27 +92,24 @@ export type SearchQueries = 'all' | 'words' | 'names';
 
 /**
  * The queries a static host gets a file for, from one name: each word and the whole name, each
- * as written and in lower case, and each of those without accents where that differs. A whole
- * name that cannot end a file name on every host (a `/`, `?`, `#` or `%`, over 200 bytes) has
- * none: serve still answers it, a static host does not.
+ * as written and in lower case, and each of those without accents where that differs. A query
+ * that cannot end a file name on every host (a `/`, `\\`, `?`, `#` or `%`, a control character,
+ * over 200 bytes: a title in a script written without spaces is one long word) has none: serve
+ * still answers it, a static host does not.
  */
 export function fileQueries(name: string, which: SearchQueries, into: Set<string>): void {
   const add = (query: string) => {
-    for (const spelling of spellings(query)) into.add(spelling);
+    for (const spelling of spellings(query)) if (isFileQuery(spelling)) into.add(spelling);
   };
   if (which !== 'names') for (const word of wordsOf(name)) add(word);
-  if (which !== 'words') {
-    const whole = name.trim();
-    if (wordsOf(whole).length > 0 && isFileQuery(whole)) add(whole);
-  }
+  if (which !== 'words' && wordsOf(name).length > 0) add(name.trim());
 }
 
 /** A query as written, in lower case, and both without accents: the distinct ones. */
 function spellings(query: string): string[] {
   const written = query.normalize('NFC');
   const lower = written.toLowerCase();
-  const bare = (text: string) => text.normalize('NFD').replace(MARKS, '').normalize('NFC');
-  return [...new Set([written, lower, bare(written), bare(lower)])];
+  return [...new Set([written, lower, withoutAccents(written), withoutAccents(lower)])];
 }
 
 /** Whether a query can be the end of a file name on every host the build writes for. */

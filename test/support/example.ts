@@ -139,8 +139,13 @@ export async function readExample(dir = EXAMPLE_DIR): Promise<Example> {
  * both without accents; a name answers when its words, folded alike, hold every word of the query.
  */
 function searchQueries(names: string[]): Map<string, number> {
-  const words = (text: string) => text.match(/[\p{L}\p{N}\p{M}]+/gu) ?? [];
-  const bare = (text: string) => text.normalize('NFD').replace(/\p{M}/gu, '').normalize('NFC');
+  const words = (text: string) => text.match(/[\p{L}\p{N}][\p{L}\p{N}\p{M}]*/gu) ?? [];
+  // The example's names are Latin: their accents are the combining diacritics U+0300 to U+036F.
+  const bare = (text: string) =>
+    text
+      .normalize('NFD')
+      .replace(/[\u0300-\u036f]/gu, '')
+      .normalize('NFC');
   const fold = (text: string) => words(bare(text).toLowerCase());
   const queries = new Set<string>();
   for (const name of names) {
