@@ -2,6 +2,7 @@
 // that differ only in letter case or Unicode normalization.
 import { DiagnosticList, problem, type Diagnostic } from '../diagnostics/index.js';
 import type { FileOrigin } from '../shared/content.js';
+import { foldPath } from '../shared/paths.js';
 import type { OutputFile } from './output-file.js';
 
 /**
@@ -47,8 +48,9 @@ export function conflicts(files: readonly OutputFile[]): Diagnostic[] {
       });
       continue;
     }
-    // A search query as written and in lower case: the same results, whichever file is kept.
-    if (file.caseVariant && earlier.caseVariant) continue;
+    // A search query as written and in lower case, in one catalog's folder: the same results,
+    // whichever file is kept. The folders of two catalogs whose ids differ in case are a conflict.
+    if (file.caseVariant && earlier.caseVariant && folderOf(file.path) === folderOf(earlier.path)) continue;
     // One report per pair of items, not one per file they both have (meta, streams, subtitles).
     if (file.origin && earlier.origin) {
       const pairs = reportedPairs.get(file.origin) ?? new Set();
@@ -69,17 +71,7 @@ export function conflicts(files: readonly OutputFile[]): Diagnostic[] {
   return diagnostics.list();
 }
 
-/**
- * A path as file systems that ignore case and Unicode normalization see it. Most paths are
- * ASCII, which has one normalization: only the others pay for normalizing.
- */
-function foldPath(path: string): string {
-  const lower = path.toLowerCase();
-  return NON_ASCII.test(lower) ? lower.normalize('NFC') : lower;
-}
-
-// \p{ASCII} rather than a range from \u0000: a control character in a pattern reads as a mistake.
-const NON_ASCII = /[^\p{ASCII}]/u;
+const folderOf = (path: string) => path.slice(0, path.lastIndexOf('/'));
 
 /** What makes two paths that fold alike different: letter case, normalization, or both. */
 function howTheyDiffer(a: string, b: string): string {

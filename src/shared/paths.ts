@@ -80,6 +80,18 @@ export function webInstallLink(manifestUrl: string): string {
   return `https://web.stremio.com/#/addons?addon=${encodeURIComponent(manifestUrl)}`;
 }
 
+/**
+ * A path as file systems that ignore case and Unicode normalization see it. Most paths are
+ * ASCII, which has one normalization: only the others pay for normalizing.
+ */
+export function foldPath(path: string): string {
+  const lower = path.toLowerCase();
+  return NON_ASCII.test(lower) ? lower.normalize('NFC') : lower;
+}
+
+// \p{ASCII} rather than a range from \u0000: a control character in a pattern reads as a mistake.
+const NON_ASCII = /[^\p{ASCII}]/u;
+
 /** The machine itself, from which the client accepts addons over plain HTTP. */
 export function isLoopback(hostname: string): boolean {
   return hostname === 'localhost' || hostname === '[::1]' || /^127(?:\.\d{1,3}){3}$/.test(hostname);

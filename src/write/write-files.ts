@@ -1,10 +1,10 @@
 // Part of stage 4, write: the steps of writing the output folder, once it is prepared
 // (output-run.ts): create the files, remove the stale ones, record what was written, move the
 // staged folders in.
-import { readFile, rename, rm } from 'node:fs/promises';
+import { readFile, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { errorCode } from '../diagnostics/index.js';
-import { MANIFEST_FILE } from '../shared/paths.js';
+import { foldPath, MANIFEST_FILE } from '../shared/paths.js';
 import type { OutputFile } from '../plan/index.js';
 import { type BatchBuilder, startFileCreator } from './create-files.js';
 import type { OutputRun } from './output-run.js';
@@ -99,15 +99,27 @@ export async function removeStaleFiles(run: OutputRun): Promise<void> {
   let kept = 0;
   for (const file of run.files) if (previous.files.has(file.path)) kept++;
   if (kept === previous.files.size) return;
+  let byFolded: Map<string, string> | undefined;
   for (const file of previous.files.keys()) {
     if (run.planned(file)) continue;
-    await run.recordIntent();
     const target = inside(run.root, file);
+    // On a file system that ignores case (macOS, Windows) a stale path can name a file written
+    // now: `search=Star wars.json` is `search=Star Wars.json` there, and removing one removes both.
+    byFolded ??= new Map(run.files.map((f) => [foldPath(f.path), f.path]));
+    const twin = byFolded.get(foldPath(file));
+    if (twin !== undefined && (await sameFile(target, inside(run.root, twin)))) continue;
+    await run.recordIntent();
     await rm(target, { force: true });
     await removeEmptyParents(run.root, path.dirname(target));
     run.result.removed++;
     if (path.posix.basename(file) === MANIFEST_FILE) run.result.removedManifests.push(file);
   }
+}
+
+/** Whether two paths name one file (the same device and inode), as on a file system that ignores case. */
+async function sameFile(a: string, b: string): Promise<boolean> {
+  const [one, other] = await Promise.all([stat(a, { bigint: true }).catch(() => undefined), stat(b, { bigint: true }).catch(() => undefined)]);
+  return one !== undefined && other !== undefined && one.dev === other.dev && one.ino === other.ino;
 }
 
 /** Records what was written, as complete, when it differs from what the last build recorded. */
