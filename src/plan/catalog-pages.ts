@@ -28,7 +28,7 @@ export interface CatalogList {
  * Board, the required genre filter's options, ALL_GENRES first; for search, the results of each
  * query a static host gets a file for; a search-only catalog has those alone.
  */
-export function catalogLists(catalog: Catalog): CatalogList[] {
+export function catalogLists(catalog: Catalog, budget?: SearchBudget): CatalogList[] {
   const lists: CatalogList[] = [];
   if (!catalog.search?.only) {
     const groups = membersByGenre(catalog);
@@ -47,9 +47,19 @@ export function catalogLists(catalog: Catalog): CatalogList[] {
       let members = found.get(key);
       if (!members) found.set(key, (members = index.results(query)));
       lists.push({ extra: ['search', query], members, caseVariant: true });
+      if (budget && (budget.listings -= members.length) < 0) break;
     }
   }
   return lists;
+}
+
+/**
+ * How many more search results the lists may hold before the output is measured: names that
+ * share their words make every whole name's results long, more than the content's size
+ * suggests. Past it the lists stop, and what they hold is already more than a build may write.
+ */
+export interface SearchBudget {
+  listings: number;
 }
 
 /** The catalog's items grouped by genre, in catalog order: one pass, however many genres. */

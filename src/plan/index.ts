@@ -26,7 +26,7 @@ import { inputFingerprints } from './fingerprints.js';
 import { addItemFiles, type ItemRendering } from './item-files.js';
 import { buildManifest, manifestTooLarge } from './manifest.js';
 import type { OutputFile } from './output-file.js';
-import { outputTooLarge, type Layout } from './output-size.js';
+import { outputTooLarge, searchBudget, type Layout } from './output-size.js';
 import { renderPages, type PageTemplates } from './page.js';
 import { subtitlesWithoutStreams } from './subtitles.js';
 import { envelope, genreLinks, metaPreview, type Link } from './wire.js';
@@ -206,7 +206,10 @@ function planTree(
   // Measured before anything is laid out: hostile content can ask for millions of pages, and
   // the list of them would fill memory before a limit on it was checked. The previews it
   // renders to measure pages are the ones the pages are rendered from.
-  const lists = new Map(content.catalogs.map((catalog) => [catalog, catalogLists(catalog)]));
+  // Measured trees bound their search results first: a configuration's tree is measured as part
+  // of the whole content, before it is laid out.
+  const budget = tree.measure && { listings: searchBudget(content, tree.measure.trees) };
+  const lists = new Map(content.catalogs.map((catalog) => [catalog, catalogLists(catalog, budget)]));
   if (tree.measure) {
     const previewBytes = new Map<Item, number>();
     const previewSize = (item: Item) => {

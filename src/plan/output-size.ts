@@ -134,6 +134,18 @@ export function outputTooLarge(layout: Layout): Diagnostic | undefined {
   return problem('output-too-large', { kind: 'output', size, input, limit, overBytes, source: source.words }, place);
 }
 
+/** At least the bytes of a listing on a page: `{"id":"…","type":"…","name":"…"}`, each field one character or more. */
+const LISTING_BYTES = '{"id":"","type":"","name":""}'.length + 3;
+
+/**
+ * The search results a tree's lists may hold (catalog-pages.ts, SearchBudget): more results than
+ * this are more bytes than `trees` such trees may write, whatever else the output holds.
+ */
+export function searchBudget(content: Content, trees: number): number {
+  const limit = (outputLimit(content.textBytes).bytes * Math.min(trees, CONFIGURED_OUTPUT_FACTOR)) / trees;
+  return Math.ceil(limit / LISTING_BYTES) + 1;
+}
+
 /** How many times what an addon without configurations may write, a configurable one may. */
 export const CONFIGURED_OUTPUT_FACTOR = 8;
 
