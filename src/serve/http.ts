@@ -95,6 +95,8 @@ async function handle(req: IncomingMessage, res: ServerResponse, tree: Tree | un
     case 'preflight':
       return preflight(res);
     case 'error':
+      // A query with `/` or `\\` is no file name (a 400 for files), but still a query to answer.
+      if (decision.status === 400 && searchAnswered(req, res, tree, basePath, configured)) return;
       return refuseWith(res, decision);
     case 'file': {
       for (const file of decision.paths) {
@@ -106,9 +108,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, tree: Tree | un
           await opened.handle.close();
         }
       }
-      const search = tree.search && searchRequest(req.url ?? '/', basePath, configured);
-      const answer = search && tree.search!(search);
-      if (answer !== undefined) return sendSearchAnswer(req, res, answer, headersFor(tree.rules, `/${decision.paths[0]}`));
+      if (searchAnswered(req, res, tree, basePath, configured)) return;
       return refuseWith(res, decision.ifMissing);
     }
   }
@@ -179,6 +179,19 @@ async function sendFile(
   } finally {
     req.off('close', abort);
   }
+}
+
+/**
+ * Answers a catalog search that no file answers from the tree's content, when it has one (not
+ * with `--dir`) and the request is one (route.ts, searchRequest); false when it did not answer.
+ */
+function searchAnswered(req: IncomingMessage, res: ServerResponse, tree: Tree, basePath: string, configured: boolean): boolean {
+  const request = tree.search ? searchRequest(req.url ?? '/', basePath, configured) : undefined;
+  const answer = request && tree.search?.(request);
+  if (request === undefined || answer === undefined) return false;
+  const folder = request.folder === '' ? '' : `/${request.folder}`;
+  sendSearchAnswer(req, res, answer, headersFor(tree.rules, `${folder}/catalog/${request.type}/${request.id}/search.json`));
+  return true;
 }
 
 /**
