@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { build, type BuildResult } from '../src/build/index.js';
 import type { Host } from '../src/hosts/index.js';
-import { readAddonManifests } from '../src/load/addon-manifests.js';
+import { readAddonManifests, redirectProblem } from '../src/load/addon-manifests.js';
 import { startServer } from '../src/serve/index.js';
 import type { AddonCatalog } from '../src/shared/content.js';
 import { envelopeProblems } from './support/envelope.js';
@@ -507,13 +507,37 @@ describe('misuses', () => {
       '- https://example.org/addon/',
       '- { url: "stremio://example.org/manifest.json", manifest: c.json }',
       '- http://example.org/manifest.json',
+      '- https://user:secret@example.org/manifest.json',
     ]);
     expect(located(result)).toEqual([
       ['invalid-addon-manifest', 9, 9, 'addonCatalogs[0].addons[1]'],
       ['invalid-addon-manifest', 10, 16, 'addonCatalogs[0].addons[2].url'],
       ['invalid-addon-manifest', 11, 9, 'addonCatalogs[0].addons[3]'],
+      ['invalid-addon-manifest', 12, 9, 'addonCatalogs[0].addons[4]'],
     ]);
     expect(result.diagnostics[2]!.message).toContain('plain http:// on another machine');
+    expect(result.diagnostics[3]!.message).toBe('the URL holds a user name or password, which the collection would publish to everyone');
+  });
+
+  it('a redirect from another machine to this one or its network is not followed', () => {
+    const from = 'https://addons.example.org/a/manifest.json';
+    for (const to of [
+      'https://127.0.0.1/manifest.json',
+      'https://localhost:8443/x',
+      'https://10.1.2.3/m',
+      'https://172.20.0.1/m',
+      'https://192.168.1.1/m',
+      'https://169.254.169.254/latest',
+      'https://[::1]/m',
+      'https://[fd00::1]/m',
+      'https://[fe80::1]/m',
+    ]) {
+      expect(redirectProblem(from, new URL(to)), to).toMatch(/an address of this machine or its network/);
+    }
+    for (const to of ['https://cdn.example.org/manifest.json', 'https://172.32.0.1/m', 'https://8.8.8.8/m'])
+      expect(redirectProblem(from, new URL(to)), to).toBeUndefined();
+    // From this machine, to this machine: a local test server, as the tests use.
+    expect(redirectProblem('http://127.0.0.1:8080/a/manifest.json', new URL('http://127.0.0.1:8080/b/manifest.json'))).toBeUndefined();
   });
 
   it('the same addon twice in a collection, and two collections of one type and id: duplicate-addon', async () => {

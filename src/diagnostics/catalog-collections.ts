@@ -18,6 +18,7 @@ export type InvalidAddonManifest =
   | { kind: 'field'; url: string; field: string; problem: string; file?: string }
   | { kind: 'not-manifest-url'; url: string }
   | { kind: 'insecure'; url: string }
+  | { kind: 'credentials'; url: string }
   | { kind: 'preview-too-large'; url: string; bytes: number; limit: number };
 
 /** duplicate-addon: an addon listed twice in a collection, or two collections of one type and id. */
@@ -47,8 +48,11 @@ function unreadableHint(p: AddonUnreadable): string {
     case 'network':
       return 'check the URL in a browser; the build reads every listed manifest, so a server that is down stops it (give `manifest: <file>` to read a copy instead)';
     case 'too-large':
-    case 'not-json':
       return "list the URL of the addon's manifest.json (what Stremio installs), not of a page about it";
+    case 'not-json':
+      return p.file === undefined
+        ? "list the URL of the addon's manifest.json (what Stremio installs), not of a page about it"
+        : 'save the JSON the manifest URL answers into that file, as it is';
     case 'file':
       return 'give the path of a JSON file inside the content folder, relative to addon.yaml (manifest: addons/cinemeta.json)';
   }
@@ -66,6 +70,8 @@ export const COLLECTION_MESSAGES = {
           return `"${p.url}" is not an addon's manifest URL: Stremio installs addons from http(s) URLs that end in /manifest.json`;
         case 'insecure':
           return `"${p.url}" is plain http:// on another machine: Stremio installs remote addons only over https://`;
+        case 'credentials':
+          return 'the URL holds a user name or password, which the collection would publish to everyone';
         case 'preview-too-large':
           return `what a collection publishes of ${p.url} (its name, description, logo, types, resources, …) is ${p.bytes} bytes, over the ${p.limit} an entry may take`;
       }
@@ -78,6 +84,8 @@ export const COLLECTION_MESSAGES = {
           return 'copy the install URL of the addon (https://…/manifest.json); a stremio:// link is the same URL with https://';
         case 'insecure':
           return 'use the https:// URL of the addon (plain http:// works only from 127.0.0.1 or localhost)';
+        case 'credentials':
+          return 'list the addon by a URL without user:password@';
         case 'preview-too-large':
           return 'a manifest is a few KB; for a copy read with manifest:, shorten its description';
       }

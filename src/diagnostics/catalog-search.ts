@@ -31,7 +31,7 @@ function placementHint(p: CatalogPlacement): string {
     case 'search-off-board':
       return 'keep this catalog for Discover, and add a second catalog of the same items with search: only';
     case 'search-only-off-board':
-      return 'remove board: false, or make it search: true for a catalog that is in Discover and search';
+      return 'remove board: false: search: only already keeps it off the Board and out of Discover';
     case 'search-only-genres':
       return 'remove genres, or make it search: true for a catalog with a genre filter that search finds too';
     case 'all-genre':

@@ -145,12 +145,27 @@ const MAX_REDIRECTS = 5;
 /**
  * Why a redirect of `from` to `to` is not followed: content is not trusted, and a listed URL must
  * not lead the build machine to plain http elsewhere, or from another machine to this one's own
- * services. Redirects to https are followed; to loopback http only from loopback.
+ * services or its network's. Redirects to https are followed; to loopback http only from loopback.
  */
-function redirectProblem(from: string, to: URL): string | undefined {
+export function redirectProblem(from: string, to: URL): string | undefined {
+  const fromHere = isLoopback(new URL(from).hostname);
+  if (!fromHere && isPrivateHost(to.hostname)) return `it redirects to ${to.href}, an address of this machine or its network, which is not followed`;
   if (to.protocol === 'https:') return undefined;
-  if (to.protocol === 'http:' && isLoopback(to.hostname) && isLoopback(new URL(from).hostname)) return undefined;
+  if (to.protocol === 'http:' && isLoopback(to.hostname) && fromHere) return undefined;
   return `it redirects to ${to.protocol === 'http:' ? 'plain http' : to.protocol} (${to.href}), which is not followed`;
+}
+
+/**
+ * A host name that is this machine or an address of a private network, as written (names are
+ * not resolved): loopback, 10/8, 172.16/12, 192.168/16, link-local 169.254/16, and IPv6's
+ * unique-local fc00::/7 and link-local fe80::/10.
+ */
+function isPrivateHost(hostname: string): boolean {
+  if (isLoopback(hostname) || /^\[(::|::1|f[cd][0-9a-f]{0,2}:.*|fe[89ab][0-9a-f]?:.*)\]$/i.test(hostname)) return true;
+  const octets = /^(\d{1,3})\.(\d{1,3})\.\d{1,3}\.\d{1,3}$/.exec(hostname);
+  if (!octets) return false;
+  const [a, b] = [Number(octets[1]), Number(octets[2])];
+  return a === 10 || a === 0 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 169 && b === 254);
 }
 
 /** The body as text, or undefined once it is over `maxBytes` (the rest is not read). */

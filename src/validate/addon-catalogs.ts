@@ -12,11 +12,13 @@ import { codedIssue, fileName } from './schema-leaves.js';
 /**
  * Why the client would not install from `value`, or undefined when it would: an http(s) URL
  * whose path ends in `/manifest.json` (the client cuts that off to find the addon's files), and
- * plain http only from this machine.
+ * plain http only from this machine, and no user name or password.
  */
-export function manifestUrlProblem(value: string): 'not-manifest-url' | 'insecure' | undefined {
+export function manifestUrlProblem(value: string): 'not-manifest-url' | 'insecure' | 'credentials' | undefined {
   if (!/^https?:\/\//i.test(value) || !URL.canParse(value)) return 'not-manifest-url';
   const url = new URL(value);
+  // Published as it is: a password in it would be public.
+  if (url.username !== '' || url.password !== '') return 'credentials';
   if (!url.pathname.endsWith('/manifest.json') || url.hash !== '') return 'not-manifest-url';
   if (url.protocol === 'http:' && !isLoopback(url.hostname)) return 'insecure';
   return undefined;
