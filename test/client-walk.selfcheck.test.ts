@@ -61,7 +61,7 @@ function hintedPath({ type, owner, hints }: HintedStream): string {
 function expectedCounts(content: Example) {
   const owners = content.items.flatMap((i) => i.owners);
   return {
-    catalogItems: content.catalogs.reduce((n, c) => n + c.members.length + [...c.genres.values()].reduce((a, b) => a + b, 0), 0),
+    catalogItems: content.catalogs.reduce((n, c) => n + (c.plain ? c.members.length : 0) + [...c.genres.values()].reduce((a, b) => a + b, 0), 0),
     metas: content.items.length,
     streams: owners.reduce((n, o) => n + o.streams, 0),
     subtitles: owners.reduce((n, o) => n + o.subtitles, 0),
