@@ -5,10 +5,9 @@
 import { readFile, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { errorCode, formatPath, problem, systemErrorReason, type Diagnostic } from '../diagnostics/index.js';
+import { fetchText } from './fetch.js';
 import type { AddonCatalog, Content, ListedAddon } from '../shared/content.js';
 import { isWithin } from '../shared/locations.js';
-import { packageInfo } from '../shared/package.js';
-import { isLoopback } from '../shared/paths.js';
 import { isAbsoluteUrl, ListedManifest, type ManifestPreview } from '../validate/schema.js';
 import { secretPolicy, secretsIn, type Environment } from '../validate/secrets.js';
 
@@ -98,94 +97,17 @@ async function inParallel(reads: [string, () => Promise<Outcome>][], limit: numb
   return outcomes;
 }
 
+export { redirectProblem } from './fetch.js';
+
 const at = (entry: ListedAddon, file: boolean) => {
   const place = file && entry.file ? entry.file.at : entry.at;
   return { file: place.file, line: place.line, column: place.column, path: place.path };
 };
 
 async function fromUrl(url: string, timeoutMs: number, maxBytes: number): Promise<Outcome> {
-  const unreadable = (params: Parameters<typeof unreadableProblem>[0]): Outcome => ({ problem: unreadableProblem(params) });
-  // One deadline for the request and its redirects, which are followed here, each checked.
-  const signal = AbortSignal.timeout(timeoutMs);
-  try {
-    let current = url;
-    for (let hops = 0; ; hops++) {
-      const response = await fetch(current, {
-        redirect: 'manual',
-        signal,
-        headers: { 'User-Agent': `addon-gen/${packageInfo().version} (addon collections)`, Accept: 'application/json' },
-      });
-      const location = response.headers.get('location');
-      if (REDIRECTS.has(response.status) && location !== null) {
-        await response.body?.cancel();
-        const next = URL.canParse(location, current) ? new URL(location, current) : undefined;
-        const refused =
-          next === undefined ? 'it redirects to an invalid URL' : hops >= MAX_REDIRECTS ? 'it redirects too many times' : redirectProblem(url, next);
-        if (refused !== undefined) return unreadable({ kind: 'network', url, reason: refused });
-        current = next!.href;
-        continue;
-      }
-      if (response.status !== 200) {
-        await response.body?.cancel();
-        return unreadable({ kind: 'status', url, status: response.status });
-      }
-      const text = await bodyText(response, maxBytes);
-      if (text === undefined) return unreadable({ kind: 'too-large', url, limit: maxBytes });
-      return checked(url, text);
-    }
-  } catch (error) {
-    if (isTimeout(error)) return unreadable({ kind: 'timeout', url, seconds: timeoutMs / 1000 });
-    return unreadable({ kind: 'network', url, reason: networkReason(error) });
-  }
-}
-
-const REDIRECTS = new Set([301, 302, 303, 307, 308]);
-const MAX_REDIRECTS = 5;
-
-/**
- * Why a redirect of `from` to `to` is not followed: content is not trusted, and a listed URL must
- * not lead the build machine to plain http elsewhere, or from another machine to this one's own
- * services or its network's. Redirects to https are followed; to loopback http only from loopback.
- */
-export function redirectProblem(from: string, to: URL): string | undefined {
-  const fromHere = isLoopback(new URL(from).hostname);
-  if (!fromHere && isPrivateHost(to.hostname)) return `it redirects to ${to.href}, an address of this machine or its network, which is not followed`;
-  if (to.protocol === 'https:') return undefined;
-  if (to.protocol === 'http:' && isLoopback(to.hostname) && fromHere) return undefined;
-  return `it redirects to ${to.protocol === 'http:' ? 'plain http' : to.protocol} (${to.href}), which is not followed`;
-}
-
-/**
- * A host name that is this machine or an address of a private network, as written (names are
- * not resolved): loopback, 10/8, 172.16/12, 192.168/16, link-local 169.254/16, and IPv6's
- * unique-local fc00::/7 and link-local fe80::/10.
- */
-function isPrivateHost(hostname: string): boolean {
-  if (isLoopback(hostname) || /^\[(::|::1|f[cd][0-9a-f]{0,2}:.*|fe[89ab][0-9a-f]?:.*)\]$/i.test(hostname)) return true;
-  const octets = /^(\d{1,3})\.(\d{1,3})\.\d{1,3}\.\d{1,3}$/.exec(hostname);
-  if (!octets) return false;
-  const [a, b] = [Number(octets[1]), Number(octets[2])];
-  return a === 10 || a === 0 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 169 && b === 254);
-}
-
-/** The body as text, or undefined once it is over `maxBytes` (the rest is not read). */
-async function bodyText(response: Response, maxBytes: number): Promise<string | undefined> {
-  const declared = Number(response.headers.get('content-length'));
-  if (declared > maxBytes) {
-    await response.body?.cancel();
-    return undefined;
-  }
-  const chunks: Uint8Array[] = [];
-  let bytes = 0;
-  for await (const chunk of response.body ?? []) {
-    bytes += chunk.byteLength;
-    if (bytes > maxBytes) {
-      await response.body?.cancel().catch(() => undefined);
-      return undefined;
-    }
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString('utf8');
+  const read = await fetchText(url, { timeoutMs, maxBytes, purpose: 'addon collections', accept: 'application/json' });
+  if ('failure' in read) return { problem: unreadableProblem(read.failure) };
+  return checked(url, read.text);
 }
 
 async function fromFile(url: string, absolute: string, written: string, contentDir: string, maxBytes: number): Promise<Outcome> {
@@ -274,20 +196,4 @@ function preview(manifest: ListedManifest): ManifestPreview {
     ),
     ...(behaviorHints && Object.keys(behaviorHints).length > 0 && { behaviorHints }),
   };
-}
-
-function isTimeout(error: unknown): boolean {
-  return error instanceof Error && (error.name === 'TimeoutError' || (error.cause instanceof Error && error.cause.name === 'TimeoutError'));
-}
-
-/** Why a request failed, in words: fetch's own message is only "fetch failed". */
-function networkReason(error: unknown): string {
-  const cause = error instanceof Error ? error.cause : undefined;
-  const code = errorCode(cause) || errorCode(error);
-  if (code === 'ECONNREFUSED') return 'the connection was refused (nothing listens there)';
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'the host name was not found';
-  if (code === 'ECONNRESET') return 'the server closed the connection';
-  if (code) return `${systemErrorReason(code)} (${code})`;
-  const message = cause instanceof Error ? cause.message : error instanceof Error ? error.message : String(error);
-  return message === 'fetch failed' ? 'the request failed' : message;
 }
