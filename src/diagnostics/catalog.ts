@@ -6,6 +6,7 @@ import { COLLECTION_MESSAGES } from './catalog-collections.js';
 import { CONFIG_MESSAGES } from './catalog-config.js';
 import { LOAD_MESSAGES } from './catalog-load.js';
 import { PLAN_MESSAGES } from './catalog-plan.js';
+import { PLAYLIST_MESSAGES } from './catalog-playlists.js';
 import { SCHEMA_MESSAGES } from './catalog-schema.js';
 import { SEARCH_MESSAGES } from './catalog-search.js';
 import { VALIDATE_MESSAGES } from './catalog-validate.js';
@@ -29,6 +30,7 @@ export const CATALOG = {
   ...SEARCH_MESSAGES,
   ...PLAN_MESSAGES,
   ...COLLECTION_MESSAGES,
+  ...PLAYLIST_MESSAGES,
 } satisfies {
   [C in DiagnosticCode]?: CatalogEntry;
 };

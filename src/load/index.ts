@@ -1,5 +1,6 @@
 // Stage 1, load: read the content files (see read.ts) and parse each with the source of its kind
-// (see source.ts and sources.ts; YAML today, yaml.ts). Values come fast, on worker threads for
+// (see source.ts and sources.ts; YAML in yaml.ts, M3U playlists in m3u.ts, which addon.yaml's
+// `playlists` set up first, playlist-settings.ts). Values come fast, on worker threads for
 // large content; positions only for the items that need one (a problem to point at). Hostile
 // content (deep nesting, alias bombs, floods of errors) ends as a diagnostic, never as an
 // exception, a stack overflow or a process out of memory.
@@ -8,6 +9,7 @@ import path from 'node:path';
 import { DiagnosticList, problem, type Location } from '../diagnostics/index.js';
 import { ADDON_FILE, DEFAULT_MAX_FILE_SIZE, parseByteSize, readContentFiles } from './read.js';
 import type { ContentSource, SourceFile, SourceValue } from './source.js';
+import { readPlaylists } from './playlist-settings.js';
 import { CONTENT_SOURCES, sourceOf } from './sources.js';
 
 export { MAX_DEPTH } from './yaml-positions.js';
@@ -44,25 +46,35 @@ export interface Loaded {
 /** Reads and parses every content file below `contentDir`: `addon.yaml` and the item files. */
 export async function loadContent(contentDir: string, options: LoadOptions = {}): Promise<Loaded> {
   const takes = (name: string) => CONTENT_SOURCES.some((source) => source.takes(name));
-  const read = await readContentFiles(contentDir, options.maxFileSize ?? DEFAULT_MAX_FILE_SIZE, takes);
-  const { files } = read;
+  const maxFileSize = options.maxFileSize ?? DEFAULT_MAX_FILE_SIZE;
+  const read = await readContentFiles(contentDir, maxFileSize, takes);
+  const files: SourceFile[] = read.files;
   const diagnostics = new DiagnosticList();
   for (const problem of read.diagnostics) diagnostics.push(problem);
-  const itemFiles = files.filter((source) => source.relative !== ADDON_FILE && !source.unreadable);
-  const bytes = itemFiles.reduce((sum, source) => sum + source.text.length, 0);
-  const threads = options.parseThreads ?? (bytes >= PARSE_THREADS_FROM ? Math.min(3, Math.max(1, os.availableParallelism() - 1)) : 0);
-  const loaded: Loaded = { items: itemsOf(itemFiles, diagnostics, threads), files, diagnostics };
+  let addon: SourceValue | undefined;
   const addonFile = files.find((source) => source.relative === ADDON_FILE);
   if (addonFile && !addonFile.unreadable) {
     const values = [...kindOf(addonFile).parseFile(addonFile, diagnostics)];
     if (values.length === 1 && values[0]!.at.length === 0) {
-      loaded.addon = values[0];
+      addon = values[0];
     } else if (!diagnostics.list().some((d) => d.file === addonFile.file && d.severity === 'error')) {
       diagnostics.push(problem('not-an-item', { addonYaml: true }, locate(addonFile, values[0]?.document ?? 0, [])));
     }
   }
-  // Reading it may have failed with a problem of its own (unreadable, binary, a link that leaves the folder).
+  // Playlists addon.yaml names: their settings, and those read from a URL, after the folder's files.
   const addonPath = path.join(contentDir, ADDON_FILE);
+  const fetched = await readPlaylists(addon, files, diagnostics, {
+    contentDir,
+    addonFile: path.resolve(addonPath),
+    maxBytes: maxFileSize,
+    locate: (value, nodePath) => locate(value.source, value.document, [...value.at, ...nodePath]),
+  });
+  files.push(...fetched);
+  const itemFiles = files.filter((source) => source.relative !== ADDON_FILE && !source.unreadable);
+  const bytes = itemFiles.reduce((sum, source) => sum + source.text.length, 0);
+  const threads = options.parseThreads ?? (bytes >= PARSE_THREADS_FROM ? Math.min(3, Math.max(1, os.availableParallelism() - 1)) : 0);
+  const loaded: Loaded = { items: itemsOf(itemFiles, diagnostics, threads), files, diagnostics, ...(addon && { addon }) };
+  // Reading it may have failed with a problem of its own (unreadable, binary, a link that leaves the folder).
   if (!addonFile && !diagnostics.list().some((d) => d.file === addonPath)) {
     diagnostics.push(problem('missing-addon-yaml', { path: addonPath }, { file: addonPath }));
   }
@@ -71,7 +83,7 @@ export async function loadContent(contentDir: string, options: LoadOptions = {})
 
 /** The source of a file that was read: read.ts reads only files some source takes. */
 function kindOf(file: SourceFile): ContentSource {
-  const source = sourceOf(file.relative);
+  const source = file.kind ?? sourceOf(file.relative);
   if (!source) throw new Error(`no content source takes ${file.relative}`);
   return source;
 }

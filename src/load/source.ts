@@ -1,9 +1,10 @@
-// Part of stage 1, load: what a kind of content file is to the rest of the build. A source (YAML
-// today, yaml.ts) says which files it takes, turns their text into values that should be items,
+// Part of stage 1, load: what a kind of content file is to the rest of the build. A source (YAML,
+// yaml.ts; M3U playlists, m3u.ts) says which files it takes, turns their text into values that should be items,
 // and locates a value's parts for diagnostics; load consults the list in sources.ts by file name,
 // so that a new kind of file is a new source there, not edits across stages.
 import type { LineCounter, Document } from 'yaml';
 import type { DiagnosticList, Location } from '../diagnostics/index.js';
+import type { PlaylistChannels, PlaylistSettings } from './m3u.js';
 import type { DocumentSpan } from './parse-threads.js';
 import type { ContentText } from './read.js';
 import type { Positions } from './yaml-positions.js';
@@ -19,6 +20,12 @@ export interface SourceFile extends ContentText {
   lines?: LineCounter;
   /** A hash of the text, once a build asks for it (plan/fingerprints.ts, textFingerprint). */
   textFingerprint?: string;
+  /** The source that parses it when its name does not say: a playlist read from a URL. */
+  kind?: ContentSource;
+  /** A playlist's settings from addon.yaml (`playlists`), set by load before it is parsed (m3u.ts). */
+  playlistSettings?: PlaylistSettings;
+  /** A playlist's entries and channels, read on first use (m3u.ts). */
+  playlist?: PlaylistChannels;
 }
 
 /** One YAML value that should be an item (or the addon settings), with the means to locate its parts. */

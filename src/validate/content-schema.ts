@@ -200,11 +200,40 @@ function settingsSchemas(urlOrFile: ReturnType<typeof urlOrFileSchema>, urlForm:
         .array(addonCatalogSchema)
         .default([])
         .describe('Addon collections: lists of other addons on the Addons screen, in the order Stremio shows them'),
+      playlists,
     })
     .describe('The settings of an addon-gen addon (addon.yaml)');
 
   return { catalog, addon };
 }
+
+/**
+ * An entry of `playlists`: a playlist file of the content folder or a URL, and the settings of its
+ * channels. Those load reads (load/playlist-settings.ts), once this schema passes.
+ */
+const playlistSettings = z
+  .strictObject({
+    file: z
+      .string()
+      .regex(/\.m3u8?$/i, { message: 'expected the path of a .m3u or .m3u8 file, relative to addon.yaml' })
+      .optional()
+      .describe('A playlist file of the content folder, relative to addon.yaml'),
+    url: z
+      .string()
+      .refine((value) => /^https?:\/\//i.test(value) && URL.canParse(value), { message: 'expected an http:// or https:// URL' })
+      .optional()
+      .describe('A playlist read over HTTP(S) at every build; the build fails when it cannot be read'),
+    type: fileName.optional().describe('The type of its channels; default tv'),
+    idPrefix: z.string().min(1).optional().describe('What its channel ids start with; default iptv:'),
+    catalog: fileName.optional().describe('The catalog its channels are listed in (declared in catalogs); default: every catalog of their type'),
+  })
+  .refine((entry) => (entry.file === undefined) !== (entry.url === undefined), { message: 'expected exactly one of file and url' })
+  .describe('A playlist and the settings of its channels');
+
+const playlists = z
+  .array(playlistSettings)
+  .optional()
+  .describe('M3U playlists: settings of those in the content folder (file), and those read at build time (url)');
 
 /** A value of a config option as written: a number is the text it reads as (`options: [720, 1080]`). */
 const configValue = z.union([z.string(), z.number().transform(String), z.boolean()]);

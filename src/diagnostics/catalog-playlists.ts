@@ -1,0 +1,109 @@
+// The catalog's words for M3U playlists (`*.m3u`, `*.m3u8`, and `playlists` in addon.yaml): their
+// malformed lines, the attributes they hold that no item field takes, and playlists that cannot be read.
+import type { Severity } from './codes.js';
+
+const error: Severity = 'error';
+const warning: Severity = 'warning';
+
+/** playlist-syntax: a line of a playlist that cannot be read as an entry. */
+export type PlaylistSyntax =
+  | { kind: 'url-without-extinf'; url: string }
+  | { kind: 'extinf-without-url' }
+  | { kind: 'unterminated-quote'; attribute: string }
+  | { kind: 'no-comma' }
+  | { kind: 'no-title' }
+  | { kind: 'bad-duration'; found: string }
+  | { kind: 'bad-attribute'; found: string }
+  | { kind: 'bad-option'; found: string };
+
+/** playlist-attribute: an `#EXTINF` attribute or `#EXTVLCOPT` option that the README does not list. */
+export type PlaylistAttribute = { kind: 'attribute'; name: string } | { kind: 'option'; name: string };
+
+/** playlist-unreadable: a playlist addon.yaml names that cannot be read. */
+export type PlaylistUnreadable =
+  | { kind: 'status'; url: string; status: number }
+  | { kind: 'timeout'; url: string; seconds: number }
+  | { kind: 'network'; url: string; reason: string }
+  | { kind: 'too-large'; url: string; limit: number }
+  | { kind: 'file'; file: string; reason: string };
+
+function syntax(p: PlaylistSyntax): string {
+  switch (p.kind) {
+    case 'url-without-extinf':
+      return `the URL ${p.url} has no #EXTINF line before it: there is no channel for it`;
+    case 'extinf-without-url':
+      return 'this #EXTINF line has no URL line after it';
+    case 'unterminated-quote':
+      return `the value of ${p.attribute} opens a quote that does not close`;
+    case 'no-comma':
+      return 'this #EXTINF line has no comma before the channel name';
+    case 'no-title':
+      return 'this entry has no name: nothing after the comma, and no tvg-name';
+    case 'bad-duration':
+      return `#EXTINF starts with a duration in seconds (-1 for a live channel), not "${p.found}"`;
+    case 'bad-attribute':
+      return `"${p.found}" is not an attribute: attributes are written key="value"`;
+    case 'bad-option':
+      return `#EXTVLCOPT takes key=value, not "${p.found}"`;
+  }
+}
+
+function syntaxHint(p: PlaylistSyntax): string {
+  switch (p.kind) {
+    case 'url-without-extinf':
+      return 'write #EXTINF:-1,<channel name> on the line before the URL';
+    case 'extinf-without-url':
+      return "put the channel's stream URL on the line after it, or remove the line";
+    case 'unterminated-quote':
+      return 'close the value with " before the next attribute or the comma; a quote inside a value is written \\"';
+    case 'no-comma':
+    case 'no-title':
+      return 'end the line with a comma and the channel name: #EXTINF:-1 tvg-id="…",Channel name';
+    case 'bad-duration':
+      return 'write #EXTINF:-1 followed by a space, the attributes, a comma and the name';
+    case 'bad-attribute':
+      return 'write key="value", with no space around =; quote values that hold spaces or commas';
+    case 'bad-option':
+      return 'write #EXTVLCOPT:http-user-agent=… or #EXTVLCOPT:http-referrer=…';
+  }
+}
+
+function unreadable(p: PlaylistUnreadable): string {
+  switch (p.kind) {
+    case 'status':
+      return `the playlist ${p.url} cannot be read: the server answered HTTP ${p.status}`;
+    case 'timeout':
+      return `the playlist ${p.url} cannot be read: no answer within ${p.seconds} s`;
+    case 'network':
+      return `the playlist ${p.url} cannot be read: ${p.reason}`;
+    case 'too-large':
+      return `the playlist ${p.url} cannot be read: it is over ${p.limit / 1024 / 1024} MiB (--max-file-size)`;
+    case 'file':
+      return `the playlist file ${p.file} cannot be read: ${p.reason}`;
+  }
+}
+
+export const PLAYLIST_MESSAGES = {
+  'playlist-syntax': {
+    severity: error,
+    message: (p: PlaylistSyntax) => syntax(p),
+    hint: (p: PlaylistSyntax) => syntaxHint(p),
+  },
+  'playlist-attribute': {
+    severity: warning,
+    message: (p: PlaylistAttribute) =>
+      p.kind === 'attribute'
+        ? `the attribute ${p.name} is not read: no item field takes it`
+        : `the option #EXTVLCOPT:${p.name} is not read: only http-user-agent and http-referrer become stream headers`,
+    hint: () =>
+      'items are made of tvg-id, tvg-name, tvg-logo and group-title; the README ("Playlists") lists the attributes dropped without a word. Remove it, or ignore this warning',
+  },
+  'playlist-unreadable': {
+    severity: error,
+    message: (p: PlaylistUnreadable) => unreadable(p),
+    hint: (p: PlaylistUnreadable) =>
+      p.kind === 'file'
+        ? 'name a .m3u or .m3u8 file inside the content folder, relative to addon.yaml'
+        : 'check the URL in a browser; a build with a URL playlist needs the network, and fails rather than publish a playlist it could not read',
+  },
+} as const;

@@ -1,0 +1,207 @@
+// Part of the playlist source (m3u.ts): an M3U / M3U8 playlist's text read into entries, each
+// with the lines and columns it came from, and the problems of its malformed lines. Pure: text
+// in, values out; ids, merging and the addon.yaml settings are m3u.ts's business.
+import type { PlaylistAttribute, PlaylistSyntax } from '../diagnostics/index.js';
+
+/** The attributes of `#EXTINF` that make an item (README, "Playlists"). */
+export const USED_ATTRIBUTES = ['tvg-id', 'tvg-name', 'tvg-logo', 'group-title'] as const;
+
+/**
+ * Attributes players and EPG tools use that a Stremio item has no field for: read and dropped
+ * without a word. The README lists them; any other attribute is a warning.
+ */
+export const IGNORED_ATTRIBUTES = [
+  'tvg-chno',
+  'tvg-shift',
+  'tvg-language',
+  'tvg-country',
+  'tvg-url',
+  'tvg-rec',
+  'tvg-type',
+  'channel-id',
+  'channel-number',
+  'catchup',
+  'catchup-days',
+  'catchup-source',
+  'catchup-type',
+  'catchup-correction',
+  'timeshift',
+  'radio',
+  'parent-code',
+  'audio-track',
+] as const;
+
+/** `#EXTVLCOPT` options read and dropped without a word (player buffering). */
+export const IGNORED_VLC_OPTIONS = ['network-caching', 'http-reconnect', 'http-continuous'] as const;
+
+/** One attribute as written, where its name starts. */
+export interface Attribute {
+  value: string;
+  column: number;
+}
+
+/** One `#EXTINF` entry and the URL line that ends it. */
+export interface PlaylistEntry {
+  /** The line of `#EXTINF`. */
+  line: number;
+  attributes: Map<string, Attribute>;
+  /** The text after the first comma outside quotes, trimmed; and where it starts. */
+  title: string;
+  titleColumn: number;
+  /** `#EXTGRP`, the group of playlists without group-title. */
+  group?: string;
+  /** From `#EXTVLCOPT` lines since the last URL. */
+  headers: { userAgent?: string; referrer?: string };
+  /** The line of the first `#EXTVLCOPT` that set a header. */
+  headersLine?: number;
+  url: string;
+  urlLine: number;
+}
+
+export type PlaylistProblem =
+  | { code: 'playlist-syntax'; params: PlaylistSyntax; line: number; column: number }
+  | { code: 'playlist-attribute'; params: PlaylistAttribute; line: number; column: number };
+
+export interface ParsedPlaylist {
+  entries: PlaylistEntry[];
+  problems: PlaylistProblem[];
+  /** Offsets where lines start. */
+  lineStarts: number[];
+}
+
+const KNOWN = new Set<string>([...USED_ATTRIBUTES, ...IGNORED_ATTRIBUTES]);
+const DURATION = /^-?\d+(\.\d+)?$/;
+const KEY = /^[A-Za-z0-9_:.-]+/;
+/** A quote that closes a value: before a comma, another attribute, or the end of the line. */
+const CLOSING = /^"(?=\s*,|\s+[A-Za-z0-9_:.-]+=|\s*$)/;
+
+/** Reads a playlist. A byte order mark and CRLF line ends are allowed. */
+export function parsePlaylist(text: string): ParsedPlaylist {
+  const source = text.replace(/^\uFEFF/, '');
+  const lineStarts = [0];
+  for (let i = source.indexOf('\n'); i !== -1; i = source.indexOf('\n', i + 1)) lineStarts.push(i + 1);
+  const entries: PlaylistEntry[] = [];
+  const problems: PlaylistProblem[] = [];
+  let pending: Omit<PlaylistEntry, 'url' | 'urlLine'> | undefined;
+  let headers: PlaylistEntry['headers'] = {};
+  let headersLine: number | undefined;
+  let group: string | undefined;
+  for (const [index, start] of lineStarts.entries()) {
+    const end = index + 1 < lineStarts.length ? lineStarts[index + 1]! - 1 : source.length;
+    const raw = source.slice(start, end).replace(/\r$/, '');
+    const line = index + 1;
+    const text = raw.trim();
+    const column = raw.length - raw.trimStart().length + 1;
+    if (text === '') continue;
+    if (/^#EXTINF:/i.test(text)) {
+      if (pending) problems.push({ code: 'playlist-syntax', params: { kind: 'extinf-without-url' }, line: pending.line, column: 1 });
+      pending = readExtinf(text, line, column, problems);
+    } else if (/^#EXTVLCOPT:/i.test(text)) {
+      const option = text.slice('#EXTVLCOPT:'.length).trim();
+      const eq = option.indexOf('=');
+      if (eq <= 0) {
+        problems.push({ code: 'playlist-syntax', params: { kind: 'bad-option', found: option }, line, column });
+        continue;
+      }
+      const name = option.slice(0, eq).trim().toLowerCase();
+      const value = unquote(option.slice(eq + 1).trim());
+      if (name === 'http-user-agent') headers.userAgent = value;
+      else if (name === 'http-referrer' || name === 'http-referer') headers.referrer = value;
+      else if (!(IGNORED_VLC_OPTIONS as readonly string[]).includes(name)) {
+        problems.push({ code: 'playlist-attribute', params: { kind: 'option', name }, line, column: column + '#EXTVLCOPT:'.length });
+        continue;
+      } else continue;
+      headersLine ??= line;
+    } else if (/^#EXTGRP:/i.test(text)) {
+      group = text.slice('#EXTGRP:'.length).trim() || undefined;
+    } else if (text.startsWith('#')) {
+      // #EXTM3U, #PLAYLIST and any other comment: nothing an item needs.
+    } else {
+      if (!pending) {
+        problems.push({ code: 'playlist-syntax', params: { kind: 'url-without-extinf', url: text }, line, column });
+      } else {
+        entries.push({
+          ...pending,
+          ...(group !== undefined && { group }),
+          headers,
+          ...(headersLine !== undefined && { headersLine }),
+          url: text,
+          urlLine: line,
+        });
+      }
+      pending = undefined;
+      headers = {};
+      headersLine = undefined;
+      group = undefined;
+    }
+  }
+  if (pending) problems.push({ code: 'playlist-syntax', params: { kind: 'extinf-without-url' }, line: pending.line, column: 1 });
+  return { entries, problems, lineStarts };
+}
+
+/** `"value"` as value; anything else as it is. */
+function unquote(value: string): string {
+  return value.length >= 2 && value.startsWith('"') && value.endsWith('"') ? value.slice(1, -1) : value;
+}
+
+/**
+ * One `#EXTINF:<duration> key="value" …,Title` line: the duration, the attributes (quoted values
+ * may hold commas, `&`, and quotes, escaped as `\"` or not), then the title after the first comma
+ * outside quotes. `column` is where the line's text starts.
+ */
+function readExtinf(text: string, line: number, column: number, problems: PlaylistProblem[]): Omit<PlaylistEntry, 'url' | 'urlLine'> {
+  const attributes = new Map<string, Attribute>();
+  const entry = { line, attributes, title: '', titleColumn: column, headers: {} };
+  const syntax = (params: PlaylistSyntax, at: number) => problems.push({ code: 'playlist-syntax', params, line, column: column + at });
+  let i = '#EXTINF:'.length;
+  const duration = /^[^\s,]*/.exec(text.slice(i))![0];
+  if (!DURATION.test(duration)) syntax({ kind: 'bad-duration', found: duration }, i);
+  i += duration.length;
+  for (;;) {
+    while (i < text.length && /\s/.test(text[i]!)) i++;
+    if (i >= text.length) {
+      syntax({ kind: 'no-comma' }, i);
+      return entry;
+    }
+    if (text[i] === ',') break;
+    const keyStart = i;
+    const key = KEY.exec(text.slice(i))?.[0];
+    if (key === undefined || text[i + key.length] !== '=') {
+      const found = /^[^\s,]*/.exec(text.slice(i))![0] || text[i]!;
+      syntax({ kind: 'bad-attribute', found }, i);
+      i += found.length;
+      continue;
+    }
+    i += key.length + 1;
+    let value: string;
+    if (text[i] === '"') {
+      const close = closingQuote(text, i + 1);
+      if (close === undefined) {
+        syntax({ kind: 'unterminated-quote', attribute: key }, i);
+        return entry;
+      }
+      value = text.slice(i + 1, close).replace(/\\"/g, '"');
+      i = close + 1;
+    } else {
+      value = /^[^\s,]*/.exec(text.slice(i))![0];
+      i += value.length;
+    }
+    const name = key.toLowerCase();
+    if (!KNOWN.has(name)) problems.push({ code: 'playlist-attribute', params: { kind: 'attribute', name: key }, line, column: column + keyStart });
+    if (!attributes.has(name)) attributes.set(name, { value: value.trim(), column: column + keyStart });
+  }
+  const after = text.slice(i + 1);
+  entry.title = after.trim();
+  entry.titleColumn = column + i + 1 + (after.length - after.trimStart().length);
+  if (entry.title === '' && !attributes.get('tvg-name')?.value) syntax({ kind: 'no-title' }, i + 1);
+  return entry;
+}
+
+/** The index of the quote that closes a value opened before `from`: not escaped, and where a value can end. */
+function closingQuote(text: string, from: number): number | undefined {
+  for (let i = text.indexOf('"', from); i !== -1; i = text.indexOf('"', i + 1)) {
+    if (text[i - 1] === '\\') continue;
+    if (CLOSING.test(text.slice(i))) return i;
+  }
+  return undefined;
+}

@@ -1,0 +1,97 @@
+// Part of stage 1, load: addon.yaml's `playlists`, read before the item files are parsed. Each
+// entry's settings (type, idPrefix, catalog) are set on the playlist file it names, and playlists
+// named by URL are read over HTTP(S) here (fetch.ts), so that they are content files like the
+// others: parsed by the playlist source, hashed into the build's inputs, shown under diagnostics.
+// addon.yaml is read loosely here; validate checks `playlists` with the schema, at its lines.
+import path from 'node:path';
+import { problem, type DiagnosticList, type Location, type PlaylistUnreadable } from '../diagnostics/index.js';
+import { fetchText } from './fetch.js';
+import { DEFAULT_PLAYLIST_SETTINGS, m3uSource, type PlaylistSettings } from './m3u.js';
+import type { SourceFile, SourceValue } from './source.js';
+
+/** One entry of `playlists`, as far as it is well-formed. */
+interface PlaylistEntrySetting {
+  file?: string;
+  url?: string;
+  settings: PlaylistSettings;
+}
+
+export interface PlaylistReadOptions {
+  /** The content folder as given; file entries are relative to addon.yaml, at its top. */
+  contentDir: string;
+  /** addon.yaml's path, the `absolute` of playlists read from a URL (they hold no local file). */
+  addonFile: string;
+  /** A playlist read from a URL larger than this is refused (--max-file-size). */
+  maxBytes: number;
+  /** Where a node of addon.yaml is. */
+  locate: (value: SourceValue, nodePath: (string | number)[]) => Location;
+  timeoutMs?: number;
+}
+
+/** The entries of `playlists` that name one file or one URL, with their settings over the defaults. */
+function entriesOf(addon: unknown): (PlaylistEntrySetting | undefined)[] {
+  const list = typeof addon === 'object' && addon !== null && 'playlists' in addon ? addon.playlists : undefined;
+  if (!Array.isArray(list)) return [];
+  const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
+  return list.map((entry: unknown) => {
+    if (typeof entry !== 'object' || entry === null) return undefined;
+    const field = (key: string) => text(Reflect.get(entry, key));
+    const [file, url] = [field('file'), field('url')];
+    if ((file === undefined) === (url === undefined)) return undefined;
+    const catalog = field('catalog');
+    const settings: PlaylistSettings = {
+      type: field('type') ?? DEFAULT_PLAYLIST_SETTINGS.type,
+      idPrefix: field('idPrefix') ?? DEFAULT_PLAYLIST_SETTINGS.idPrefix,
+      ...(catalog !== undefined && { catalog }),
+      ...(url !== undefined && { url }),
+    };
+    return { ...(file !== undefined && { file }), ...(url !== undefined && { url }), settings };
+  });
+}
+
+/**
+ * Sets the settings of the playlists addon.yaml names on their files, and reads those it names
+ * by URL: they are returned, to be parsed after the files of the folder, in addon.yaml's order.
+ * A playlist that cannot be read is a problem at its entry in addon.yaml.
+ */
+export async function readPlaylists(
+  addon: SourceValue | undefined,
+  files: readonly SourceFile[],
+  diagnostics: DiagnosticList,
+  options: PlaylistReadOptions,
+): Promise<SourceFile[]> {
+  if (!addon) return [];
+  const unreadable = (index: number, key: 'file' | 'url', params: PlaylistUnreadable) =>
+    diagnostics.push(
+      problem('playlist-unreadable', params, { ...options.locate(addon, ['playlists', index, key]), path: `playlists[${index}].${key}` }),
+    );
+  const reads = entriesOf(addon.value).map(async (entry, index): Promise<SourceFile | undefined> => {
+    if (entry?.file !== undefined) {
+      const relative = path.posix.normalize(entry.file.replace(/\\/g, '/')).replace(/^\.\//, '');
+      const file = files.find((f) => f.relative === relative && m3uSource.takes(relative));
+      if (file) file.playlistSettings = entry.settings;
+      else {
+        const outside = path.posix.isAbsolute(relative) || relative.startsWith('../');
+        const reason = outside ? 'it is outside the content folder' : 'there is no such .m3u or .m3u8 file in the content folder';
+        unreadable(index, 'file', { kind: 'file', file: entry.file, reason });
+      }
+      return undefined;
+    }
+    if (entry?.url === undefined || !/^https?:\/\//i.test(entry.url) || !URL.canParse(entry.url)) return undefined; // the schema says why
+    const read = await fetchText(entry.url, {
+      timeoutMs: options.timeoutMs,
+      maxBytes: options.maxBytes,
+      purpose: 'playlists',
+      accept: 'audio/x-mpegurl, application/vnd.apple.mpegurl, */*',
+    });
+    if ('failure' in read) {
+      unreadable(index, 'url', read.failure);
+      return undefined;
+    }
+    // As read.ts makes the text of a file: a lone CR ends a line.
+    const text = read.text.replace(/\r(?!\n)/g, '\n');
+    return { file: entry.url, relative: entry.url, absolute: options.addonFile, text, kind: m3uSource, playlistSettings: entry.settings };
+  });
+  const read = await Promise.all(reads);
+  return read.filter((file): file is SourceFile => file !== undefined);
+}
