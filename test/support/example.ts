@@ -87,6 +87,13 @@ export async function readExample(dir = EXAMPLE_DIR): Promise<Example> {
     }
   }
 
+  // Playlists, by README's rules ("Playlists"), read here with a parser of this file's own.
+  const playlistFiles = (await fg('**/*.{m3u,m3u8}', { cwd: dir, caseSensitiveMatch: false })).sort();
+  for (const file of playlistFiles) {
+    const setting = (addon.playlists ?? []).find((p: any) => p.file === file) ?? {};
+    raw.push(...readPlaylist(await readFile(path.join(dir, file), 'utf8'), setting));
+  }
+
   const items: ExampleItem[] = raw.map((item) => ({
     id: item.id,
     type: item.type,
@@ -131,6 +138,44 @@ export async function readExample(dir = EXAMPLE_DIR): Promise<Example> {
     urls: collection.addons.map((entry: any) => (typeof entry === 'string' ? entry : entry.url)),
   }));
   return { items, catalogs, localFiles: [...localFiles], addonCatalogs };
+}
+
+/**
+ * The channels of a playlist as items: `#EXTINF:-1 key="value" …,Name` then the URL; the id is
+ * the prefix (default `iptv:`) and tvg-id, else the name in lower case without accents, other
+ * characters as `-`; entries of one id are one item with a stream each; group-title gives genres.
+ * Enough for the example's playlist (no quotes inside values, no names that share a slug).
+ */
+function readPlaylist(text: string, setting: { type?: string; idPrefix?: string; catalog?: string }): any[] {
+  const items = new Map<string, any>();
+  const lines = text.split(/\r?\n/).map((line) => line.trim());
+  for (let i = 0; i < lines.length; i++) {
+    if (!lines[i]!.startsWith('#EXTINF:')) continue;
+    const line = lines[i]!;
+    const attributes = Object.fromEntries([...line.matchAll(/([\w-]+)="([^"]*)"/g)].map((m) => [m[1]!, m[2]!]));
+    const afterQuotes = line.slice(line.lastIndexOf('"') + 1);
+    const name = afterQuotes.slice(afterQuotes.indexOf(',') + 1).trim();
+    const url = lines.slice(i + 1).find((l) => l !== '' && !l.startsWith('#'))!;
+    const slug = name
+      .normalize('NFD')
+      .replace(/[\u0300-\u036f]/g, '')
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-|-$/g, '');
+    const id = `${setting.idPrefix ?? 'iptv:'}${attributes['tvg-id'] || slug}`;
+    const item = items.get(id) ?? {
+      id,
+      type: setting.type ?? 'tv',
+      name,
+      genres: [],
+      streams: [],
+      ...(setting.catalog !== undefined && { catalogs: [setting.catalog] }),
+    };
+    for (const genre of (attributes['group-title'] ?? '').split(';').filter(Boolean)) if (!item.genres.includes(genre)) item.genres.push(genre);
+    item.streams.push({ url });
+    items.set(id, item);
+  }
+  return [...items.values()].map((item) => (item.genres.length > 0 ? item : { ...item, genres: undefined }));
 }
 
 /**
