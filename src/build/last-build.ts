@@ -140,12 +140,17 @@ export async function recordHolds(
 
 /** Diagnostics to keep in a record: files relative to the content folder. */
 export function portableDiagnostics(diagnostics: readonly Diagnostic[], contentDir: string): Diagnostic[] {
-  return diagnostics.map((d) => mapDiagnosticFiles(d, (file) => portable(path.relative(contentDir, file))));
+  return diagnostics.map((d) => mapDiagnosticFiles(d, (file) => (isUrl(file) ? file : portable(path.relative(contentDir, file)))));
 }
 
 /** Diagnostics from a record, for a build of the content in `contentDir`. */
 export function localDiagnostics(diagnostics: readonly Diagnostic[], contentDir: string): Diagnostic[] {
-  return diagnostics.map((d) => mapDiagnosticFiles(d, (file) => path.join(contentDir, file)));
+  return diagnostics.map((d) => mapDiagnosticFiles(d, (file) => (isUrl(file) ? file : path.join(contentDir, file))));
+}
+
+/** A playlist read from a URL is named by it (load/playlist-settings.ts): no path to make relative. */
+function isUrl(file: string): boolean {
+  return /^https?:\/\//i.test(file);
 }
 
 /** Forward slashes, as in output paths: a record means the same on every system. */
