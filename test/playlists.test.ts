@@ -1,0 +1,385 @@
+// M3U playlists (issue 31): the parser's edge cases, ids and merging, each malformed line as a
+// diagnostic at its place, playlists named by URL (served here on 127.0.0.1), incremental builds,
+// and a generated playlist of 140 channels walked by the real client core on nginx set up like
+// GitHub Pages under /repo/. Expectations come from this file's own data, never from the build.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { build } from '../src/build/index.js';
+import { parsePlaylist } from '../src/load/m3u-parse.js';
+import { channelsOf, channelValue, DEFAULT_PLAYLIST_SETTINGS } from '../src/load/m3u.js';
+import { walkAddon } from './support/client-walk.js';
+import { addonYaml, contentDir, readTree, tempDir } from './support/content.js';
+import { startNginx } from './support/nginx.js';
+import { BROWSER_ORIGIN, startCore, type Json } from './support/stremio-core.js';
+import { freePort } from './support/wrangler.js';
+
+const TV_CATALOG = 'catalogs:\n  - { id: channels, type: tv, name: Channels, genres: auto }\n';
+
+/** The values the source makes of a playlist's text, with the default settings. */
+function valuesOf(text: string) {
+  const parsed = parsePlaylist(text);
+  return { problems: parsed.problems, values: channelsOf(parsed).map((channel) => channelValue(channel, DEFAULT_PLAYLIST_SETTINGS)) };
+}
+
+describe('reading a playlist', () => {
+  it('reads quoted values with commas, & and quotes, the title after the first comma outside quotes, CRLF and a BOM', () => {
+    const text =
+      '\uFEFF#EXTM3U x-tvg-url="https://e.org/epg.xml"\r\n' +
+      '#EXTINF:-1 tvg-id="a.uk" tvg-name="Tom, \\"Jerry\\" & Co" tvg-logo="https://e.org/a.png" group-title="Kids, Family",Tom, "Jerry" & Co\r\n' +
+      'https://e.org/a.m3u8\r\n' +
+      '\r\n' +
+      '# a comment\r\n' +
+      '#EXTINF:0 group-title="Films "Noirs" Club",Télé Café\r\n' +
+      'http://e.org/b.ts\r\n';
+    const { problems, values } = valuesOf(text);
+    expect(problems).toEqual([]);
+    expect(values).toEqual([
+      {
+        id: 'iptv:a.uk',
+        type: 'tv',
+        name: 'Tom, "Jerry" & Co',
+        poster: 'https://e.org/a.png',
+        posterShape: 'square',
+        logo: 'https://e.org/a.png',
+        genres: ['Kids, Family'],
+        streams: [{ url: 'https://e.org/a.m3u8', name: 'Tom, "Jerry" & Co' }],
+      },
+      {
+        id: 'iptv:tele-cafe',
+        type: 'tv',
+        name: 'Télé Café',
+        genres: ['Films "Noirs" Club'],
+        streams: [{ url: 'http://e.org/b.ts', name: 'Télé Café' }],
+      },
+    ]);
+  });
+
+  it('merges entries of one id into one item with a stream each, and takes #EXTVLCOPT headers onto their stream', () => {
+    const text = [
+      '#EXTM3U',
+      '#EXTINF:-1 tvg-id="news" group-title="News",News HD',
+      '#EXTVLCOPT:http-user-agent=Mozilla/5.0 (X11)',
+      '#EXTVLCOPT:http-referrer=https://e.org/',
+      'https://e.org/news-hd.m3u8',
+      '#EXTINF:-1,Other',
+      'https://e.org/other.ts',
+      '#EXTINF:-1 tvg-id="news" group-title="World;News",News SD',
+      '#EXTVLCOPT:http-referer=https://r.org/',
+      'https://e.org/news-sd.ts',
+      '#EXTINF:-1,Other',
+      'https://e.org/other-2.ts',
+    ].join('\n');
+    const { problems, values } = valuesOf(text);
+    expect(problems).toEqual([]);
+    expect(values).toEqual([
+      {
+        id: 'iptv:news',
+        type: 'tv',
+        name: 'News HD',
+        genres: ['News', 'World'],
+        streams: [
+          {
+            url: 'https://e.org/news-hd.m3u8',
+            name: 'News HD',
+            behaviorHints: { notWebReady: true, proxyHeaders: { request: { 'User-Agent': 'Mozilla/5.0 (X11)', Referer: 'https://e.org/' } } },
+          },
+          {
+            url: 'https://e.org/news-sd.ts',
+            name: 'News SD',
+            behaviorHints: { notWebReady: true, proxyHeaders: { request: { Referer: 'https://r.org/' } } },
+          },
+        ],
+      },
+      {
+        id: 'iptv:other',
+        type: 'tv',
+        name: 'Other',
+        streams: [
+          { url: 'https://e.org/other.ts', name: 'Other' },
+          { url: 'https://e.org/other-2.ts', name: 'Other' },
+        ],
+      },
+    ]);
+  });
+
+  it('gives different names of one slug ids that do not depend on their order', () => {
+    const a = '#EXTINF:-1,Café\nhttp://e.org/1.ts\n';
+    const b = '#EXTINF:-1,Cafe\nhttp://e.org/2.ts\n';
+    const ids = (text: string) => valuesOf(text).values.map((v) => `${v.name as string}=${v.id as string}`);
+    const forward = ids(a + b);
+    expect(forward).toHaveLength(2);
+    expect(forward[0]).toMatch(/^Café=iptv:cafe-[0-9a-f]{6}$/);
+    expect(forward[1]).toMatch(/^Cafe=iptv:cafe-[0-9a-f]{6}$/);
+    expect(new Set(forward).size).toBe(2);
+    expect(ids(b + a).sort()).toEqual([...forward].sort());
+    // Alone, a name takes the plain slug; a name without a-z or 0-9 gets a hash.
+    expect(ids(a)).toEqual(['Café=iptv:cafe']);
+    expect(ids('#EXTINF:-1,日本\nhttp://e.org/3.ts\n')[0]).toMatch(/^日本=iptv:channel-[0-9a-f]{6}$/);
+  });
+
+  it('reports each malformed line with its line and column', () => {
+    const text = [
+      '#EXTM3U', // 1
+      'http://e.org/orphan.ts', // 2: no #EXTINF
+      '#EXTINF:-1 tvg-id="x" group-title="News,News', // 3: quote never closes
+      'http://e.org/x.ts', // 4
+      '#EXTINF:-1 tvg-id="y"', // 5: no comma
+      'http://e.org/y.ts', // 6
+      '#EXTINF:-1 tvg-id="z",', // 7: no name
+      'http://e.org/z.ts', // 8
+      '#EXTINF:abc,Fine', // 9: not a duration
+      'http://e.org/f.ts', // 10
+      '#EXTINF:-1 junk tvg-id="w",W', // 11: not key=value
+      'http://e.org/w.ts', // 12
+      '#EXTVLCOPT:noequals', // 13
+      '#EXTINF:-1 tvg-chno="5" tvg-epg="q",V', // 14: tvg-chno is ignored silently, tvg-epg is not
+      '#EXTVLCOPT:http-proxy=x', // 15
+      'http://e.org/v.ts', // 16
+      '#EXTINF:-1,Last', // 17: no URL after it
+    ].join('\n');
+    const found = parsePlaylist(text).problems.map((p) => [p.code, p.params.kind, p.line, p.column]);
+    expect(found).toEqual([
+      ['playlist-syntax', 'url-without-extinf', 2, 1],
+      ['playlist-syntax', 'unterminated-quote', 3, 35],
+      ['playlist-syntax', 'no-comma', 5, 22],
+      ['playlist-syntax', 'no-title', 7, 23],
+      ['playlist-syntax', 'bad-duration', 9, 9],
+      ['playlist-syntax', 'bad-attribute', 11, 12],
+      ['playlist-syntax', 'bad-option', 13, 1],
+      ['playlist-attribute', 'attribute', 14, 25],
+      ['playlist-attribute', 'option', 15, 12],
+      ['playlist-syntax', 'extinf-without-url', 17, 1],
+    ]);
+  });
+});
+
+describe('building playlists', () => {
+  it('locates each problem in its playlist, and writes nothing', async () => {
+    const dir = await contentDir({
+      'addon.yaml': addonYaml(TV_CATALOG),
+      'tv/list.M3U8': '#EXTM3U\n#EXTINF:-1 tvg-id="a/b",A\nhttp://e.org/a.ts\n#EXTINF:-1 tvg-id="c",C\nnot a url\n#EXTINF:-1,D\n',
+    });
+    const out = path.join(await tempDir(), 'dist');
+    const result = await build({ contentDir: dir, outDir: out });
+    expect(result.ok).toBe(false);
+    const file = path.join(dir, 'tv/list.M3U8');
+    expect(result.diagnostics.map((d) => [d.code, d.file, d.line, d.column]).sort((a, b) => Number(a[2]) - Number(b[2]))).toEqual([
+      ['bad-file-name', file, 2, 12],
+      ['missing-asset', file, 5, 1],
+      ['playlist-syntax', file, 6, 1],
+    ]);
+    await expect(readTree(out)).rejects.toThrow();
+  });
+
+  it('applies the settings of addon.yaml: type, id prefix and catalog', async () => {
+    const dir = await contentDir({
+      'addon.yaml': addonYaml(
+        'catalogs:\n  - { id: radio, type: channel, name: Radio }\n  - { id: other, type: channel, name: Other }\n' +
+          'playlists:\n  - { file: ./radio.m3u, type: channel, idPrefix: "fm:", catalog: radio }\n',
+      ),
+      'radio.m3u': '#EXTM3U\n#EXTINF:-1 radio="true",Jazz FM\nhttp://e.org/jazz.mp3\n',
+    });
+    const out = await tempDir();
+    const result = await build({ contentDir: dir, outDir: out });
+    expect(result.diagnostics).toEqual([]);
+    const tree = await readTree(out);
+    expect(JSON.parse(tree.get('catalog/channel/radio.json')!.toString()).metas.map((m: Json) => m.id)).toEqual(['fm:jazz-fm']);
+    expect(JSON.parse(tree.get('catalog/channel/other.json')!.toString()).metas).toEqual([]);
+  });
+
+  it('rewrites only what an edit changes, ends as a clean build, and keeps ids when entries are reordered', async () => {
+    const entries = ['#EXTINF:-1 tvg-id="a",A\nhttp://e.org/a.ts\n', '#EXTINF:-1,Bé\nhttp://e.org/b.ts\n', '#EXTINF:-1,C\nhttp://e.org/c.ts\n'];
+    const dir = await contentDir({ 'addon.yaml': addonYaml(TV_CATALOG), 'tv.m3u': `#EXTM3U\n${entries.join('')}` });
+    const out = await tempDir();
+    expect((await build({ contentDir: dir, outDir: out })).ok).toBe(true);
+    const before = await readTree(out);
+
+    await writeFile(path.join(dir, 'tv.m3u'), `#EXTM3U\n${entries.join('').replace('b.ts', 'b2.ts')}`);
+    const edited = await build({ contentDir: dir, outDir: out });
+    expect(edited.ok).toBe(true);
+    const after = await readTree(out);
+    const changed = [...after].filter(([file, bytes]) => !before.get(file)?.equals(bytes)).map(([file]) => file);
+    expect(changed).toEqual(['stream/tv/iptv:be.json']);
+    expect(edited.write!.written).toBe(1);
+    const clean = await tempDir();
+    await build({ contentDir: dir, outDir: clean });
+    expect(after).toEqual(await readTree(clean));
+
+    await writeFile(path.join(dir, 'tv.m3u'), `#EXTM3U\n${[...entries].reverse().join('').replace('b.ts', 'b2.ts')}`);
+    const reordered = await build({ contentDir: dir, outDir: out });
+    expect(reordered.ok).toBe(true);
+    const metas = (tree: Map<string, Buffer>) => [...tree.keys()].filter((f) => f.startsWith('meta/tv/')).sort();
+    expect(metas(await readTree(out))).toEqual(['meta/tv/iptv:a.json', 'meta/tv/iptv:be.json', 'meta/tv/iptv:c.json']);
+    expect(metas(await readTree(out))).toEqual(metas(before));
+  });
+});
+
+/** A server on 127.0.0.1 that answers `routes` (path -> body) and 404 for anything else. */
+async function serve(routes: Record<string, string>): Promise<{ url: string; close: () => Promise<void> }> {
+  const server: Server = createServer((request, response) => {
+    const body = routes[request.url ?? ''];
+    response.writeHead(body === undefined ? 404 : 200, { 'Content-Type': 'audio/x-mpegurl' });
+    response.end(body ?? 'not found');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}`, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+describe('playlists named by URL', () => {
+  const addon = (url: string) => addonYaml(`${TV_CATALOG}playlists:\n  - { url: "${url}", catalog: channels }\n`);
+
+  it('reads the playlist at build time, relative URLs against its own', async () => {
+    const server = await serve({ '/lists/tv.m3u8': '#EXTM3U\n#EXTINF:-1 tvg-logo="logo.png" tvg-epg="1",Remote One\nlive/one.m3u8\n' });
+    try {
+      const dir = await contentDir({ 'addon.yaml': addon(`${server.url}/lists/tv.m3u8`) });
+      const out = await tempDir();
+      const result = await build({ contentDir: dir, outDir: out });
+      // Its problems are at the URL and the playlist's line, also when a rebuild ends early.
+      const warning = { code: 'playlist-attribute', file: `${server.url}/lists/tv.m3u8`, line: 2, column: 32 };
+      expect(result.diagnostics).toMatchObject([warning]);
+      const again = await build({ contentDir: dir, outDir: out });
+      expect(again.reused).toBe(true);
+      expect(again.diagnostics).toMatchObject([warning]);
+      const tree = await readTree(out);
+      expect(JSON.parse(tree.get('meta/tv/iptv:remote-one.json')!.toString()).meta.logo).toBe(`${server.url}/lists/logo.png`);
+      expect(JSON.parse(tree.get('stream/tv/iptv:remote-one.json')!.toString()).streams[0].url).toBe(`${server.url}/lists/live/one.m3u8`);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('fails at the line of addon.yaml on a 404 or a closed port, and writes nothing', async () => {
+    const server = await serve({});
+    const closed = await freePort();
+    try {
+      for (const [url, reason] of [
+        [`${server.url}/missing.m3u`, /the server answered HTTP 404/],
+        [`http://127.0.0.1:${closed}/tv.m3u`, /the connection was refused/],
+      ] as const) {
+        const dir = await contentDir({ 'addon.yaml': addon(url) });
+        const out = path.join(await tempDir(), 'dist');
+        const result = await build({ contentDir: dir, outDir: out });
+        expect(result.ok).toBe(false);
+        expect(result.diagnostics).toMatchObject([
+          { code: 'playlist-unreadable', severity: 'error', file: path.join(dir, 'addon.yaml'), line: 8, column: 12, path: 'playlists[0].url' },
+        ]);
+        expect(result.diagnostics[0]!.message).toMatch(reason);
+        await expect(readTree(out)).rejects.toThrow();
+      }
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// 140 channels in the real client core
+
+interface Channel {
+  id: string;
+  name: string;
+  group: string;
+  streams: { url: string; request?: Record<string, string> }[];
+}
+
+const GROUPS = ['News & Weather', 'Sport', 'Kids, Family', 'Cinéma "Club"'];
+
+/**
+ * The channels, and the playlist that holds them: four groups; names with accents, `&`, commas
+ * and quotes; a third without tvg-id (ids from their names, slugs written here by hand); every
+ * seventh with a user agent, every fourteenth a referrer too; HLS and .ts URLs; every tenth with
+ * a second entry at the end of the playlist, which merges into it.
+ */
+function generated(): { channels: Channel[]; playlist: string } {
+  const names: ((i: number) => [name: string, slug: string])[] = [
+    (i) => [`Chaîne ${i}`, `chaine-${i}`],
+    (i) => [`Tom & Jerry ${i}`, `tom-jerry-${i}`],
+    (i) => [`News, Weather ${i}`, `news-weather-${i}`],
+    (i) => [`The "Best" ${i}`, `the-best-${i}`],
+    (i) => [`Ça Va ${i}`, `ca-va-${i}`],
+  ];
+  const channels: Channel[] = [];
+  const lines = ['#EXTM3U'];
+  const extra: string[] = [];
+  for (let i = 0; i < 140; i++) {
+    const [name, slug] = names[i % 5]!(i);
+    const tvgId = i % 3 === 0 ? undefined : `ch${i}.example`;
+    const group = GROUPS[i % 4]!;
+    const url = i % 2 === 0 ? `http://127.0.0.1:9/live/${i}/index.m3u8` : `https://example.com/ts/${i}.ts`;
+    const request =
+      i % 7 === 0 ? { 'User-Agent': `Agent/${i} (compatible)`, ...(i % 14 === 0 && { Referer: `https://example.com/${i}/` }) } : undefined;
+    const escaped = name.replace(/"/g, '\\"');
+    const attributes = `${tvgId ? `tvg-id="${tvgId}" ` : ''}tvg-name="${escaped}" tvg-logo="https://example.com/logo/${i}.png" group-title="${group.replace(/"/g, '\\"')}"`;
+    lines.push(`#EXTINF:-1 ${attributes},${name}`);
+    if (request) {
+      lines.push(`#EXTVLCOPT:http-user-agent=${request['User-Agent']}`);
+      if (request.Referer) lines.push(`#EXTVLCOPT:http-referrer=${request.Referer}`);
+    }
+    lines.push(url);
+    const streams: Channel['streams'] = [{ url, ...(request && { request }) }];
+    if (i % 10 === 0) {
+      const backup = `https://example.com/backup/${i}.m3u8`;
+      extra.push(`#EXTINF:-1 ${tvgId ? `tvg-id="${tvgId}" ` : ''}group-title="${group.replace(/"/g, '\\"')}",${name}`, backup);
+      streams.push({ url: backup });
+    }
+    channels.push({ id: `iptv:${tvgId ?? slug}`, name, group, streams });
+  }
+  return { channels, playlist: `${[...lines, ...extra].join('\r\n')}\r\n` };
+}
+
+describe('140 channels in the real client core, on nginx set up like GitHub Pages', () => {
+  it('lists every channel in the catalog and in its genre, and gives each its streams', { timeout: 240_000 }, async () => {
+    const { channels, playlist } = generated();
+    const dir = await contentDir({
+      'addon.yaml': addonYaml(`${TV_CATALOG}playlists:\n  - { file: tv/channels.m3u8, catalog: channels }\n`),
+      'tv/channels.m3u8': playlist,
+    });
+    const port = await freePort();
+    const baseUrl = `http://127.0.0.1:${port}/repo/`;
+    const out = path.join(await tempDir(), 'dist');
+    const result = await build({ contentDir: dir, outDir: out, baseUrl, hosts: ['github-pages'] });
+    expect(result.diagnostics).toEqual([]);
+    expect(result.ok).toBe(true);
+    const nginx = await startNginx(out, { port, prefix: '/repo/' });
+    const core = await startCore({ origin: BROWSER_ORIGIN, quietMs: 15 });
+    try {
+      const manifestUrl = `${nginx.url}manifest.json`;
+      const walk = await walkAddon(core, manifestUrl);
+      expect(walk.failures).toEqual([]);
+      expect(walk.counts.metas).toBe(140);
+
+      const listing = async (extra: [string, string][]) =>
+        core.discover({ base: manifestUrl, path: { resource: 'catalog', type: 'tv', id: 'channels', extra } });
+      const all = await listing([]);
+      expect(all.error).toBeNull();
+      expect(all.endError).toBeNull();
+      expect(all.ids).toEqual(channels.map((c) => c.id));
+      for (const group of GROUPS) {
+        const genre = await listing([['genre', group]]);
+        expect(genre.endError, group).toBeNull();
+        expect(genre.ids, group).toEqual(channels.filter((c) => c.group === group).map((c) => c.id));
+      }
+
+      for (const channel of channels) {
+        const details = await core.metaDetails('tv', channel.id, channel.id);
+        expect(details.meta?.content.type, channel.id).toBe('Ready');
+        expect((details.meta!.content as { content: Json }).content.name, channel.id).toBe(channel.name);
+        const loadable = details.streams[0]!.content as { type: string; content: Json[] };
+        expect(loadable.type, channel.id).toBe('Ready');
+        const streams = loadable.content.map((s: Json) => ({
+          url: s.url,
+          ...(s.behaviorHints?.proxyHeaders && { request: s.behaviorHints.proxyHeaders.request }),
+        }));
+        expect(streams, channel.id).toEqual(channel.streams);
+        for (const s of loadable.content) expect(s.behaviorHints?.notWebReady ?? false, channel.id).toBe(s.behaviorHints?.proxyHeaders !== undefined);
+      }
+    } finally {
+      await core.stop();
+      await nginx.close();
+    }
+  });
+});
