@@ -9,6 +9,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { build } from '../src/build/index.js';
 import { parsePlaylist } from '../src/load/m3u-parse.js';
+import { startServer } from '../src/serve/index.js';
 import { channelsOf, channelValue, DEFAULT_PLAYLIST_SETTINGS } from '../src/load/m3u.js';
 import { walkAddon } from './support/client-walk.js';
 import { addonYaml, contentDir, readTree, tempDir } from './support/content.js';
@@ -215,6 +216,32 @@ describe('building playlists', () => {
     expect(metas(await readTree(out))).toEqual(['meta/tv/iptv:a.json', 'meta/tv/iptv:be.json', 'meta/tv/iptv:c.json']);
     expect(metas(await readTree(out))).toEqual(metas(before));
   });
+});
+
+it('serve --watch picks up an edit of a playlist, and keeps the last good build through a broken one', async () => {
+  const dir = await contentDir({ 'addon.yaml': addonYaml(TV_CATALOG), 'tv.m3u': '#EXTINF:-1,One\nhttp://e.org/1.ts\n' });
+  const builds: boolean[] = [];
+  const server = await startServer({ contentDir: dir, port: 0, watch: true, debounceMs: 30, onBuild: (b) => builds.push(b.ok) });
+  const names = async () => {
+    const response = await fetch(new URL('catalog/tv/channels.json', server.url));
+    return ((await response.json()) as { metas: { name: string }[] }).metas.map((m) => m.name);
+  };
+  const waitFor = async (check: () => Promise<boolean> | boolean, what: string) => {
+    for (const started = Date.now(); !(await check()); await new Promise((resolve) => setTimeout(resolve, 25))) {
+      if (Date.now() - started > 10_000) throw new Error(`timed out waiting for ${what}`);
+    }
+  };
+  try {
+    expect(await names()).toEqual(['One']);
+    await writeFile(path.join(dir, 'tv.m3u'), '#EXTINF:-1,One\nhttp://e.org/1.ts\n#EXTINF:-1,Two\nhttp://e.org/2.ts\n');
+    await waitFor(async () => (await names()).length === 2, 'the edit');
+    expect(await names()).toEqual(['One', 'Two']);
+    await writeFile(path.join(dir, 'tv.m3u'), 'http://e.org/orphan.ts\n');
+    await waitFor(() => builds.at(-1) === false, 'the failed build');
+    expect(await names()).toEqual(['One', 'Two']);
+  } finally {
+    await server.close();
+  }
 });
 
 /** A server on 127.0.0.1 that answers `routes` (path -> body) and 404 for anything else. */
