@@ -191,6 +191,24 @@ describe('building playlists', () => {
     expect(JSON.parse(tree.get('catalog/channel/other.json')!.toString()).metas).toEqual([]);
   });
 
+  it('reports a catalog the settings name that addon.yaml does not declare once, at its line', async () => {
+    const dir = await contentDir({
+      'addon.yaml': addonYaml(`${TV_CATALOG}playlists:\n  - { file: tv.m3u, catalog: chanels }\n`),
+      'tv.m3u': '#EXTINF:-1,A\nhttp://e.org/a.ts\n#EXTINF:-1,B\nhttp://e.org/b.ts\n',
+    });
+    const result = await build({ contentDir: dir });
+    expect(result.diagnostics).toMatchObject([
+      {
+        code: 'unknown-catalog',
+        file: path.join(dir, 'addon.yaml'),
+        line: 8,
+        column: 30,
+        path: 'playlists[0].catalog',
+        hint: 'did you mean "channels"?',
+      },
+    ]);
+  });
+
   it('rewrites only what an edit changes, ends as a clean build, and keeps ids when entries are reordered', async () => {
     const entries = ['#EXTINF:-1 tvg-id="a",A\nhttp://e.org/a.ts\n', '#EXTINF:-1,Bé\nhttp://e.org/b.ts\n', '#EXTINF:-1,C\nhttp://e.org/c.ts\n'];
     const dir = await contentDir({ 'addon.yaml': addonYaml(TV_CATALOG), 'tv.m3u': `#EXTM3U\n${entries.join('')}` });

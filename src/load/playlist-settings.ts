@@ -4,7 +4,7 @@
 // others: parsed by the playlist source, hashed into the build's inputs, shown under diagnostics.
 // addon.yaml is read loosely here; validate checks `playlists` with the schema, at its lines.
 import path from 'node:path';
-import { problem, type DiagnosticList, type Location, type PlaylistUnreadable } from '../diagnostics/index.js';
+import { closest, problem, type DiagnosticList, type Location, type PlaylistUnreadable } from '../diagnostics/index.js';
 import { fetchText } from './fetch.js';
 import { DEFAULT_PLAYLIST_SETTINGS, m3uSource, type PlaylistSettings } from './m3u.js';
 import type { SourceFile, SourceValue } from './source.js';
@@ -66,6 +66,7 @@ export async function readPlaylists(
       problem('playlist-unreadable', params, { ...options.locate(addon, ['playlists', index, key]), path: `playlists[${index}].${key}` }),
     );
   const reads = entriesOf(addon.value).map(async (entry, index): Promise<SourceFile | undefined> => {
+    if (entry) checkCatalog(entry.settings, addon, index, diagnostics, options.locate);
     if (entry?.file !== undefined) {
       const relative = path.posix.normalize(entry.file.replace(/\\/g, '/')).replace(/^\.\//, '');
       const file = files.find((f) => f.relative === relative && m3uSource.takes(relative));
@@ -94,4 +95,34 @@ export async function readPlaylists(
   });
   const read = await Promise.all(reads);
   return read.filter((file): file is SourceFile => file !== undefined);
+}
+
+/**
+ * A catalog named in a playlist's settings must be one of addon.yaml's, of its channels' type:
+ * one error at that line, rather than one at each channel (whose settings then go without it).
+ */
+function checkCatalog(
+  settings: PlaylistSettings,
+  addon: SourceValue,
+  index: number,
+  diagnostics: DiagnosticList,
+  locate: PlaylistReadOptions['locate'],
+) {
+  const id = settings.catalog;
+  if (id === undefined) return;
+  const value = addon.value;
+  const raw: unknown = typeof value === 'object' && value !== null ? Reflect.get(value, 'catalogs') : undefined;
+  const catalogs = (Array.isArray(raw) ? raw : []).filter((c): c is object => typeof c === 'object' && c !== null);
+  const field = (catalog: object, key: string): unknown => Reflect.get(catalog, key);
+  if (catalogs.some((c) => field(c, 'id') === id && field(c, 'type') === settings.type)) return;
+  const otherType = catalogs.find((c) => field(c, 'id') === id);
+  const ids = catalogs
+    .filter((c) => field(c, 'type') === settings.type)
+    .flatMap((c) => {
+      const other = field(c, 'id');
+      return typeof other === 'string' ? [other] : [];
+    });
+  const params = { id, type: settings.type, otherType: otherType && String(field(otherType, 'type')), suggestion: closest(id, ids) };
+  diagnostics.push(problem('unknown-catalog', params, { ...locate(addon, ['playlists', index, 'catalog']), path: `playlists[${index}].catalog` }));
+  delete settings.catalog;
 }
