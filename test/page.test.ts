@@ -257,8 +257,8 @@ describe('the install page in headless Chromium', () => {
     await page.goto(example.url, { waitUntil: 'load' });
     expectLinksFor(await links(page), `${example.url}manifest.json`);
     expect(await page.textContent('h1')).toBe('Public Domain Cinema');
-    // The example's four catalogs and its addon collection.
-    expect(await page.locator('.catalogs li').count()).toBe(5);
+    // The example's five catalogs (the last of the playlist's channels) and its addon collection.
+    expect(await page.locator('.catalogs li').count()).toBe(6);
     // Where each catalog shows: the films and serials are searched, the archive is off the Board.
     expect(await page.locator('.catalogs li .tag').allTextContents()).toEqual([
       'movie',
@@ -268,6 +268,7 @@ describe('the install page in headless Chromium', () => {
       'searchable',
       'movie',
       'in Discover',
+      'tv',
       'addons',
     ]);
     // The logo loaded, from the addon's own assets.
