@@ -58,6 +58,9 @@ export interface PlaylistEntry {
   urlLine: number;
 }
 
+/** An #EXTINF line read, waiting for its URL; `broken` when it has a syntax error that leaves no channel. */
+type Extinf = Omit<PlaylistEntry, 'url' | 'urlLine'> & { broken?: boolean };
+
 export type PlaylistProblem =
   | { code: 'playlist-syntax'; params: PlaylistSyntax; line: number; column: number }
   | { code: 'playlist-attribute'; params: PlaylistAttribute; line: number; column: number };
@@ -82,7 +85,7 @@ export function parsePlaylist(text: string): ParsedPlaylist {
   for (let i = source.indexOf('\n'); i !== -1; i = source.indexOf('\n', i + 1)) lineStarts.push(i + 1);
   const entries: PlaylistEntry[] = [];
   const problems: PlaylistProblem[] = [];
-  let pending: Omit<PlaylistEntry, 'url' | 'urlLine'> | undefined;
+  let pending: Extinf | undefined;
   let headers: PlaylistEntry['headers'] = {};
   let headersLine: number | undefined;
   let group: string | undefined;
@@ -119,9 +122,10 @@ export function parsePlaylist(text: string): ParsedPlaylist {
     } else {
       if (!pending) {
         problems.push({ code: 'playlist-syntax', params: { kind: 'url-without-extinf', url: text }, line, column });
-      } else {
+      } else if (!pending.broken) {
+        const { broken: _broken, ...read } = pending;
         entries.push({
-          ...pending,
+          ...read,
           ...(group !== undefined && { group }),
           headers,
           ...(headersLine !== undefined && { headersLine }),
@@ -149,10 +153,16 @@ function unquote(value: string): string {
  * may hold commas, `&`, and quotes, escaped as `\"` or not), then the title after the first comma
  * outside quotes. `column` is where the line's text starts.
  */
-function readExtinf(text: string, line: number, column: number, problems: PlaylistProblem[]): Omit<PlaylistEntry, 'url' | 'urlLine'> {
+function readExtinf(text: string, line: number, column: number, problems: PlaylistProblem[]): Extinf {
   const attributes = new Map<string, Attribute>();
-  const entry = { line, attributes, title: '', titleColumn: column, headers: {} };
+  const entry: Extinf = { line, attributes, title: '', titleColumn: column, headers: {} };
   const syntax = (params: PlaylistSyntax, at: number) => problems.push({ code: 'playlist-syntax', params, line, column: column + at });
+  // Without its name, the entry would be one more error (a missing name): its line's is enough.
+  const broken = (params: PlaylistSyntax, at: number) => {
+    syntax(params, at);
+    entry.broken = true;
+    return entry;
+  };
   let i = '#EXTINF:'.length;
   const duration = /^[^\s,]*/.exec(text.slice(i))![0];
   if (!DURATION.test(duration)) syntax({ kind: 'bad-duration', found: duration }, i);
@@ -160,8 +170,7 @@ function readExtinf(text: string, line: number, column: number, problems: Playli
   for (;;) {
     while (i < text.length && /\s/.test(text[i]!)) i++;
     if (i >= text.length) {
-      syntax({ kind: 'no-comma' }, i);
-      return entry;
+      return broken({ kind: 'no-comma' }, i);
     }
     if (text[i] === ',') break;
     const keyStart = i;
@@ -177,8 +186,7 @@ function readExtinf(text: string, line: number, column: number, problems: Playli
     if (text[i] === '"') {
       const close = closingQuote(text, i + 1);
       if (close === undefined) {
-        syntax({ kind: 'unterminated-quote', attribute: key }, i);
-        return entry;
+        return broken({ kind: 'unterminated-quote', attribute: key }, i);
       }
       value = text.slice(i + 1, close).replace(/\\"/g, '"');
       i = close + 1;
@@ -193,7 +201,7 @@ function readExtinf(text: string, line: number, column: number, problems: Playli
   const after = text.slice(i + 1);
   entry.title = after.trim();
   entry.titleColumn = column + i + 1 + (after.length - after.trimStart().length);
-  if (entry.title === '' && !attributes.get('tvg-name')?.value) syntax({ kind: 'no-title' }, i + 1);
+  if (entry.title === '' && !attributes.get('tvg-name')?.value) broken({ kind: 'no-title' }, i + 1);
   return entry;
 }
 
