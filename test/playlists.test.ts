@@ -157,6 +157,21 @@ describe('reading a playlist', () => {
   });
 });
 
+describe('hostile playlists', () => {
+  it('reads lines of megabytes of attributes, quotes or commas in linear time', () => {
+    for (const line of [
+      `#EXTINF:-1 ${'tvg-x="y" '.repeat(200_000)},Name`,
+      `#EXTINF:-1 tvg-name="${'"'.repeat(2_000_000)}`,
+      `#EXTINF:-1 tvg-name="${'a" '.repeat(700_000)}",N`,
+      `#EXTINF:-1 ${'k=v'.repeat(700_000)}`,
+    ]) {
+      const started = performance.now();
+      parsePlaylist(`${line}\nhttp://e.org/a.ts\n`);
+      expect(performance.now() - started, line.slice(0, 30)).toBeLessThan(3000);
+    }
+  });
+});
+
 describe('building playlists', () => {
   it('locates each problem in its playlist, and writes nothing', async () => {
     const dir = await contentDir({

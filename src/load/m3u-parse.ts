@@ -74,9 +74,18 @@ export interface ParsedPlaylist {
 
 const KNOWN = new Set<string>([...USED_ATTRIBUTES, ...IGNORED_ATTRIBUTES]);
 const DURATION = /^-?\d+(\.\d+)?$/;
-const KEY = /^[A-Za-z0-9_:.-]+/;
+// Sticky: each is tried at one offset of the line (matchAt), never on a copy of the rest of it,
+// so that a line of megabytes of attributes or quotes is read in linear time.
+const KEY = /[A-Za-z0-9_:.-]+/y;
+const WORD = /[^\s,]*/y;
 /** A quote that closes a value: before a comma, another attribute, or the end of the line. */
-const CLOSING = /^"(?=\s*,|\s+[A-Za-z0-9_:.-]+=|\s*$)/;
+const CLOSING = /"(?=[ \t]*,|[ \t]+[A-Za-z0-9_:.-]+=|[ \t]*$)/y;
+
+/** What the sticky `pattern` matches at `at` in `text`, or undefined. */
+function matchAt(pattern: RegExp, text: string, at: number): string | undefined {
+  pattern.lastIndex = at;
+  return pattern.exec(text)?.[0];
+}
 
 /** Reads a playlist. A byte order mark and CRLF line ends are allowed. */
 export function parsePlaylist(text: string): ParsedPlaylist {
@@ -164,7 +173,7 @@ function readExtinf(text: string, line: number, column: number, problems: Playli
     return entry;
   };
   let i = '#EXTINF:'.length;
-  const duration = /^[^\s,]*/.exec(text.slice(i))![0];
+  const duration = matchAt(WORD, text, i) ?? '';
   if (!DURATION.test(duration)) syntax({ kind: 'bad-duration', found: duration }, i);
   i += duration.length;
   for (;;) {
@@ -174,9 +183,9 @@ function readExtinf(text: string, line: number, column: number, problems: Playli
     }
     if (text[i] === ',') break;
     const keyStart = i;
-    const key = KEY.exec(text.slice(i))?.[0];
+    const key = matchAt(KEY, text, i);
     if (key === undefined || text[i + key.length] !== '=') {
-      const found = /^[^\s,]*/.exec(text.slice(i))![0] || text[i]!;
+      const found = matchAt(WORD, text, i) || text[i]!;
       syntax({ kind: 'bad-attribute', found }, i);
       i += found.length;
       continue;
@@ -191,7 +200,7 @@ function readExtinf(text: string, line: number, column: number, problems: Playli
       value = text.slice(i + 1, close).replace(/\\"/g, '"');
       i = close + 1;
     } else {
-      value = /^[^\s,]*/.exec(text.slice(i))![0];
+      value = matchAt(WORD, text, i) ?? '';
       i += value.length;
     }
     const name = key.toLowerCase();
@@ -209,7 +218,7 @@ function readExtinf(text: string, line: number, column: number, problems: Playli
 function closingQuote(text: string, from: number): number | undefined {
   for (let i = text.indexOf('"', from); i !== -1; i = text.indexOf('"', i + 1)) {
     if (text[i - 1] === '\\') continue;
-    if (CLOSING.test(text.slice(i))) return i;
+    if (matchAt(CLOSING, text, i) !== undefined) return i;
   }
   return undefined;
 }
