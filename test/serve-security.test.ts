@@ -801,6 +801,7 @@ describe('serve under load', () => {
     root?: string;
     usage?: NodeJS.MemoryUsage;
     count?: number;
+    sockets?: number;
     closedByCollector?: number;
   }
 
@@ -877,7 +878,7 @@ describe('serve under load', () => {
       // connections themselves are there before the first measure.
       await run(4_000);
       const before = (await child.ask('memory')).usage!;
-      const filesBefore = (await child.ask('files')).count!;
+      const filesBefore = await child.ask('files');
       await run(TOTAL);
       const after = (await child.ask('memory')).usage!;
       const filesAfter = await child.ask('files');
@@ -892,7 +893,11 @@ describe('serve under load', () => {
       const report = `heap ${mib(before.heapUsed)} -> ${mib(after.heapUsed)}, rss ${mib(before.rss)} -> ${mib(after.rss)}`;
       expect(after.heapUsed, report).toBeLessThanOrEqual(before.heapUsed * 1.2);
       expect(after.rss, report).toBeLessThanOrEqual(before.rss * 1.2);
-      expect(filesAfter.count).toBeLessThanOrEqual(filesBefore);
+      // No file left open; sockets are the 50 connections and the server's own, but the first
+      // measure may fall while a connection the server closed (a target its parser refuses) is
+      // not yet replaced by the client: one more socket after is not a leak.
+      expect(filesAfter.count! - filesAfter.sockets!).toBeLessThanOrEqual(filesBefore.count! - filesBefore.sockets!);
+      expect(filesAfter.sockets!).toBeLessThanOrEqual(filesBefore.sockets! + 1);
       expect(filesAfter.closedByCollector).toBe(0);
     } finally {
       agent.destroy();
