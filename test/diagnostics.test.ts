@@ -275,6 +275,9 @@ describe('githubAnnotation', () => {
     // In a step with `working-directory: site`, relative to $GITHUB_WORKSPACE, not to the step's folder.
     const relative = { ...unknownField, file: 'content/a.yaml' };
     expect(githubAnnotation(relative, { cwd: path.join(cwd, 'site'), root: cwd })).toMatch(/^::error file=site\/content\/a\.yaml,/);
+    // A playlist read from a URL has no file in the repository: the annotation names none.
+    const remote = { ...unknownField, file: 'https://example.org/tv.m3u' };
+    expect(githubAnnotation(remote, { cwd })).toMatch(/^::error title=unknown-field::/);
   });
 
   it('escapes what would end the command or start another', () => {

@@ -82,7 +82,8 @@ type Property = [string, string | number | undefined];
 
 /** `file`, relative to the repository root with forward slashes, then `line` and `col` when known. */
 function fileProperties(at: Partial<Location>, paths: AnnotationPaths): Property[] {
-  if (!at.file) return [];
+  // A playlist read from a URL is no file of the repository: GitHub could not show it.
+  if (!at.file || /^https?:\/\//i.test(at.file)) return [];
   const relative = path.relative(paths.root ?? paths.cwd, path.resolve(paths.cwd, at.file));
   const properties: Property[] = [['file', relative.split(path.sep).join('/')]];
   if (at.line) properties.push(['line', at.line], ['col', at.column]);
