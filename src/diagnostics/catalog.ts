@@ -8,6 +8,7 @@ import { LOAD_MESSAGES } from './catalog-load.js';
 import { PLAN_MESSAGES } from './catalog-plan.js';
 import { SCHEMA_MESSAGES } from './catalog-schema.js';
 import { SEARCH_MESSAGES } from './catalog-search.js';
+import { TABLE_MESSAGES } from './catalog-tables.js';
 import { VALIDATE_MESSAGES } from './catalog-validate.js';
 
 /**
@@ -23,6 +24,7 @@ export interface CatalogEntry {
 
 export const CATALOG = {
   ...LOAD_MESSAGES,
+  ...TABLE_MESSAGES,
   ...SCHEMA_MESSAGES,
   ...VALIDATE_MESSAGES,
   ...CONFIG_MESSAGES,

@@ -1,9 +1,10 @@
 // Part of stage 1, load: the kinds of content file, consulted by file name. A new kind is a new
 // source (see source.ts, ContentSource) added here.
+import { csvSource } from './csv.js';
 import type { ContentSource } from './source.js';
 import { yamlSource } from './yaml.js';
 
-export const CONTENT_SOURCES: readonly ContentSource[] = [yamlSource];
+export const CONTENT_SOURCES: readonly ContentSource[] = [yamlSource, csvSource];
 
 /** The source that takes a file at `relative` (a path with forward slashes), if any. */
 export function sourceOf(relative: string): ContentSource | undefined {
