@@ -98,10 +98,10 @@ function parseTable(source: SourceFile, diagnostics: DiagnosticList): SourceValu
   layout.columns = header(source, rows[0]!.record, diagnostics);
   const built: Building[] = [];
   const byId = new Map<string, Building>();
+  const idColumn = layout.columns.findIndex((c) => c?.field === 'id' && !c.stream);
   for (let r = 1; r < rows.length; r++) {
     const row = rowStart(source.text, rows[r - 1]!.end);
     const cells = rows[r]!.record;
-    const idColumn = layout.columns.findIndex((c) => c?.field === 'id' && !c.stream);
     const id = idColumn === -1 ? '' : (cells[idColumn] ?? '');
     const earlier = id === '' ? undefined : byId.get(id);
     const item: Building = earlier ?? { value: {}, rows: [], cells: new Map() };
