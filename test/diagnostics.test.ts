@@ -314,7 +314,7 @@ interface Example {
   section: string;
   /** Set in the section of a code, under `## Codes`. */
   code?: string;
-  /** Project-relative path -> text, from ```yaml file=PATH blocks (bytes with `encoding=latin1`). */
+  /** Project-relative path -> text, from ```yaml file=PATH and ```csv file=PATH blocks (bytes with `encoding=latin1`). */
   files: Map<string, string | Buffer>;
   /**
    * ```yaml file=PATH before blocks: the files as the last build found them. With any, the
@@ -380,8 +380,10 @@ function parseDoc(markdown: string): { examples: Example[]; codes: string[]; row
     const file = /\bfile=(\S+)/.exec(fence[2]!)?.[1];
     const encoding = /\bencoding=(latin1)\b/.exec(fence[2]!)?.[1] as 'latin1' | undefined;
     const text = `${body.join('\n')}\n`;
-    if (fence[1] === 'yaml' && file && /\bbefore\b/.test(fence[2]!)) before[level]!.set(file, text);
-    else if (fence[1] === 'yaml' && file) files[level]!.set(file, encoding ? Buffer.from(text, encoding) : text);
+    // Content files: YAML, and tables (```csv file=PATH).
+    const content = fence[1] === 'yaml' || fence[1] === 'csv';
+    if (content && file && /\bbefore\b/.test(fence[2]!)) before[level]!.set(file, text);
+    else if (content && file) files[level]!.set(file, encoding ? Buffer.from(text, encoding) : text);
     if (fence[1] !== 'console') continue;
     const command = /^\$ ((?:[A-Z_]+=\S* )*)addon-gen (.*)$/.exec(body[0] ?? '');
     expect(command, `the console block in "${section}" starts with "$ addon-gen"`).toBeTruthy();
