@@ -4,7 +4,7 @@
 // id make one item with a stream of each. Cells are located by reading their row again
 // (csv-cells.ts) where the parser says it ends.
 import { CsvError, parse, type Info, type Options } from 'csv-parse/sync';
-import { closest, problem, type DiagnosticList, type Location } from '../diagnostics/index.js';
+import { closest, problem, type Diagnostic, type DiagnosticList, type Location } from '../diagnostics/index.js';
 import { lineStartsOf, position, readRow, rowStart, valueOffset, type Cell, type Row } from './csv-cells.js';
 import type { ContentSource, SourceFile, SourceValue } from './source.js';
 
@@ -147,18 +147,24 @@ function header(source: SourceFile, names: string[], diagnostics: DiagnosticList
   const seen = new Set<string>();
   return names.map((name, c) => {
     const column = TABLE_COLUMNS.get(name);
+    // Made when shown: a header of a million unknown columns costs little more than counting them.
+    const report = (make: () => Diagnostic) => diagnostics.add(source.file, 'error', make);
     if (name === '') {
-      diagnostics.push(problem('csv-syntax', { kind: 'empty-column' }, at(c)));
+      report(() => problem('csv-syntax', { kind: 'empty-column' }, at(c)));
     } else if (seen.has(name)) {
-      diagnostics.push(problem('csv-syntax', { kind: 'duplicate-column', column: name }, { ...at(c), path: name }));
+      report(() => problem('csv-syntax', { kind: 'duplicate-column', column: name }, { ...at(c), path: name }));
     } else if (!column) {
-      const suggestion = closest(name.trim(), known);
-      diagnostics.push(
-        problem('unknown-field', { key: name, suggestion, emptyParent: undefined, renamed: undefined, known }, { ...at(c), path: name }),
+      report(() =>
+        problem(
+          'unknown-field',
+          { key: name, suggestion: closest(name.trim(), known), emptyParent: undefined, renamed: undefined, known },
+          { ...at(c), path: name },
+        ),
       );
     }
     seen.add(name);
-    return seen.has(name) && names.indexOf(name) !== c ? undefined : column;
+    // A column named twice is read once, from the first.
+    return names.indexOf(name) === c ? column : undefined;
   });
 }
 
