@@ -8,7 +8,8 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { build } from '../src/build/index.js';
 import { startServer } from '../src/serve/index.js';
-import { sortDiagnostics, type Diagnostic } from '../src/diagnostics/index.js';
+import { MAX_PROBLEMS_PER_FILE, sortDiagnostics, type Diagnostic } from '../src/diagnostics/index.js';
+import { lineStartsOf, position, readRow, valueOffset } from '../src/load/csv-cells.js';
 import { walkAddon } from './support/client-walk.js';
 import { addonYaml, contentDir, readTree, tempDir } from './support/content.js';
 import { startNginx } from './support/nginx.js';
@@ -85,6 +86,41 @@ async function misuse(table: string): Promise<Diagnostic[]> {
   return sortDiagnostics(result.diagnostics);
 }
 
+describe('the cells of a row (csv-cells.ts)', () => {
+  it('finds each cell, quoted or not, where its row ends, and the character that breaks the rules', () => {
+    const text = 'a,"b,""c""\r\nd",,e\r\nnext';
+    const row = readRow(text, 0);
+    expect(row.cells).toEqual([
+      { start: 0, end: 1, quoted: false },
+      { start: 2, end: 14, quoted: true },
+      { start: 15, end: 15, quoted: false },
+      { start: 16, end: 17, quoted: false },
+    ]);
+    expect(row.end).toBe(19);
+    expect(text.slice(row.end)).toBe('next');
+    expect(readRow('x,"y', 0).fault).toEqual({ kind: 'unclosed-quote', offset: 2 });
+    expect(readRow('x,"y"z', 0).fault).toEqual({ kind: 'after-quote', offset: 5 });
+    expect(readRow('x,y"z', 0).fault).toEqual({ kind: 'quote-in-cell', offset: 3 });
+  });
+
+  it('maps a character of a quoted value to the text, past doubled quotes and CRLF', () => {
+    const text = '"a""b\r\nc"';
+    const cell = readRow(text, 0).cells[0]!;
+    // The value is a"b\nc: its "c" (index 4) is at offset 7 in the text.
+    expect(valueOffset(text, cell, 0)).toBe(1);
+    expect(valueOffset(text, cell, 2)).toBe(4);
+    expect(valueOffset(text, cell, 4)).toBe(7);
+  });
+
+  it('turns offsets into 1-based lines and columns', () => {
+    const starts = lineStartsOf('ab\r\ncd\nef');
+    expect(starts).toEqual([0, 4, 7]);
+    expect(position(starts, 0)).toEqual({ line: 1, column: 1 });
+    expect(position(starts, 5)).toEqual({ line: 2, column: 2 });
+    expect(position(starts, 8)).toEqual({ line: 3, column: 2 });
+  });
+});
+
 describe('each misuse of a table, at its file, line and column, with nothing written', () => {
   it('an unknown column: at its header cell, with a did-you-mean among the columns', async () => {
     const [d, ...rest] = await misuse('id,type,name,relased\npd:a,movie,A,1922-03-04\n');
@@ -137,6 +173,15 @@ describe('each misuse of a table, at its file, line and column, with nothing wri
     expect((await misuse('id,type,name\npd:a,movie,"The" Great\n')).map(where)).toEqual(['films.csv:2:17 csv-syntax']);
     expect((await misuse('id,type,name,name\npd:a,movie,A,B\n')).map(where)).toEqual(['films.csv:1:14 csv-syntax name']);
     expect((await misuse('id,type,,name\npd:a,movie,,A\n')).map(where)).toEqual(['films.csv:1:9 csv-syntax']);
+  });
+});
+
+describe('a flood of problems in a table', () => {
+  it('shows the first hundred of a header of unknown columns, and counts the rest', async () => {
+    const names = Array.from({ length: 5000 }, (_, i) => `x${i}`);
+    const diagnostics = await misuse(`id,type,name,${names.join(',')}\npd:a,movie,A${','.repeat(names.length)}\n`);
+    expect(diagnostics.filter((d) => d.code === 'unknown-field')).toHaveLength(MAX_PROBLEMS_PER_FILE);
+    expect(diagnostics.find((d) => d.code === 'too-many-problems')?.message).toMatch(/4,?900 more errors/);
   });
 });
 
