@@ -132,15 +132,16 @@ describe('each misuse of a table, at its file, line and column, with nothing wri
   it('bad values: at their cells, a quoted cell at its opening quote, a list entry at its own text', async () => {
     const table = [
       'id,type,name,poster,posterShape,genres,fileIdx,infoHash',
-      'pd:a,movie,A,posters/a.jpg,wide,"Drama | ""Bad""/Genre",x,dd8255ecdc7ca55fb0bbf81323d87062db1f6d1c',
+      'pd:a,movie,A,posters/a.jpg,"wide","Drama | ""Bad""/Genre",x,dd8255ecdc7ca55fb0bbf81323d87062db1f6d1c',
       'pd:b,"",B,,,,,',
     ].join('\n');
     expect((await misuse(`${table}\n`)).map(where)).toEqual([
       'films.csv:2:14 missing-asset poster',
+      // A quoted cell: at its opening quote.
       'films.csv:2:28 invalid-value posterShape',
       // "Drama | ""Bad""/Genre": the second entry starts at its first quote, past "Drama | ".
-      'films.csv:2:42 bad-file-name genres[1]',
-      'films.csv:2:57 invalid-value streams[0].fileIdx',
+      'films.csv:2:44 bad-file-name genres[1]',
+      'films.csv:2:59 invalid-value streams[0].fileIdx',
       // An empty cell, quoted or not, is an absent field: the missing type points at that cell.
       'films.csv:3:6 missing-field type',
     ]);
