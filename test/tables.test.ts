@@ -157,6 +157,13 @@ describe('each misuse of a table, at its file, line and column, with nothing wri
     expect(rest).toEqual([]);
     expect(where(d!)).toBe('films.csv:3:12 csv-rows-differ name');
     expect(d!.related).toEqual([{ file: d!.file, line: 2, column: 12, message: 'the earlier row' }]);
+    // The same list with other spaces is the same value.
+    const dir = await contentDir({
+      'addon.yaml': ADDON,
+      'films.csv':
+        'id,type,name,genres,url\npd:a,movie,A,Drama|Horror,https://example.org/a.mp4\npd:a,movie,A,Drama | Horror,https://example.org/b.mp4\n',
+    });
+    expect((await build({ contentDir: dir, outDir: path.join(await tempDir(), 'dist') })).diagnostics).toEqual([]);
   });
 
   it('an unclosed quote: at the quote', async () => {

@@ -122,7 +122,7 @@ function parseTable(source: SourceFile, diagnostics: DiagnosticList): SourceValu
       if (first === undefined) {
         item.cells.set(c, { text: cell, row });
         item.value[column.field] = column.list ? cell.split(LIST_SEPARATOR).map((entry) => entry.trim()) : cell;
-      } else if (first.text !== cell) {
+      } else if (first.text !== cell && !(column.list && sameList(first.text, cell))) {
         const name = [...TABLE_COLUMNS].find(([, known]) => known === column)![0];
         diagnostics.add(source.file, 'error', () =>
           problem(
@@ -137,6 +137,12 @@ function parseTable(source: SourceFile, diagnostics: DiagnosticList): SourceValu
   }
   layout.items = built.map((item) => item.rows);
   return built.map((item, document) => ({ source, document, at: [], value: item.value }));
+}
+
+/** Whether two cells of a list column hold the same entries: spaces around them do not count. */
+function sameList(a: string, b: string): boolean {
+  const entries = (cell: string) => cell.split(LIST_SEPARATOR).map((entry) => entry.trim());
+  return entries(a).join(LIST_SEPARATOR) === entries(b).join(LIST_SEPARATOR);
 }
 
 /** The meaning of each column of the header, with a problem for each that has none. */
