@@ -317,7 +317,7 @@ interface Example {
   section: string;
   /** Set in the section of a code, under `## Codes`. */
   code?: string;
-  /** Project-relative path -> text, from ```yaml file=PATH and ```m3u file=PATH blocks (bytes with `encoding=latin1`). */
+  /** Project-relative path -> text, from ```yaml, ```csv and ```m3u file=PATH blocks (bytes with `encoding=latin1`). */
   files: Map<string, string | Buffer>;
   /**
    * ```yaml file=PATH before blocks: the files as the last build found them. With any, the
@@ -383,8 +383,8 @@ function parseDoc(markdown: string): { examples: Example[]; codes: string[]; row
     const file = /\bfile=(\S+)/.exec(fence[2]!)?.[1];
     const encoding = /\bencoding=(latin1)\b/.exec(fence[2]!)?.[1] as 'latin1' | undefined;
     const text = `${body.join('\n')}\n`;
-    // Content files: YAML, and M3U playlists (```m3u file=PATH).
-    const content = fence[1] === 'yaml' || fence[1] === 'm3u';
+    // Content files: YAML, tables (```csv file=PATH) and M3U playlists (```m3u file=PATH).
+    const content = fence[1] === 'yaml' || fence[1] === 'csv' || fence[1] === 'm3u';
     if (content && file && /\bbefore\b/.test(fence[2]!)) before[level]!.set(file, text);
     else if (content && file) files[level]!.set(file, encoding ? Buffer.from(text, encoding) : text);
     if (fence[1] !== 'console') continue;

@@ -9,6 +9,7 @@ import { PLAN_MESSAGES } from './catalog-plan.js';
 import { PLAYLIST_MESSAGES } from './catalog-playlists.js';
 import { SCHEMA_MESSAGES } from './catalog-schema.js';
 import { SEARCH_MESSAGES } from './catalog-search.js';
+import { TABLE_MESSAGES } from './catalog-tables.js';
 import { VALIDATE_MESSAGES } from './catalog-validate.js';
 
 /**
@@ -24,6 +25,7 @@ export interface CatalogEntry {
 
 export const CATALOG = {
   ...LOAD_MESSAGES,
+  ...TABLE_MESSAGES,
   ...SCHEMA_MESSAGES,
   ...VALIDATE_MESSAGES,
   ...CONFIG_MESSAGES,

@@ -47,6 +47,9 @@ export const CODES = {
   'duplicate-key': 'A mapping has the same key twice.',
   'yaml-alias': 'An alias could not be expanded (too many aliases, or an unknown anchor).',
   'not-an-item': 'A document is neither an item, a list of items, nor empty.',
+  'csv-syntax':
+    'A table (CSV file) is not valid CSV, or its header cannot name the columns (an unclosed quote, a row of another length, a column twice).',
+  'csv-rows-differ': "Rows of one id in a table give one of the item's fields different values.",
   'unknown-field': 'A field the format does not have (often a typo).',
   'missing-field': 'A required field is absent.',
   'invalid-value': 'A field has the wrong type or form.',

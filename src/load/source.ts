@@ -3,6 +3,7 @@
 // and locates a value's parts for diagnostics; load consults the list in sources.ts by file name,
 // so that a new kind of file is a new source there, not edits across stages.
 import type { LineCounter, Document } from 'yaml';
+import type { TableLayout } from './csv.js';
 import type { DiagnosticList, Location } from '../diagnostics/index.js';
 import type { PlaylistChannels, PlaylistSettings } from './m3u.js';
 import type { DocumentSpan } from './parse-threads.js';
@@ -18,6 +19,8 @@ export interface SourceFile extends ContentText {
   piece?: { start: number; end: number; parsed?: Document; base: number; count: number };
   /** Offsets where lines start, for showing a line and turning offsets into lines. */
   lines?: LineCounter;
+  /** A table's columns and where each item's rows are (csv.ts), set when it is parsed. */
+  table?: TableLayout;
   /** A hash of the text, once a build asks for it (plan/fingerprints.ts, textFingerprint). */
   textFingerprint?: string;
   /** The source that parses it when its name does not say: a playlist read from a URL. */
