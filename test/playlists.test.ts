@@ -131,7 +131,7 @@ describe('reading a playlist', () => {
       'http://e.org/y.ts', // 6
       '#EXTINF:-1 tvg-id="z",', // 7: no name
       'http://e.org/z.ts', // 8
-      '#EXTINF:abc,Fine', // 9: not a duration
+      '#EXTINF:abc,Fine', // 9: not a duration, which is not used: fine
       'http://e.org/f.ts', // 10
       '#EXTINF:-1 junk tvg-id="w",W', // 11: not key=value
       'http://e.org/w.ts', // 12
@@ -147,7 +147,6 @@ describe('reading a playlist', () => {
       ['playlist-syntax', 'unterminated-quote', 3, 35],
       ['playlist-syntax', 'no-comma', 5, 22],
       ['playlist-syntax', 'no-title', 7, 23],
-      ['playlist-syntax', 'bad-duration', 9, 9],
       ['playlist-syntax', 'bad-attribute', 11, 12],
       ['playlist-syntax', 'bad-option', 13, 1],
       ['playlist-attribute', 'attribute', 14, 25],
@@ -157,7 +156,76 @@ describe('reading a playlist', () => {
   });
 });
 
+describe('quotes, durations, file names and ids', () => {
+  it('reads values closed right before the next attribute, in single quotes, and unquoted', () => {
+    const { problems, values } = valuesOf(
+      [
+        `#EXTINF:-1 tvg-id="a"tvg-name="b" group-title="News",X`,
+        'http://e.org/x.ts',
+        `#EXTINF:-1 tvg-id='y' group-title='Kids, Family' tvg-name='O\\'Brien',Y`,
+        'http://e.org/y.ts',
+        '#EXTINF:-1 tvg-id=z group-title=Sport,Z',
+        'http://e.org/z.ts',
+      ].join('\n'),
+    );
+    expect(problems).toEqual([]);
+    expect(values.map((v) => [v.id, v.genres])).toEqual([
+      ['iptv:a', ['News']],
+      ['iptv:y', ['Kids, Family']],
+      ['iptv:z', ['Sport']],
+    ]);
+    const parsed = parsePlaylist(`#EXTINF:-1 tvg-id="a"tvg-name="b",X\nhttp://e.org/x.ts\n#EXTINF:-1 tvg-name='O\\'Brien',\nhttp://e.org/o.ts\n`);
+    expect(parsed.entries.map((e) => Object.fromEntries([...e.attributes].map(([k, a]) => [k, a.value])))).toEqual([
+      { 'tvg-id': 'a', 'tvg-name': 'b' },
+      { 'tvg-name': "O'Brien" },
+    ]);
+  });
+
+  it('takes any duration, or none, with spaces after the colon', () => {
+    const { problems, values } = valuesOf(
+      '#EXTINF:,A\nhttp://e.org/a.ts\n#EXTINF: -1,B\nhttp://e.org/b.ts\n#EXTINF:tvg-id="c",C\nhttp://e.org/c.ts\n#EXTINF:x,D\nhttp://e.org/d.ts\n',
+    );
+    expect(problems).toEqual([]);
+    expect(values.map((v) => v.id)).toEqual(['iptv:a', 'iptv:b', 'iptv:c', 'iptv:d']);
+  });
+
+  it('makes the id of a tvg-id that cannot be a file name of the name, with a warning, and genres of groups with /', () => {
+    const text =
+      '#EXTINF:-1 tvg-id="a/b" group-title="Movies/Series;A\\B",Film Club\nhttp://e.org/f.ts\n#EXTINF:-1 tvg-id="..",Dots\nhttp://e.org/d.ts\n';
+    const { problems, values } = valuesOf(text);
+    expect(problems.map((p) => [p.code, p.params.kind, p.line, p.column])).toEqual([
+      ['playlist-attribute', 'bad-id', 1, 12],
+      ['playlist-attribute', 'bad-id', 3, 12],
+    ]);
+    expect(values.map((v) => [v.id, v.genres])).toEqual([
+      ['iptv:film-club', ['Movies-Series', 'A-B']],
+      ['iptv:dots', undefined],
+    ]);
+  });
+
+  it('never merges a channel without tvg-id into one whose tvg-id is its slug', () => {
+    const a = '#EXTINF:-1 tvg-id="news",World News\nhttp://e.org/1.ts\n';
+    const b = '#EXTINF:-1,News\nhttp://e.org/2.ts\n';
+    for (const text of [a + b, b + a]) {
+      const ids = valuesOf(text)
+        .values.map((v) => `${v.name as string}=${v.id as string}`)
+        .sort();
+      expect(ids).toHaveLength(2);
+      expect(ids[0]).toMatch(/^News=iptv:news-[0-9a-f]{6}$/);
+      expect(ids[1]).toBe('World News=iptv:news');
+    }
+  });
+});
+
 describe('hostile playlists', () => {
+  it('keeps at most the limit of problems of a line of megabytes of them, and counts the rest', () => {
+    const started = performance.now();
+    const parsed = parsePlaylist(`#EXTINF:-1 ${'k '.repeat(2_000_000)},N\nhttp://e.org/a.ts\n`);
+    expect(performance.now() - started).toBeLessThan(3000);
+    expect(parsed.problems).toHaveLength(100);
+    expect(parsed.omitted).toEqual({ error: 2_000_000 - 100, warning: 0 });
+  });
+
   it('reads lines of megabytes of attributes, quotes or commas in linear time', () => {
     for (const line of [
       `#EXTINF:-1 ${'tvg-x="y" '.repeat(200_000)},Name`,
@@ -183,7 +251,7 @@ describe('building playlists', () => {
     expect(result.ok).toBe(false);
     const file = path.join(dir, 'tv/list.M3U8');
     expect(result.diagnostics.map((d) => [d.code, d.file, d.line, d.column]).sort((a, b) => Number(a[2]) - Number(b[2]))).toEqual([
-      ['bad-file-name', file, 2, 12],
+      ['playlist-attribute', file, 2, 12],
       ['missing-asset', file, 5, 1],
       ['playlist-syntax', file, 6, 1],
     ]);

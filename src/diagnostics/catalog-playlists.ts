@@ -12,12 +12,12 @@ export type PlaylistSyntax =
   | { kind: 'unterminated-quote'; attribute: string }
   | { kind: 'no-comma' }
   | { kind: 'no-title' }
-  | { kind: 'bad-duration'; found: string }
   | { kind: 'bad-attribute'; found: string }
   | { kind: 'bad-option'; found: string };
 
 /** playlist-attribute: an `#EXTINF` attribute or `#EXTVLCOPT` option that the README does not list. */
-export type PlaylistAttribute = { kind: 'attribute'; name: string } | { kind: 'option'; name: string };
+export type PlaylistAttribute =
+  { kind: 'attribute'; name: string } | { kind: 'option'; name: string } | { kind: 'bad-id'; value: string; problem: string };
 
 /** playlist-unreadable: a playlist addon.yaml names that cannot be read. */
 export type PlaylistUnreadable =
@@ -39,8 +39,6 @@ function syntax(p: PlaylistSyntax): string {
       return 'this #EXTINF line has no comma before the channel name';
     case 'no-title':
       return 'this entry has no name: nothing after the comma, and no tvg-name';
-    case 'bad-duration':
-      return `#EXTINF starts with a duration in seconds (-1 for a live channel), not "${p.found}"`;
     case 'bad-attribute':
       return `"${p.found}" is not an attribute: attributes are written key="value"`;
     case 'bad-option':
@@ -59,8 +57,6 @@ function syntaxHint(p: PlaylistSyntax): string {
     case 'no-comma':
     case 'no-title':
       return 'end the line with a comma and the channel name: #EXTINF:-1 tvg-id="…",Channel name';
-    case 'bad-duration':
-      return 'write #EXTINF:-1 followed by a space, the attributes, a comma and the name';
     case 'bad-attribute':
       return 'write key="value", with no space around =; quote values that hold spaces or commas';
     case 'bad-option':
@@ -94,9 +90,13 @@ export const PLAYLIST_MESSAGES = {
     message: (p: PlaylistAttribute) =>
       p.kind === 'attribute'
         ? `the attribute ${p.name} is not read: no item field takes it`
-        : `the option #EXTVLCOPT:${p.name} is not read: only http-user-agent and http-referrer become stream headers`,
-    hint: () =>
-      'items are made of tvg-id, tvg-name, tvg-logo and group-title; the README ("Playlists") lists the attributes dropped without a word. Remove it, or ignore this warning',
+        : p.kind === 'option'
+          ? `the option #EXTVLCOPT:${p.name} is not read: only http-user-agent and http-referrer become stream headers`
+          : `the tvg-id "${p.value}" ${p.problem}, and an id is a file name: the channel's id is made of its name instead`,
+    hint: (p: PlaylistAttribute) =>
+      p.kind === 'bad-id'
+        ? 'write a tvg-id without "/" or "\\" (and not ending in a dot), or remove it to keep the id made of the name'
+        : 'items are made of tvg-id, tvg-name, tvg-logo and group-title; the README ("Playlists") lists the attributes dropped without a word. Remove it, or ignore this warning',
   },
   'playlist-unreadable': {
     severity: error,

@@ -98,7 +98,8 @@ export const CODES = {
   'duplicate-addon': 'An addon collection lists the same addon twice, or two collections share a type and id.',
   'output-too-large': 'The output would be far larger than the content it is built from (genres multiply catalog pages); nothing is written.',
   'playlist-syntax': 'A line of an M3U playlist that cannot be read as a channel (a URL without #EXTINF, a quote that does not close, no name).',
-  'playlist-attribute': 'An M3U attribute or #EXTVLCOPT option that no item field takes and the README does not list as ignored.',
+  'playlist-attribute':
+    'An M3U attribute or #EXTVLCOPT option that no item field takes and the README does not list as ignored, or a tvg-id that cannot be a file name.',
   'playlist-unreadable': 'A playlist addon.yaml names cannot be read (a missing file, an HTTP error, no answer).',
 } as const;
 

@@ -1,7 +1,8 @@
 // Part of the playlist source (m3u.ts): an M3U / M3U8 playlist's text read into entries, each
 // with the lines and columns it came from, and the problems of its malformed lines. Pure: text
 // in, values out; ids, merging and the addon.yaml settings are m3u.ts's business.
-import type { PlaylistAttribute, PlaylistSyntax } from '../diagnostics/index.js';
+import { MAX_PROBLEMS_PER_FILE, type PlaylistAttribute, type PlaylistSyntax } from '../diagnostics/index.js';
+import { fileNameProblem } from '../validate/schema-leaves.js';
 
 /** The attributes of `#EXTINF` that make an item (README, "Playlists"). */
 export const USED_ATTRIBUTES = ['tvg-id', 'tvg-name', 'tvg-logo', 'group-title'] as const;
@@ -67,19 +68,26 @@ export type PlaylistProblem =
 
 export interface ParsedPlaylist {
   entries: PlaylistEntry[];
+  /** The first MAX_PROBLEMS_PER_FILE errors and as many warnings, in line order. */
   problems: PlaylistProblem[];
+  /** How many more errors and warnings there were: only counted, so that a hostile line costs no memory. */
+  omitted: { error: number; warning: number };
+  /** The first problem of each severity left out, for the summary's position. */
+  firstOmitted: { error?: PlaylistProblem; warning?: PlaylistProblem };
   /** Offsets where lines start. */
   lineStarts: number[];
 }
 
 const KNOWN = new Set<string>([...USED_ATTRIBUTES, ...IGNORED_ATTRIBUTES]);
-const DURATION = /^-?\d+(\.\d+)?$/;
 // Sticky: each is tried at one offset of the line (matchAt), never on a copy of the rest of it,
 // so that a line of megabytes of attributes or quotes is read in linear time.
 const KEY = /[A-Za-z0-9_:.-]+/y;
 const WORD = /[^\s,]*/y;
-/** A quote that closes a value: before a comma, another attribute, or the end of the line. */
-const CLOSING = /"(?=[ \t]*,|[ \t]+[A-Za-z0-9_:.-]+=|[ \t]*$)/y;
+/** A quote that closes a value: before a comma, another attribute (even with no space), or the end of the line. */
+const CLOSING: Record<string, RegExp> = {
+  '"': /"(?=[ \t]*,|[ \t]*[A-Za-z0-9_:.-]+=|[ \t]*$)/y,
+  "'": /'(?=[ \t]*,|[ \t]*[A-Za-z0-9_:.-]+=|[ \t]*$)/y,
+};
 
 /** What the sticky `pattern` matches at `at` in `text`, or undefined. */
 function matchAt(pattern: RegExp, text: string, at: number): string | undefined {
@@ -93,7 +101,21 @@ export function parsePlaylist(text: string): ParsedPlaylist {
   const lineStarts = [0];
   for (let i = source.indexOf('\n'); i !== -1; i = source.indexOf('\n', i + 1)) lineStarts.push(i + 1);
   const entries: PlaylistEntry[] = [];
-  const problems: PlaylistProblem[] = [];
+  const kept: PlaylistProblem[] = [];
+  const counts = { error: 0, warning: 0 };
+  const omitted = { error: 0, warning: 0 };
+  const firstOmitted: ParsedPlaylist['firstOmitted'] = {};
+  // As DiagnosticList keeps them: past the limit of a severity, a problem is only counted.
+  const problems = {
+    push(p: PlaylistProblem) {
+      const severity = p.code === 'playlist-syntax' ? 'error' : 'warning';
+      if (counts[severity]++ < MAX_PROBLEMS_PER_FILE) kept.push(p);
+      else {
+        omitted[severity]++;
+        firstOmitted[severity] ??= p;
+      }
+    },
+  };
   let pending: Extinf | undefined;
   let headers: PlaylistEntry['headers'] = {};
   let headersLine: number | undefined;
@@ -149,7 +171,7 @@ export function parsePlaylist(text: string): ParsedPlaylist {
     }
   }
   if (pending) problems.push({ code: 'playlist-syntax', params: { kind: 'extinf-without-url' }, line: pending.line, column: 1 });
-  return { entries, problems, lineStarts };
+  return { entries, problems: kept, omitted, firstOmitted, lineStarts };
 }
 
 /** `"value"` as value; anything else as it is. */
@@ -162,7 +184,7 @@ function unquote(value: string): string {
  * may hold commas, `&`, and quotes, escaped as `\"` or not), then the title after the first comma
  * outside quotes. `column` is where the line's text starts.
  */
-function readExtinf(text: string, line: number, column: number, problems: PlaylistProblem[]): Extinf {
+function readExtinf(text: string, line: number, column: number, problems: { push(p: PlaylistProblem): void }): Extinf {
   const attributes = new Map<string, Attribute>();
   const entry: Extinf = { line, attributes, title: '', titleColumn: column, headers: {} };
   const syntax = (params: PlaylistSyntax, at: number) => problems.push({ code: 'playlist-syntax', params, line, column: column + at });
@@ -173,9 +195,10 @@ function readExtinf(text: string, line: number, column: number, problems: Playli
     return entry;
   };
   let i = '#EXTINF:'.length;
+  while (i < text.length && /\s/.test(text[i]!)) i++;
+  // The duration is not used: whatever it is (-1, 0, empty, a word), unless it is an attribute.
   const duration = matchAt(WORD, text, i) ?? '';
-  if (!DURATION.test(duration)) syntax({ kind: 'bad-duration', found: duration }, i);
-  i += duration.length;
+  if (!duration.includes('=')) i += duration.length;
   for (;;) {
     while (i < text.length && /\s/.test(text[i]!)) i++;
     if (i >= text.length) {
@@ -192,12 +215,13 @@ function readExtinf(text: string, line: number, column: number, problems: Playli
     }
     i += key.length + 1;
     let value: string;
-    if (text[i] === '"') {
-      const close = closingQuote(text, i + 1);
+    const quote = text[i];
+    if (quote === '"' || quote === "'") {
+      const close = closingQuote(text, i + 1, quote);
       if (close === undefined) {
         return broken({ kind: 'unterminated-quote', attribute: key }, i);
       }
-      value = text.slice(i + 1, close).replace(/\\"/g, '"');
+      value = text.slice(i + 1, close).replaceAll(`\\${quote}`, quote);
       i = close + 1;
     } else {
       value = matchAt(WORD, text, i) ?? '';
@@ -205,7 +229,12 @@ function readExtinf(text: string, line: number, column: number, problems: Playli
     }
     const name = key.toLowerCase();
     if (!KNOWN.has(name)) problems.push({ code: 'playlist-attribute', params: { kind: 'attribute', name: key }, line, column: column + keyStart });
-    if (!attributes.has(name)) attributes.set(name, { value: value.trim(), column: column + keyStart });
+    if (attributes.has(name)) continue;
+    const problem = name === 'tvg-id' && value.trim() !== '' ? fileNameProblem(value.trim()) : undefined;
+    // An id that cannot be a file name: the channel's id is made of its name instead.
+    if (problem !== undefined) {
+      problems.push({ code: 'playlist-attribute', params: { kind: 'bad-id', value: value.trim(), problem }, line, column: column + keyStart });
+    } else attributes.set(name, { value: value.trim(), column: column + keyStart });
   }
   const after = text.slice(i + 1);
   entry.title = after.trim();
@@ -214,11 +243,11 @@ function readExtinf(text: string, line: number, column: number, problems: Playli
   return entry;
 }
 
-/** The index of the quote that closes a value opened before `from`: not escaped, and where a value can end. */
-function closingQuote(text: string, from: number): number | undefined {
-  for (let i = text.indexOf('"', from); i !== -1; i = text.indexOf('"', i + 1)) {
+/** The index of the `quote` that closes a value opened before `from`: not escaped, and where a value can end. */
+function closingQuote(text: string, from: number, quote: '"' | "'"): number | undefined {
+  for (let i = text.indexOf(quote, from); i !== -1; i = text.indexOf(quote, i + 1)) {
     if (text[i - 1] === '\\') continue;
-    if (matchAt(CLOSING, text, i) !== undefined) return i;
+    if (matchAt(CLOSING[quote]!, text, i) !== undefined) return i;
   }
   return undefined;
 }

@@ -5,7 +5,7 @@
 // are set on the file by load (playlist-settings.ts) before it is parsed.
 import { createHash } from 'node:crypto';
 import { problem, type DiagnosticList, type Location } from '../diagnostics/index.js';
-import { parsePlaylist, type ParsedPlaylist, type PlaylistEntry } from './m3u-parse.js';
+import { parsePlaylist, type ParsedPlaylist, type PlaylistEntry, type PlaylistProblem } from './m3u-parse.js';
 import type { ContentSource, SourceFile, SourceValue } from './source.js';
 
 /** A playlist's settings: from its entry in addon.yaml's `playlists`, or the defaults. */
@@ -57,13 +57,16 @@ function shortHash(text: string): string {
 
 /**
  * The channels of a playlist. An entry's id is its tvg-id, else the slug of its name. Entries
- * without tvg-id whose different names give one slug (`Café` and `Cafe`) each get the slug with
- * six hex digits of their name's hash, so that none takes the plain slug by coming first; a name
- * without a letter or digit of a-z 0-9 gets `channel-` and that hash. Entries of one id are one channel.
+ * without tvg-id whose different names give one slug (`Café` and `Cafe`), or whose slug is
+ * another entry's tvg-id, each get the slug with six hex digits of their name's hash, so that
+ * none takes the plain slug by coming first and a channel without tvg-id never merges into one
+ * with it; a name without a letter or digit of a-z 0-9 gets `channel-` and that hash. Entries of
+ * one id are one channel.
  */
 export function channelsOf(parsed: ParsedPlaylist): PlaylistChannel[] {
   const namesOfSlug = new Map<string, Set<string>>();
   const tvgIdOf = (entry: PlaylistEntry) => entry.attributes.get('tvg-id')?.value ?? '';
+  const tvgIds = new Set(parsed.entries.map(tvgIdOf));
   for (const entry of parsed.entries) {
     if (tvgIdOf(entry) !== '') continue;
     const slug = slugOf(channelName(entry));
@@ -77,7 +80,8 @@ export function channelsOf(parsed: ParsedPlaylist): PlaylistChannel[] {
     if (base === '') {
       const name = channelName(entry);
       const slug = slugOf(name);
-      base = slug === '' ? `channel-${shortHash(name)}` : namesOfSlug.get(slug)!.size > 1 ? `${slug}-${shortHash(name)}` : slug;
+      const shared = namesOfSlug.get(slug)!.size > 1 || tvgIds.has(slug);
+      base = slug === '' ? `channel-${shortHash(name)}` : shared ? `${slug}-${shortHash(name)}` : slug;
     }
     const channel = channels.get(base);
     if (channel) channel.entries.push(entry);
@@ -95,12 +99,15 @@ export function playlistOf(file: SourceFile): PlaylistChannels {
   return file.playlist;
 }
 
-/** The groups of an entry: group-title (or #EXTGRP), split at `;` as many playlists write several. */
+/**
+ * The groups of an entry: group-title (or #EXTGRP), split at `;` as many playlists write several.
+ * A genre is the end of a file name: `/` and `\` become `-` (`Movies/Series` gives `Movies-Series`).
+ */
 function groupsOf(entry: PlaylistEntry): string[] {
   const groups = entry.attributes.get('group-title')?.value ?? entry.group ?? '';
   return groups
     .split(';')
-    .map((group) => group.trim())
+    .map((group) => group.replace(/[/\\]/g, '-').trim())
     .filter((group) => group !== '');
 }
 
@@ -138,10 +145,16 @@ export function channelValue(channel: PlaylistChannel, settings: PlaylistSetting
 function* playlistValues(file: SourceFile, diagnostics: DiagnosticList): Generator<SourceValue> {
   if (file.unreadable) return;
   const { parsed, channels } = playlistOf(file);
-  for (const p of parsed.problems) {
+  const report = (p: PlaylistProblem) => {
     const at = { file: file.file, line: p.line, column: p.column };
     if (p.code === 'playlist-syntax') diagnostics.add(file.file, 'error', () => problem('playlist-syntax', p.params, at));
     else diagnostics.add(file.file, 'warning', () => problem('playlist-attribute', p.params, at));
+  };
+  for (const p of parsed.problems) report(p);
+  // Those the parser only counted count in the file's too-many-problems summary.
+  for (const severity of ['error', 'warning'] as const) {
+    const first = parsed.firstOmitted[severity];
+    for (let n = 0; first && n < parsed.omitted[severity]; n++) report(first);
   }
   const settings = file.playlistSettings ?? DEFAULT_PLAYLIST_SETTINGS;
   for (const [document, channel] of channels.entries()) yield { source: file, document, at: [], value: channelValue(channel, settings) };
