@@ -4,12 +4,13 @@
 // GitHub Pages under /repo/. Expectations come from this file's own data, never from the build.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { build } from '../src/build/index.js';
 import { parsePlaylist } from '../src/load/m3u-parse.js';
 import { startServer } from '../src/serve/index.js';
+import { stateFileOf } from '../src/write/state.js';
 import { channelsOf, channelValue, DEFAULT_PLAYLIST_SETTINGS } from '../src/load/m3u.js';
 import { walkAddon } from './support/client-walk.js';
 import { addonYaml, contentDir, readTree, tempDir } from './support/content.js';
@@ -398,6 +399,85 @@ describe('playlists named by URL', () => {
         expect(result.diagnostics[0]!.message).toMatch(reason);
         await expect(readTree(out)).rejects.toThrow();
       }
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('playlists named by URL with credentials', () => {
+  const PASSWORD = 'hunter2-very-secret';
+  /** A server that answers a playlist only to username=u and the password, in the query or as Basic authorization. */
+  async function guarded(body: Buffer | string) {
+    const server: Server = createServer((request, response) => {
+      const url = new URL(request.url ?? '/', 'http://127.0.0.1');
+      const basic = `Basic ${Buffer.from(`u:${PASSWORD}`).toString('base64')}`;
+      const ok =
+        (url.searchParams.get('username') === 'u' && url.searchParams.get('password') === PASSWORD) || request.headers.authorization === basic;
+      response.writeHead(ok ? 200 : 403, { 'Content-Type': 'audio/x-mpegurl' });
+      response.end(ok ? body : 'forbidden');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    return { url: `http://127.0.0.1:${port}`, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  }
+  const addon = (url: string) => addonYaml(`${TV_CATALOG}playlists:\n  - { url: "${url}", catalog: channels }\n`);
+  const env = { IPTV_PASS: PASSWORD };
+
+  it('expands ${VAR} in the URL, and shows the URL without its query; an unset variable is unset-variable at its line', async () => {
+    const server = await guarded('#EXTM3U\n#EXTINF:-1 tvg-epg="1",Remote\nhttp://e.org/r.ts\n');
+    try {
+      const dir = await contentDir({ 'addon.yaml': addon(`${server.url}/get.php?username=u&password=\${IPTV_PASS}`) });
+      const out = await tempDir();
+      const result = await build({ contentDir: dir, outDir: out, env });
+      expect(result.diagnostics).toMatchObject([{ code: 'playlist-attribute', file: `${server.url}/get.php?…`, line: 2 }]);
+      expect(result.ok).toBe(true);
+      const tree = await readTree(out);
+      expect(tree.has('meta/tv/iptv:remote.json')).toBe(true);
+      // Nor in the output, nor in its state file (where the playlist is named as shown).
+      const state = await readFile(stateFileOf(out), 'utf8');
+      expect(state).toContain(`${server.url}/get.php?…`);
+      expect(state).not.toContain(PASSWORD);
+      for (const [, bytes] of tree) expect(bytes.toString('latin1')).not.toContain(PASSWORD);
+      expect(JSON.stringify(result.diagnostics)).not.toContain(PASSWORD);
+
+      const unset = await build({ contentDir: dir, outDir: path.join(await tempDir(), 'dist'), env: {} });
+      expect(unset.ok).toBe(false);
+      expect(unset.diagnostics).toMatchObject([{ code: 'unset-variable', file: path.join(dir, 'addon.yaml'), line: 8 }]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('sends user:password@ as Basic authorization, and never shows the password', async () => {
+    const server = await guarded('#EXTINF:-1,Remote\nhttp://e.org/r.ts\n');
+    try {
+      const host = server.url.slice('http://'.length);
+      const dir = await contentDir({ 'addon.yaml': addon(`http://u:\${IPTV_PASS}@${host}/tv.m3u`) });
+      const result = await build({ contentDir: dir, outDir: await tempDir(), env });
+      expect(result.diagnostics).toEqual([]);
+
+      const wrong = await contentDir({ 'addon.yaml': addon(`${server.url}/get.php?username=u&password=\${IPTV_PASS}x`) });
+      const failed = await build({ contentDir: wrong, outDir: path.join(await tempDir(), 'dist'), env });
+      expect(failed.diagnostics).toMatchObject([{ code: 'playlist-unreadable', line: 8 }]);
+      expect(failed.diagnostics[0]!.message).toContain(`${server.url}/get.php?… cannot be read: the server answered HTTP 403`);
+      const wrongUser = await contentDir({ 'addon.yaml': addon(`http://v:\${IPTV_PASS}@${host}/tv.m3u`) });
+      const refused = await build({ contentDir: wrongUser, outDir: path.join(await tempDir(), 'dist'), env });
+      expect(refused.diagnostics).toMatchObject([{ code: 'playlist-unreadable' }]);
+      for (const result of [failed, refused]) expect(JSON.stringify(result.diagnostics)).not.toContain(PASSWORD);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('refuses a playlist that is not UTF-8, rather than read its bytes as U+FFFD', async () => {
+    const server = await guarded(Buffer.from('#EXTINF:-1,Télé\nhttp://e.org/t.ts\n', 'latin1'));
+    try {
+      const dir = await contentDir({ 'addon.yaml': addon(`${server.url}/tv.m3u?username=u&password=\${IPTV_PASS}`) });
+      const result = await build({ contentDir: dir, outDir: path.join(await tempDir(), 'dist'), env });
+      expect(result.ok).toBe(false);
+      expect(result.diagnostics).toMatchObject([{ code: 'playlist-unreadable', line: 8 }]);
+      expect(result.diagnostics[0]!.message).toMatch(/is not UTF-8 text/);
     } finally {
       await server.close();
     }

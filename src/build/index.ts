@@ -146,7 +146,7 @@ async function pipeline(options: BuildOptions, where: { outDir?: string; s3Dir?:
   };
 
   enter('load');
-  const loaded = await loadContent(options.contentDir, { maxFileSize: options.maxFileSize });
+  const loaded = await loadContent(options.contentDir, { maxFileSize: options.maxFileSize, env: options.env ?? process.env });
   // What reading the files found (links not followed, say): every build reads them again.
   const readProblems = loaded.diagnostics.list();
   const { outDir, s3Dir } = where;

@@ -20,31 +20,53 @@ export interface FetchTextOptions {
   /** What the request is for, in the User-Agent: `addon-gen/<version> (<purpose>)`. */
   purpose: string;
   accept: string;
+  /** The URL as failures show it (without credentials); default `url`. */
+  shown?: string;
 }
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const MAX_REDIRECTS = 5;
 
 /** The body of `url` as text (a UTF-8 byte order mark dropped), or why it could not be read. */
-export async function fetchText(url: string, options: FetchTextOptions): Promise<{ text: string } | { failure: FetchFailure }> {
+export async function fetchText(given: string, options: FetchTextOptions): Promise<{ text: string } | { failure: FetchFailure }> {
   const timeoutMs = options.timeoutMs ?? 10_000;
+  const url = options.shown ?? given;
   const failed = (failure: FetchFailure) => ({ failure });
+  // fetch refuses a URL with `user:password@`: they are sent as Basic authorization instead, to
+  // that origin only (not to another that it redirects to), and never shown.
+  const target = new URL(given);
+  let authorization: string | undefined;
+  if (target.username !== '' || target.password !== '') {
+    const userinfo = `${decodeURIComponent(target.username)}:${decodeURIComponent(target.password)}`;
+    authorization = `Basic ${Buffer.from(userinfo).toString('base64')}`;
+    target.username = target.password = '';
+  }
+  const origin = target.origin;
   // One deadline for the request and its redirects, which are followed here, each checked.
   const signal = AbortSignal.timeout(timeoutMs);
   try {
-    let current = url;
+    let current = target.href;
     for (let hops = 0; ; hops++) {
+      const sameOrigin = new URL(current).origin === origin;
       const response = await fetch(current, {
         redirect: 'manual',
         signal,
-        headers: { 'User-Agent': `addon-gen/${packageInfo().version} (${options.purpose})`, Accept: options.accept },
+        headers: {
+          'User-Agent': `addon-gen/${packageInfo().version} (${options.purpose})`,
+          Accept: options.accept,
+          ...(authorization !== undefined && sameOrigin && { Authorization: authorization }),
+        },
       });
       const location = response.headers.get('location');
       if (REDIRECTS.has(response.status) && location !== null) {
         await response.body?.cancel();
         const next = URL.canParse(location, current) ? new URL(location, current) : undefined;
         const refused =
-          next === undefined ? 'it redirects to an invalid URL' : hops >= MAX_REDIRECTS ? 'it redirects too many times' : redirectProblem(url, next);
+          next === undefined
+            ? 'it redirects to an invalid URL'
+            : hops >= MAX_REDIRECTS
+              ? 'it redirects too many times'
+              : redirectProblem(target.href, next);
         if (refused !== undefined) return failed({ kind: 'network', url, reason: refused });
         current = next!.href;
         continue;
@@ -55,6 +77,7 @@ export async function fetchText(url: string, options: FetchTextOptions): Promise
       }
       const text = await bodyText(response, options.maxBytes);
       if (text === undefined) return failed({ kind: 'too-large', url, limit: options.maxBytes });
+      if (text === NOT_UTF8) return failed({ kind: 'network', url, reason: 'it is not UTF-8 text (serve it, or save it, as UTF-8)' });
       return { text: text.replace(/^\uFEFF/, '') };
     }
   } catch (error) {
@@ -89,8 +112,13 @@ function isPrivateHost(hostname: string): boolean {
   return a === 10 || a === 0 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 169 && b === 254);
 }
 
-/** The body as text, or undefined once it is over `maxBytes` (the rest is not read). */
-async function bodyText(response: Response, maxBytes: number): Promise<string | undefined> {
+const NOT_UTF8 = Symbol('not UTF-8');
+
+/**
+ * The body as text, or undefined once it is over `maxBytes` (the rest is not read), or NOT_UTF8:
+ * bytes that are not UTF-8 are refused, not read as U+FFFD.
+ */
+async function bodyText(response: Response, maxBytes: number): Promise<string | typeof NOT_UTF8 | undefined> {
   const declared = Number(response.headers.get('content-length'));
   if (declared > maxBytes) {
     await response.body?.cancel();
@@ -106,7 +134,11 @@ async function bodyText(response: Response, maxBytes: number): Promise<string | 
     }
     chunks.push(chunk);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks));
+  } catch {
+    return NOT_UTF8;
+  }
 }
 
 function isTimeout(error: unknown): boolean {

@@ -10,6 +10,7 @@ import { DiagnosticList, problem, type Location } from '../diagnostics/index.js'
 import { ADDON_FILE, DEFAULT_MAX_FILE_SIZE, parseByteSize, readContentFiles } from './read.js';
 import type { ContentSource, SourceFile, SourceValue } from './source.js';
 import { readPlaylists } from './playlist-settings.js';
+import type { Environment } from '../validate/secrets.js';
 import { CONTENT_SOURCES, sourceOf } from './sources.js';
 
 export { MAX_DEPTH } from './yaml-positions.js';
@@ -24,6 +25,8 @@ export interface LoadOptions {
    * or more, else none: starting one costs more than it saves.
    */
   parseThreads?: number;
+  /** Variables for `${NAME}` in the URLs of `playlists` (as validate expands addon.yaml); default `process.env`. */
+  env?: Environment;
 }
 
 const PARSE_THREADS_FROM = 1024 * 1024;
@@ -67,6 +70,7 @@ export async function loadContent(contentDir: string, options: LoadOptions = {})
     contentDir,
     addonFile: path.resolve(addonPath),
     maxBytes: maxFileSize,
+    ...(options.env && { env: options.env }),
     locate: (value, nodePath) => locate(value.source, value.document, [...value.at, ...nodePath]),
   });
   files.push(...fetched);

@@ -4,7 +4,8 @@
 // others: parsed by the playlist source, hashed into the build's inputs, shown under diagnostics.
 // addon.yaml is read loosely here; validate checks `playlists` with the schema, at its lines.
 import path from 'node:path';
-import { closest, problem, type DiagnosticList, type Location, type PlaylistUnreadable } from '../diagnostics/index.js';
+import { closest, DiagnosticList, problem, type Location, type PlaylistUnreadable } from '../diagnostics/index.js';
+import { expandVariables, policyLists, secretPolicy, type Environment } from '../validate/secrets.js';
 import { fetchText } from './fetch.js';
 import { DEFAULT_PLAYLIST_SETTINGS, m3uSource, type PlaylistSettings } from './m3u.js';
 import type { SourceFile, SourceValue } from './source.js';
@@ -26,6 +27,31 @@ export interface PlaylistReadOptions {
   /** Where a node of addon.yaml is. */
   locate: (value: SourceValue, nodePath: (string | number)[]) => Location;
   timeoutMs?: number;
+  /** Variables for `${NAME}` in a playlist's URL, as in the rest of addon.yaml; default `process.env`. */
+  env?: Environment;
+}
+
+/**
+ * A playlist URL as it may be shown (in diagnostics, as the name of its file, in .addon-gen.json):
+ * without `user:password@`, fragment, and with its query as `?…`, which often holds credentials.
+ */
+export function shownUrl(url: string): string {
+  const parsed = new URL(url);
+  return `${parsed.protocol}//${parsed.host}${parsed.pathname}${parsed.search === '' ? '' : '?…'}`;
+}
+
+/**
+ * The URL with its `${NAME}`s replaced by expandVariables, as validate does in addon.yaml, or
+ * undefined when one cannot be: validate reports why, at its line (unset-variable, …).
+ */
+function expandedUrl(url: string, addon: SourceValue, options: PlaylistReadOptions): string | undefined {
+  if (!url.includes('${')) return url;
+  const env = options.env ?? process.env;
+  const lists = policyLists(addon.value);
+  const holder = [url];
+  const locator = Object.assign(() => ({ file: options.addonFile, line: 1, column: 1 }), { file: options.addonFile });
+  const failed = expandVariables(holder, env, secretPolicy(env, lists.secrets, lists.publish), locator, new DiagnosticList());
+  return failed.size > 0 ? undefined : holder[0];
 }
 
 /** The entries of `playlists` that name one file or one URL, with their settings over the defaults. */
@@ -78,12 +104,19 @@ export async function readPlaylists(
       }
       return undefined;
     }
-    if (entry?.url === undefined || !/^https?:\/\//i.test(entry.url) || !URL.canParse(entry.url)) return undefined; // the schema says why
-    const read = await fetchText(entry.url, {
+    const url = entry?.url === undefined ? undefined : expandedUrl(entry.url, addon, options);
+    if (entry === undefined || url === undefined || !/^https?:\/\//i.test(url) || !URL.canParse(url)) return undefined; // the schema says why
+    const shown = shownUrl(url);
+    // Relative URLs of the playlist are made absolute against it: not with its credentials.
+    const base = new URL(url);
+    base.username = base.password = '';
+    entry.settings.url = base.href;
+    const read = await fetchText(url, {
       timeoutMs: options.timeoutMs,
       maxBytes: options.maxBytes,
       purpose: 'playlists',
       accept: 'audio/x-mpegurl, application/vnd.apple.mpegurl, */*',
+      shown,
     });
     if ('failure' in read) {
       unreadable(index, 'url', read.failure);
@@ -91,7 +124,7 @@ export async function readPlaylists(
     }
     // As read.ts makes the text of a file: a lone CR ends a line.
     const text = read.text.replace(/\r(?!\n)/g, '\n');
-    return { file: entry.url, relative: entry.url, absolute: options.addonFile, text, kind: m3uSource, playlistSettings: entry.settings };
+    return { file: shown, relative: shown, absolute: options.addonFile, text, kind: m3uSource, playlistSettings: entry.settings };
   });
   const read = await Promise.all(reads);
   return read.filter((file): file is SourceFile => file !== undefined);
