@@ -218,6 +218,46 @@ describe('quotes, durations, file names and ids', () => {
   });
 });
 
+describe("Kodi's headers after the URL, and #EXTHTTP", () => {
+  it('takes |User-Agent=…&Referer=… and other headers onto the stream, and warns on #EXTHTTP', () => {
+    const text = [
+      '#EXTINF:-1,K',
+      'https://e.org/k.m3u8|User-Agent=VLC%2F3.0&Referer=https%3A%2F%2Fr.org%2F&Origin=https://r.org',
+      '#EXTINF:-1,L',
+      '#EXTHTTP:{"cookie":"a=b"}',
+      'https://e.org/l.m3u8|junk',
+    ].join('\n');
+    const { problems, values } = valuesOf(text);
+    expect(problems.map((p) => [p.code, p.params.kind, p.line, p.column])).toEqual([
+      ['playlist-attribute', 'exthttp', 4, 1],
+      ['playlist-syntax', 'bad-header', 5, 22],
+    ]);
+    expect(values.map((v) => v.streams)).toEqual([
+      [
+        {
+          url: 'https://e.org/k.m3u8',
+          name: 'K',
+          behaviorHints: {
+            notWebReady: true,
+            proxyHeaders: { request: { Origin: 'https://r.org', 'User-Agent': 'VLC/3.0', Referer: 'https://r.org/' } },
+          },
+        },
+      ],
+      [{ url: 'https://e.org/l.m3u8', name: 'L' }],
+    ]);
+  });
+
+  it('checks the headers after the URL like any stream header: a credential in one is an error', async () => {
+    const dir = await contentDir({
+      'addon.yaml': addonYaml(TV_CATALOG),
+      'tv.m3u': '#EXTINF:-1,K\nhttps://e.org/k.m3u8|Authorization=Bearer%20abcdefghijklmnop\n',
+    });
+    const result = await build({ contentDir: dir, outDir: path.join(await tempDir(), 'dist') });
+    expect(result.ok).toBe(false);
+    expect(result.diagnostics.map((d) => [d.code, d.line])).toContainEqual(['credentials-in-output', 2]);
+  });
+});
+
 describe('hostile playlists', () => {
   it('keeps at most the limit of problems of a line of megabytes of them, and counts the rest', () => {
     const started = performance.now();

@@ -13,11 +13,15 @@ export type PlaylistSyntax =
   | { kind: 'no-comma' }
   | { kind: 'no-title' }
   | { kind: 'bad-attribute'; found: string }
-  | { kind: 'bad-option'; found: string };
+  | { kind: 'bad-option'; found: string }
+  | { kind: 'bad-header'; found: string };
 
-/** playlist-attribute: an `#EXTINF` attribute or `#EXTVLCOPT` option that the README does not list. */
+/**
+ * playlist-attribute: an `#EXTINF` attribute or `#EXTVLCOPT` option that the README does not list,
+ * a tvg-id that cannot be a file name, an `#EXTHTTP` line.
+ */
 export type PlaylistAttribute =
-  { kind: 'attribute'; name: string } | { kind: 'option'; name: string } | { kind: 'bad-id'; value: string; problem: string };
+  { kind: 'attribute'; name: string } | { kind: 'option'; name: string } | { kind: 'bad-id'; value: string; problem: string } | { kind: 'exthttp' };
 
 /** playlist-unreadable: a playlist addon.yaml names that cannot be read. */
 export type PlaylistUnreadable =
@@ -43,6 +47,8 @@ function syntax(p: PlaylistSyntax): string {
       return `"${p.found}" is not an attribute: attributes are written key="value"`;
     case 'bad-option':
       return `#EXTVLCOPT takes key=value, not "${p.found}"`;
+    case 'bad-header':
+      return `the headers after | in a stream URL are Name=value pairs joined by &, not "${p.found}"`;
   }
 }
 
@@ -61,6 +67,8 @@ function syntaxHint(p: PlaylistSyntax): string {
       return 'write key="value", with no space around =; quote values that hold spaces or commas';
     case 'bad-option':
       return 'write #EXTVLCOPT:http-user-agent=… or #EXTVLCOPT:http-referrer=…';
+    case 'bad-header':
+      return 'write the URL, |, then headers such as User-Agent=VLC&Referer=https%3A%2F%2Fexample.org%2F (values percent-encoded)';
   }
 }
 
@@ -79,6 +87,19 @@ function unreadable(p: PlaylistUnreadable): string {
   }
 }
 
+function attributeMessage(p: PlaylistAttribute): string {
+  switch (p.kind) {
+    case 'attribute':
+      return `the attribute ${p.name} is not read: no item field takes it`;
+    case 'option':
+      return `the option #EXTVLCOPT:${p.name} is not read: only http-user-agent and http-referrer become stream headers`;
+    case 'bad-id':
+      return `the tvg-id "${p.value}" ${p.problem}, and an id is a file name: the channel's id is made of its name instead`;
+    case 'exthttp':
+      return 'this #EXTHTTP line is not read: its headers are not set on the stream';
+  }
+}
+
 export const PLAYLIST_MESSAGES = {
   'playlist-syntax': {
     severity: error,
@@ -87,16 +108,13 @@ export const PLAYLIST_MESSAGES = {
   },
   'playlist-attribute': {
     severity: warning,
-    message: (p: PlaylistAttribute) =>
-      p.kind === 'attribute'
-        ? `the attribute ${p.name} is not read: no item field takes it`
-        : p.kind === 'option'
-          ? `the option #EXTVLCOPT:${p.name} is not read: only http-user-agent and http-referrer become stream headers`
-          : `the tvg-id "${p.value}" ${p.problem}, and an id is a file name: the channel's id is made of its name instead`,
+    message: (p: PlaylistAttribute) => attributeMessage(p),
     hint: (p: PlaylistAttribute) =>
       p.kind === 'bad-id'
         ? 'write a tvg-id without "/" or "\\" (and not ending in a dot), or remove it to keep the id made of the name'
-        : 'items are made of tvg-id, tvg-name, tvg-logo and group-title; the README ("Playlists") lists the attributes dropped without a word. Remove it, or ignore this warning',
+        : p.kind === 'exthttp'
+          ? 'write the headers as #EXTVLCOPT:http-user-agent=… and #EXTVLCOPT:http-referrer=…, or after the URL: <url>|User-Agent=…&Referer=…'
+          : 'items are made of tvg-id, tvg-name, tvg-logo and group-title; the README ("Playlists") lists the attributes dropped without a word. Remove it, or ignore this warning',
   },
   'playlist-unreadable': {
     severity: error,

@@ -51,9 +51,9 @@ export interface PlaylistEntry {
   titleColumn: number;
   /** `#EXTGRP`, the group of playlists without group-title. */
   group?: string;
-  /** From `#EXTVLCOPT` lines since the last URL. */
-  headers: { userAgent?: string; referrer?: string };
-  /** The line of the first `#EXTVLCOPT` that set a header. */
+  /** From `#EXTVLCOPT` lines since the last URL, and Kodi's `|Name=value&…` after the URL. */
+  headers: { userAgent?: string; referrer?: string; other?: Record<string, string> };
+  /** The line of the first `#EXTVLCOPT` that set a header, else the URL's line when it has headers. */
   headersLine?: number;
   url: string;
   urlLine: number;
@@ -146,6 +146,8 @@ export function parsePlaylist(text: string): ParsedPlaylist {
         continue;
       } else continue;
       headersLine ??= line;
+    } else if (/^#EXTHTTP:/i.test(text)) {
+      problems.push({ code: 'playlist-attribute', params: { kind: 'exthttp' }, line, column });
     } else if (/^#EXTGRP:/i.test(text)) {
       group = text.slice('#EXTGRP:'.length).trim() || undefined;
     } else if (text.startsWith('#')) {
@@ -155,12 +157,23 @@ export function parsePlaylist(text: string): ParsedPlaylist {
         problems.push({ code: 'playlist-syntax', params: { kind: 'url-without-extinf', url: text }, line, column });
       } else if (!pending.broken) {
         const { broken: _broken, ...read } = pending;
+        // Kodi's headers after the URL: `http://…/a.m3u8|User-Agent=VLC&Referer=https%3A%2F%2Fe.org%2F`.
+        const bar = text.indexOf('|');
+        const url = bar === -1 ? text : text.slice(0, bar).trimEnd();
+        if (
+          bar !== -1 &&
+          readUrlHeaders(text.slice(bar + 1), headers, (found) =>
+            problems.push({ code: 'playlist-syntax', params: { kind: 'bad-header', found }, line, column: column + bar + 1 }),
+          )
+        ) {
+          headersLine ??= line;
+        }
         entries.push({
           ...read,
           ...(group !== undefined && { group }),
           headers,
           ...(headersLine !== undefined && { headersLine }),
-          url: text,
+          url,
           urlLine: line,
         });
       }
@@ -172,6 +185,38 @@ export function parsePlaylist(text: string): ParsedPlaylist {
   }
   if (pending) problems.push({ code: 'playlist-syntax', params: { kind: 'extinf-without-url' }, line: pending.line, column: 1 });
   return { entries, problems: kept, omitted, firstOmitted, lineStarts };
+}
+
+const HEADER_NAME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/;
+
+/**
+ * Kodi's `Name=value&Name=value` after a URL's `|` (values percent-encoded) into `headers`:
+ * User-Agent and Referer (or Referrer) as #EXTVLCOPT sets them, any other in `other`. Returns
+ * whether it set one; a pair that is not `Name=value` is reported.
+ */
+function readUrlHeaders(suffix: string, headers: PlaylistEntry['headers'], report: (found: string) => void): boolean {
+  let set = false;
+  for (const pair of suffix.split('&')) {
+    if (pair.trim() === '') continue;
+    const eq = pair.indexOf('=');
+    const name = eq <= 0 ? '' : pair.slice(0, eq).trim();
+    if (!HEADER_NAME.test(name)) {
+      report(pair.length > 40 ? `${pair.slice(0, 40)}…` : pair);
+      continue;
+    }
+    let value = pair.slice(eq + 1);
+    try {
+      value = decodeURIComponent(value);
+    } catch {
+      // Not percent-encoding: the value as written.
+    }
+    const lower = name.toLowerCase();
+    if (lower === 'user-agent') headers.userAgent = value;
+    else if (lower === 'referer' || lower === 'referrer') headers.referrer = value;
+    else headers.other = { ...headers.other, [name]: value };
+    set = true;
+  }
+  return set;
 }
 
 /** `"value"` as value; anything else as it is. */

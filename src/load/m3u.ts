@@ -123,8 +123,12 @@ export function channelValue(channel: PlaylistChannel, settings: PlaylistSetting
   const logo = channel.entries.map((entry) => entry.attributes.get('tvg-logo')?.value ?? '').find((value) => value !== '');
   const genres = [...new Set(channel.entries.flatMap(groupsOf))];
   const streams = channel.entries.map((entry) => {
-    const { userAgent, referrer } = entry.headers;
-    const request = { ...(userAgent !== undefined && { 'User-Agent': userAgent }), ...(referrer !== undefined && { Referer: referrer }) };
+    const { userAgent, referrer, other } = entry.headers;
+    const request = {
+      ...other,
+      ...(userAgent !== undefined && { 'User-Agent': userAgent }),
+      ...(referrer !== undefined && { Referer: referrer }),
+    };
     // Browsers cannot set these headers: only the streaming server can, so not the web player.
     const hints = Object.keys(request).length > 0 ? { behaviorHints: { notWebReady: true, proxyHeaders: { request } } } : {};
     return { url: resolved(entry.url, settings), name: channelName(entry), ...hints };
