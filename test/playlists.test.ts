@@ -510,6 +510,21 @@ describe('playlists named by URL with credentials', () => {
     }
   });
 
+  it('names apart two playlists whose URLs are shown alike', async () => {
+    const server = await guarded('#EXTINF:-1 tvg-epg="1",Remote\nhttp://e.org/r.ts\n');
+    try {
+      const url = `${server.url}/get.php?username=u&password=\${IPTV_PASS}`;
+      const dir = await contentDir({
+        'addon.yaml': addonYaml(`${TV_CATALOG}playlists:\n  - { url: "${url}" }\n  - { url: "${url}&type=m3u", idPrefix: "b:" }\n`),
+      });
+      const result = await build({ contentDir: dir, outDir: await tempDir(), env });
+      expect(result.ok).toBe(true);
+      expect(result.diagnostics.map((d) => d.file)).toEqual([`${server.url}/get.php?…`, `${server.url}/get.php?… (playlists[1])`]);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('refuses a playlist that is not UTF-8, rather than read its bytes as U+FFFD', async () => {
     const server = await guarded(Buffer.from('#EXTINF:-1,Télé\nhttp://e.org/t.ts\n', 'latin1'));
     try {

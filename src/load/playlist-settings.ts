@@ -127,6 +127,14 @@ export async function readPlaylists(
     return { file: shown, relative: shown, absolute: options.addonFile, text, kind: m3uSource, playlistSettings: entry.settings };
   });
   const read = await Promise.all(reads);
+  // URLs that differ only in credentials or query are shown alike: each after the first is also
+  // named by its entry, so that no two playlists share a file name.
+  const seen = new Set<string>();
+  for (const [index, file] of read.entries()) {
+    if (!file) continue;
+    if (seen.has(file.file)) file.file = file.relative = `${file.file} (playlists[${index}])`;
+    seen.add(file.file);
+  }
   return read.filter((file): file is SourceFile => file !== undefined);
 }
 
