@@ -360,6 +360,42 @@ describe('building playlists', () => {
   });
 });
 
+describe('channels of several playlists', () => {
+  it('are one item with the streams of each, rebuilt when either playlist changes', async () => {
+    const a = '#EXTINF:-1 tvg-id="news" group-title="News",News One\nhttp://a.example.org/news.m3u8\n#EXTINF:-1,Café\nhttp://a.example.org/cafe.ts\n';
+    const b =
+      '#EXTINF:-1 tvg-id="news" group-title="World",News One HD\nhttp://b.example.org/news.m3u8\n#EXTINF:-1,Café\nhttp://b.example.org/cafe.ts\n';
+    const dir = await contentDir({ 'addon.yaml': addonYaml(TV_CATALOG), 'a.m3u': a, 'b.m3u': b });
+    const out = await tempDir();
+    const first = await build({ contentDir: dir, outDir: out, hosts: [] });
+    expect(first.diagnostics).toEqual([]);
+    const read = async (file: string) => JSON.parse(await readFile(path.join(out, file), 'utf8')) as Json;
+    expect((await read('catalog/tv/channels.json')).metas.map((m: Json) => [m.id, m.name, m.genres])).toEqual([
+      ['iptv:news', 'News One', ['News', 'World']],
+      ['iptv:cafe', 'Café', undefined],
+    ]);
+    expect((await read('stream/tv/iptv:news.json')).streams.map((s: Json) => s.url)).toEqual([
+      'http://a.example.org/news.m3u8',
+      'http://b.example.org/news.m3u8',
+    ]);
+    expect((await read('stream/tv/iptv:cafe.json')).streams.map((s: Json) => s.url)).toEqual([
+      'http://a.example.org/cafe.ts',
+      'http://b.example.org/cafe.ts',
+    ]);
+
+    // An edit of the second playlist alone rewrites the merged channel's streams.
+    await writeFile(path.join(dir, 'b.m3u'), b.replace('b.example.org/news', 'b2.example.org/news'));
+    expect((await build({ contentDir: dir, outDir: out, hosts: [] })).ok).toBe(true);
+    expect((await read('stream/tv/iptv:news.json')).streams.map((s: Json) => s.url)).toEqual([
+      'http://a.example.org/news.m3u8',
+      'http://b2.example.org/news.m3u8',
+    ]);
+    const clean = await tempDir();
+    await build({ contentDir: dir, outDir: clean, hosts: [] });
+    expect(await readTree(out)).toEqual(await readTree(clean));
+  });
+});
+
 it('serve --watch picks up an edit of a playlist, and keeps the last good build through a broken one', async () => {
   const dir = await contentDir({ 'addon.yaml': addonYaml(TV_CATALOG), 'tv.m3u': '#EXTINF:-1,One\nhttp://e.org/1.ts\n' });
   const builds: boolean[] = [];

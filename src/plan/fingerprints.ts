@@ -46,12 +46,15 @@ export function inputFingerprints(content: Content, linksOf: (item: Item) => Lin
     let key = items.get(of);
     if (key !== undefined) return key;
     const itemLinks = 'name' in of ? linksOf(of) : undefined;
+    // A channel that several playlists list is rendered from each of them.
+    const also = 'alsoFrom' in of && of.alsoFrom ? of.alsoFrom : [];
+    const from = also.length === 0 ? source(of.source) : sha1([of.source, ...also].map(source).join('\0'));
     if (itemLinks) {
       let json = linkLists.get(itemLinks);
       if (json === undefined) linkLists.set(itemLinks, (json = JSON.stringify(itemLinks)));
-      key = sha1(`${source(of.source)}\0${json}`);
+      key = sha1(`${from}\0${json}`);
     } else {
-      key = source(of.source);
+      key = from;
     }
     items.set(of, key);
     return key;

@@ -32,6 +32,8 @@ export interface Item extends Omit<ContentItem, 'name' | 'videos' | 'streams' | 
   where: Locator;
   /** The file the item is written in: a rebuild skips rendering items of unchanged files. */
   source: SourceFile;
+  /** Other playlists that list this channel (validate/channels.ts): its files are rendered from them too. */
+  alsoFrom?: SourceFile[];
 }
 
 /** What a stream file and a subtitles file belong to: a video, or an item without videos. */

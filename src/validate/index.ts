@@ -12,6 +12,7 @@ import { declaredTypesAndPrefixes } from '../shared/resources.js';
 import { externalTitle, titlesDescribedElsewhere } from './external-titles.js';
 import { checkBaseUrlScheme, checkPrefixes } from './ids.js';
 import { issuesToDiagnostics, type Locator } from './issues.js';
+import { mergePlaylistChannels } from './channels.js';
 import { checkUniqueIds, hasName, normalizeItem } from './items.js';
 import { localFiles } from './local-files.js';
 import { checkAssetSecrets, checkCredentials } from './public-output.js';
@@ -135,7 +136,7 @@ export async function validate(loaded: Loaded, options: ValidateOptions): Promis
   const addonAt = locatorOf(loaded.addon);
   warnUnusedOptions(config, usedKeys, addonAt, diagnostics);
   externalTitles = titlesDescribedElsewhere(externalTitles, items, addon.catalogs, addonAt, diagnostics);
-  checkUniqueIds([...items, ...externalTitles], diagnostics);
+  checkUniqueIds([...mergePlaylistChannels(items), ...externalTitles], diagnostics);
   const inputBytes = contentBytes([loaded.addon.source, ...items.map((item) => item.source), ...externalTitles.map((title) => title.source)]);
   const catalogs = resolveCatalogs(addon.catalogs, items, inputBytes, addonAt, diagnostics, suggest);
   checkPlacement(catalogs, addon.catalogs, diagnostics);
