@@ -134,11 +134,8 @@ function staticRoute(raw: string[]): Route {
 
 /** One percent-decoded path segment that can be a file name, or undefined. */
 function decodeName(segment: string): string | undefined {
-  try {
-    return decodedName(decodeURIComponent(segment));
-  } catch {
-    return undefined;
-  }
+  const name = decoded(segment);
+  return name === undefined ? undefined : decodedName(name);
 }
 
 /**

@@ -1,5 +1,6 @@
 // Channels that several playlists list under one id: one item with the streams of each.
 import type { Item } from '../shared/content.js';
+import { uniqueInOrder } from './ids.js';
 
 /**
  * `items`, changed in place and returned, with the channels of several playlists that share an id
@@ -38,6 +39,5 @@ export function mergePlaylistChannels(items: Item[]): Item[] {
 }
 
 function union(a: readonly string[] | undefined, b: readonly string[] | undefined): string[] | undefined {
-  if (!a && !b) return undefined;
-  return [...new Set([...(a ?? []), ...(b ?? [])])];
+  return a || b ? uniqueInOrder([...(a ?? []), ...(b ?? [])]) : undefined;
 }
