@@ -290,24 +290,33 @@ export function printConfigurations(report: ConfigurationsReport): void {
   }
 }
 
-/** Alone: builds with the compiled CLI in child processes, timed by wall clock only. */
-async function standalone(): Promise<void> {
+/**
+ * A bench step alone, as `npx tsx bench/<step>.ts [small|large]`: `measure` builds with the
+ * compiled CLI in child processes, timed by wall clock only, in a temporary folder; `print` shows it.
+ */
+export async function runStandalone<R>(
+  name: string,
+  measure: (work: string, size: keyof typeof SIZES, run: RunBuild) => Promise<R>,
+  print: (report: R) => void,
+): Promise<void> {
   const size = (process.argv[2] ?? 'small') as keyof typeof SIZES;
   if (!SIZES[size]) throw new Error(`size must be one of ${Object.keys(SIZES).join(', ')}`);
-  const work = path.join(os.tmpdir(), `addon-gen-configurations-${process.pid}`);
+  const work = path.join(os.tmpdir(), `addon-gen-${name}-${process.pid}`);
   await rm(work, { recursive: true, force: true });
   await mkdir(work, { recursive: true });
   try {
-    const report = await measureConfigurations(work, size, async (content, out) => {
+    const report = await measure(work, size, async (content, out) => {
       execFileSync('sync');
       const started = performance.now();
       execFileSync(process.execPath, [BIN, 'build', content, '--out', out, '--json'], { stdio: ['ignore', 'ignore', 'inherit'] });
       return { seconds: (performance.now() - started) / 1000 };
     });
-    printConfigurations(report);
+    print(report);
   } finally {
     await rm(work, { recursive: true, force: true });
   }
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) await standalone();
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  await runStandalone('configurations', measureConfigurations, printConfigurations);
+}

@@ -3,13 +3,11 @@
 // the files and bytes each adds, and the build time. A step of `npm run bench` (at the small size
 // unless `--search large`), or alone after `npx tsc -p tsconfig.build.json`:
 // `npx tsx bench/search.ts [small|large]`. Figures in bench/README.md.
-import { execFileSync } from 'node:child_process';
-import { mkdir, readdir, rm, stat } from 'node:fs/promises';
-import os from 'node:os';
+import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateContent, SIZES } from './generate.js';
-import type { RunBuild } from './configurations.js';
+import { runStandalone, type RunBuild } from './configurations.js';
 
 interface Size {
   files: number;
@@ -87,24 +85,4 @@ export function printSearch(report: SearchReport): void {
   }
 }
 
-/** Alone: builds with the compiled CLI in child processes, timed by wall clock only. */
-async function standalone(): Promise<void> {
-  const size = (process.argv[2] ?? 'small') as keyof typeof SIZES;
-  if (!SIZES[size]) throw new Error(`size must be one of ${Object.keys(SIZES).join(', ')}`);
-  const bin = fileURLToPath(new URL('../bin/addon-gen.js', import.meta.url));
-  const work = path.join(os.tmpdir(), `addon-gen-search-${process.pid}`);
-  await rm(work, { recursive: true, force: true });
-  await mkdir(work, { recursive: true });
-  try {
-    const report = await measureSearch(work, size, async (content, out) => {
-      const started = performance.now();
-      execFileSync(process.execPath, [bin, 'build', content, '--out', out, '--json'], { stdio: ['ignore', 'ignore', 'inherit'] });
-      return { seconds: (performance.now() - started) / 1000 };
-    });
-    printSearch(report);
-  } finally {
-    await rm(work, { recursive: true, force: true });
-  }
-}
-
-if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) await standalone();
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) await runStandalone('search', measureSearch, printSearch);
