@@ -1,7 +1,6 @@
-// The HTTP side of `addon-gen serve`: the answers route() decides, sent, and the files of the
-// served tree, read without ever leaving it. Node's own bare answers are replaced by JSON with CORS.
-import { constants, type BigIntStats } from 'node:fs';
-import { open, readlink, realpath, stat, type FileHandle } from 'node:fs/promises';
+// The HTTP side of `addon-gen serve`: the answers route() decides, sent with the files of the
+// served tree (tree-files.ts). Node's own bare answers are replaced by JSON with CORS.
+import { closeSync, createReadStream } from 'node:fs';
 import { createServer, maxHeaderSize, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import path from 'node:path';
 import type { Duplex } from 'node:stream';
@@ -13,6 +12,7 @@ import { Manifest } from '../validate/schema.js';
 import { ALLOWED_METHODS, byteRange, contentType, route, searchRequest, type RouteError } from './route.js';
 import type { SearchRequest } from '../plan/index.js';
 import { isWithin } from '../shared/locations.js';
+import { FileCache, openInside, readInside, readPart, type OpenedFile } from './tree-files.js';
 
 /** One served tree: swapped as a whole, so a request never mixes two builds. */
 export interface Tree {
@@ -36,6 +36,8 @@ export function createAddonServer(current: () => { tree: Tree | undefined; baseP
   // Answers under way on each connection: a refusal on it goes out after them, so that a client
   // that pipelines requests reads every answer, in order.
   const underway = new WeakMap<Duplex, Set<ServerResponse>>();
+  // One per tree: a rebuild's new tree starts with none of the old one's files.
+  const caches = new WeakMap<Tree, FileCache>();
   // Node answers some requests itself, bare: without a body or CORS headers. requireHostHeader off,
   // and the listeners below, hand those to us, so that every answer is JSON with CORS.
   const server = createServer({ requireHostHeader: false }, (req, res) => {
@@ -44,7 +46,9 @@ export function createAddonServer(current: () => { tree: Tree | undefined; baseP
     answers.add(res);
     res.once('close', () => answers.delete(res));
     const { tree, basePath } = current();
-    handle(req, res, tree, basePath).catch((cause: unknown) => {
+    let cache = tree && caches.get(tree);
+    if (tree && !cache) caches.set(tree, (cache = new FileCache()));
+    handle(req, res, tree, basePath, cache).catch((cause: unknown) => {
       if (res.headersSent) res.destroy();
       else sendJson(res, 500, { error: `could not answer: ${cause instanceof Error ? cause.message : String(cause)}` });
     });
@@ -78,7 +82,7 @@ export function errorCode(cause: Error): string | undefined {
   return 'code' in cause && typeof cause.code === 'string' ? cause.code : undefined;
 }
 
-async function handle(req: IncomingMessage, res: ServerResponse, tree: Tree | undefined, basePath: string): Promise<void> {
+async function handle(req: IncomingMessage, res: ServerResponse, tree: Tree | undefined, basePath: string, cache = new FileCache()): Promise<void> {
   const method = req.method ?? 'GET';
   // RFC 9112 (3.2) asks for this 400; Node's own (requireHostHeader) would have no body.
   if (req.httpVersionMajor === 1 && req.httpVersionMinor === 1 && req.headers.host === undefined) {
@@ -100,12 +104,20 @@ async function handle(req: IncomingMessage, res: ServerResponse, tree: Tree | un
       return refuseWith(res, decision);
     case 'file': {
       for (const file of decision.paths) {
-        const opened = await openInside(tree.root, file);
+        const absolute = path.resolve(tree.root, ...file.split('/'));
+        if (!isWithin(tree.root, absolute)) continue;
+        const headers = headersFor(tree.rules, `/${file}`);
+        const kept = cache.get(absolute);
+        if (kept) return sendFile(req, res, { bytes: kept }, file, headers);
+        const opened = openInside(tree.root, absolute);
         if (!opened) continue;
         try {
-          return await sendFile(req, res, opened, file, headersFor(tree.rules, `/${file}`));
+          // A small file is read whole, and kept for the next request for it.
+          const bytes = opened.size <= READ_AT_ONCE ? readPart(opened.fd, 0, opened.size - 1) : undefined;
+          if (bytes) cache.set(absolute, bytes, opened.info);
+          return await sendFile(req, res, bytes ? { bytes } : opened, file, headers);
         } finally {
-          await opened.handle.close();
+          closeSync(opened.fd);
         }
       }
       if (searchAnswered(req, res, tree, basePath, configured)) return;
@@ -142,16 +154,21 @@ function sendJson(res: ServerResponse, status: number, body: unknown, headers: R
   res.end(text);
 }
 
+/** Files up to this size are read at once and sent from memory; larger ones (videos) are streamed. */
+const READ_AT_ONCE = 1024 * 1024;
+
 /**
- * Sends one file of the tree, opened by openInside, with the rules' headers. The caller closes it.
+ * Sends one file of the tree, read whole or open (openInside; the caller closes it), with the
+ * rules' headers.
  */
 async function sendFile(
   req: IncomingMessage,
   res: ServerResponse,
-  { handle: file, size }: OpenedFile,
+  file: { bytes: Buffer } | OpenedFile,
   name: string,
   headers: Record<string, string>,
 ): Promise<void> {
+  const size = 'bytes' in file ? file.bytes.length : file.size;
   const range = byteRange(req.headers.range, size);
   if (range === 'unsatisfiable') {
     return sendJson(res, 416, { error: `the range is outside the file's ${size} bytes` }, { 'Content-Range': `bytes */${size}` });
@@ -167,6 +184,7 @@ async function sendFile(
     ...(range && { 'Content-Range': `bytes ${start}-${end}/${size}` }),
   });
   if (req.method === 'HEAD' || end < start) return void res.end();
+  if ('bytes' in file) return void res.end(range ? file.bytes.subarray(start, end + 1) : file.bytes);
   // The request closes when its connection does, also while this answer waits behind others
   // (pipelining): then `res` never finishes and the read must stop, or the file stays open.
   const gone = new AbortController();
@@ -175,7 +193,7 @@ async function sendFile(
   if (req.destroyed) abort(); // closed while the file was being opened
   try {
     // A read error or a client gone mid-way rejects; the server's handler then drops the connection.
-    await pipeline(file.createReadStream({ start, end, autoClose: false }), res, { signal: gone.signal });
+    await pipeline(createReadStream('', { fd: file.fd, start, end, autoClose: false }), res, { signal: gone.signal });
   } finally {
     req.off('close', abort);
   }
@@ -279,68 +297,8 @@ function refuse(socket: Duplex, underway: Set<ServerResponse> | undefined, refus
   socket.end(text, () => socket.destroy());
 }
 
-/** A file of the served tree, open, and its size when opened. */
-interface OpenedFile {
-  handle: FileHandle;
-  size: number;
-}
-
-/**
- * The file `file` (decoded, `/`-separated) of the tree at `root`, open, if it is a regular file
- * inside it: not a symlink, and not reached through a symlinked folder that leads out. Opened
- * first, then the opened file is checked: a check of the path before the open says nothing about
- * what the open finds when a folder of the tree is swapped for a symlink between the two.
- */
-async function openInside(root: string, file: string): Promise<OpenedFile | undefined> {
-  const absolute = path.resolve(root, ...file.split('/'));
-  if (!isWithin(root, absolute)) return undefined;
-  let handle: FileHandle;
-  try {
-    // O_NOFOLLOW: a symlink as the last name is refused, not followed (absent on Windows).
-    // O_NONBLOCK: a FIFO put in the tree cannot hold the open, and a thread of libuv's pool, forever.
-    handle = await open(absolute, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
-  } catch {
-    return undefined;
-  }
-  try {
-    const info = await handle.stat({ bigint: true });
-    if (info.isFile() && (await isInside(root, absolute, handle.fd, info))) return { handle, size: Number(info.size) };
-  } catch {
-    // Gone or changed while being checked: as if it were not there.
-  }
-  await handle.close();
-  return undefined;
-}
-
-/**
- * Whether the open file `fd`, whose fstat is `info`, lies inside `root`. Linux names the file a
- * descriptor holds (/proc/self/fd), whatever its path has become since: no race is left. Without
- * /proc the path is resolved after the open and must lead, inside the tree, to the same file
- * (device and inode). That narrows the race but does not close it: a folder swapped for a symlink
- * at the open, back at the realpath and out again at the stat still passes (Node has no openat).
- */
-async function isInside(root: string, absolute: string, fd: number, info: BigIntStats): Promise<boolean> {
-  const held = await readlink(`/proc/self/fd/${fd}`).catch(() => undefined);
-  const where = held ?? (await realpath(absolute));
-  if (!isWithin(root, where)) return false;
-  // The same file: also refuses a file deleted since the open, which /proc names `path (deleted)`.
-  const there = await stat(where, { bigint: true });
-  return there.dev === info.dev && there.ino === info.ino;
-}
-
-/** The text of a file of the tree, opened as openInside opens it; undefined when it is not one. */
-export async function readInside(root: string, file: string): Promise<string | undefined> {
-  const opened = await openInside(root, file);
-  if (!opened) return undefined;
-  try {
-    return await opened.handle.readFile('utf8');
-  } finally {
-    await opened.handle.close();
-  }
-}
-
 export async function readManifest(root: string, what: string): Promise<Manifest> {
-  const text = await readInside(root, MANIFEST_FILE);
+  const text = readInside(root, MANIFEST_FILE);
   if (text === undefined) throw new UsageError(`${what} has no ${MANIFEST_FILE}; build the addon first`);
   let json: unknown;
   try {

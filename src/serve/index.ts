@@ -1,6 +1,6 @@
 // `addon-gen serve`: a local host for the addon that answers as the static hosts do, no better.
-// `route` decides every answer from the request alone (route.ts); http.ts sends the answers and
-// reads the tree; watch.ts builds it and rebuilds it. startServer puts them together.
+// `route` decides every answer from the request alone (route.ts); http.ts sends the answers;
+// tree-files.ts reads the tree without leaving it; watch.ts builds it and rebuilds it. startServer puts them together.
 import { realpath } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -9,7 +9,8 @@ import { UsageError } from '../diagnostics/index.js';
 import { hasRewrites, type Host } from '../hosts/index.js';
 import { manifestUrl as manifestUrlOf } from '../shared/paths.js';
 import type { Manifest } from '../validate/schema.js';
-import { createAddonServer, errorCode, readInside, readManifest } from './http.js';
+import { createAddonServer, errorCode, readManifest } from './http.js';
+import { readInside } from './tree-files.js';
 import { parseHeadersFile } from './route.js';
 import { startBuilds, type Builds, type ServedState } from './watch.js';
 
@@ -108,7 +109,7 @@ export async function startServer(options: ServeOptions): Promise<AddonServer> {
       const root = await realpath(options.dir).catch(() => {
         throw new UsageError(`--dir ${options.dir} does not exist`);
       });
-      const headersFile = await readInside(root, '_headers');
+      const headersFile = readInside(root, '_headers');
       state.headerSource = headersFile === undefined ? 'none' : '_headers';
       state.tree = { root, manifest: await readManifest(root, options.dir), rules: parseHeadersFile(headersFile ?? ''), rewrites };
     } else {
