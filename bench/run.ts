@@ -1,9 +1,10 @@
-// `npm run bench [-- --size small|large] [--no-scanners] [--configurations small|large|none] [--search small|large|none]`:
+// `npm run bench [-- --size small|large] [--no-scanners] [--no-serve] [--configurations small|large|none] [--search small|large|none]`:
 // first the scanners of content text on floods of the tokens they look for (scanners.ts), then
 // generates synthetic content and measures in one run four full builds and four disk floors (plain
 // writes of the same files) in turn, a no-change rebuild, a one-item change and validate, each as
 // its own child process; last, the output size per configuration of issue 29 (configurations.ts),
-// at the small size unless told otherwise, whatever `--size`. Prints a table and ratios and writes
+// at the small size unless told otherwise, whatever `--size`; then requests a second of serve
+// against the official SDK's server (serve.ts). Prints a table and ratios and writes
 // them to bench/results/latest.json. Figures are for comparison within one run: machines here are
 // noisy.
 import { execFileSync, spawn } from 'node:child_process';
@@ -13,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { measureConfigurations, printConfigurations, type ConfigurationsReport } from './configurations.js';
 import { generateContent, SIZES } from './generate.js';
 import { measureSearch, printSearch, type SearchReport } from './search.js';
+import { measureServe, printServe, type ServeReport } from './serve.js';
 import type { ScannerRow } from './scanners.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -168,6 +170,8 @@ async function main() {
   if (searchSize !== 'none' && !SIZES[searchSize as keyof typeof SIZES]) {
     throw new Error(`--search must be none or one of ${Object.keys(SIZES).join(', ')}`);
   }
+  // `--no-serve`: without the requests a second of serve against the SDK's server (about 2.5 minutes).
+  const serveToo = !process.argv.includes('--no-serve');
   // `--no-scanners`: only the builds (the scanners take about five minutes).
   const scannerRows = process.argv.includes('--no-scanners') ? [] : scanners();
   await rm(WORK, { recursive: true, force: true });
@@ -293,6 +297,13 @@ async function main() {
     printSearch(search);
   }
 
+  // Last of all: its servers must have both cores to themselves and the load generator.
+  let serve: ServeReport | undefined;
+  if (serveToo) {
+    serve = await measureServe(WORK);
+    printServe(serve);
+  }
+
   const results = path.join(ROOT, 'bench', 'results');
   await mkdir(results, { recursive: true });
   const report = {
@@ -306,6 +317,7 @@ async function main() {
     scanners: scannerRows,
     configurations,
     search,
+    serve,
   };
   await writeFile(path.join(results, 'latest.json'), `${JSON.stringify(report, null, 2)}\n`);
   await rm(WORK, { recursive: true, force: true });
