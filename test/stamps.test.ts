@@ -156,4 +156,3 @@ describe('the stamps of the output folders', () => {
     expect((await build({ contentDir: dir, outDir: out })).reused).toBeUndefined();
   });
 });
-
