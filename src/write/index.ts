@@ -6,7 +6,8 @@ import path from 'node:path';
 import { ioFailure } from '../diagnostics/index.js';
 import type { OutputFile } from '../plan/index.js';
 import { prepareOutput, type OutputRun, type WriteOptions, type WriteResult } from './output-run.js';
-import { filesOf, foreignOf, readState, readStateFile } from './state.js';
+import { stampOutput, stampsHold } from './stamps.js';
+import { filesOf, foreignOf, readState, readStateFile, readStateHead } from './state.js';
 import { listTree, removeAll } from './tree.js';
 import { createOutputFiles, moveStagedFoldersIn, recordComplete, removeStaleFiles } from './write-files.js';
 
@@ -27,6 +28,8 @@ export async function writeOutput(outDir: string, files: readonly OutputFile[], 
     await removeStaleFiles(run);
     await recordComplete(run);
     await moveStagedFoldersIn(run);
+    // After the last write in the output folder. Only a faster next rebuild hangs on it.
+    await stampOutput(run).catch(() => {});
   } catch (error) {
     // Threads stopped mid-file may have left temporary files: the tree is listed again for them.
     await run
@@ -52,18 +55,28 @@ function outcomeOfFailure({ root, touched, previous }: OutputRun): string {
 /**
  * What `holds` makes of the record of the build that wrote `outDir`, when that build was
  * complete and every file it wrote is still there, with no other file new since. (Files are
- * trusted to hold what was written, as `writeOutput` trusts them.) The record is judged before
- * the folder is listed: when the content changed, listing a quarter of a million files only to
- * find them all there slowed a one-item rebuild (figures: bench/README.md, 'Record judged before
- * listing').
+ * trusted to hold what was written, as `writeOutput` trusts them.) The record is judged first,
+ * from the head of the state file alone; then the stamps of the output's folders tell whether
+ * they hold the names they held when it was written (stamps.ts). Only when they doubt is the
+ * folder listed, and the whole state file read: when the content changed, listing a quarter of a
+ * million files only to find them all there slowed a one-item rebuild (figures: bench/README.md,
+ * 'Record judged before listing' and 'Folder stamps').
  */
 export async function intactOutput<T>(outDir: string, holds: (record: unknown) => Promise<T | undefined> | T | undefined): Promise<T | undefined> {
   const root = path.resolve(outDir);
+  const head = await readStateHead(root);
+  let held: T | undefined;
+  if (head) {
+    if (head.complete === false || head.record === undefined) return undefined;
+    held = await holds(head.record);
+    if (held === undefined) return undefined;
+    if (await stampsHold(root, head)) return held;
+  }
   // Its files are made into a map only once the record holds: a map of them all takes time (same
   // entry).
   const read = await readStateFile(root);
   if (!read || read.state.complete === false || read.state.record === undefined) return undefined;
-  const held = await holds(read.state.record);
+  if (!head) held = await holds(read.state.record);
   if (held === undefined) return undefined;
   const files = filesOf(read.state);
   if (files.size === 0) return undefined;

@@ -7,6 +7,7 @@ import { IoError, ioFailure } from '../diagnostics/index.js';
 import type { OutputFile } from '../plan/index.js';
 import { topFolderOf } from './paths.js';
 import { UNKNOWN, writeState, type State, type Written } from './state.js';
+import { foldersOf } from './stamps.js';
 import { listTree, removeAll, stageNewFolders, stagingDirOf, type Tree } from './tree.js';
 
 export interface WriteResult {
@@ -73,6 +74,8 @@ export interface OutputRun {
   touched: boolean;
   /** Files done, for `onFile`. */
   done: number;
+  /** The folders that hold `files`, and the output folder itself (''): worked out once, when first asked. */
+  folders(): string[];
 }
 
 /**
@@ -112,6 +115,7 @@ export async function prepareOutput(root: string, files: readonly OutputFile[], 
   const staging = await stageNewFolders(root, files, existing.top);
   const reported = new Set(previous.foreign);
   result.foreign = foreign.filter((f) => !reported.has(f));
+  let folders: string[] | undefined;
   const isStaged = (file: string) => staging !== undefined && staging.tops.has(topFolderOf(file));
   const run: OutputRun = {
     root,
@@ -130,6 +134,7 @@ export async function prepareOutput(root: string, files: readonly OutputFile[], 
     intentBegun: false,
     touched: false,
     done: 0,
+    folders: () => (folders ??= foldersOf(files.map((file) => file.path))),
   };
   run.recordIntent = intentRecorder(run);
   return run;

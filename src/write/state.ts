@@ -63,6 +63,10 @@ function stateFileInside(root: string): string {
 interface StateFile {
   generator: 'addon-gen';
   format: 3;
+  /** The byte offset of `paths`: the fields before it are read alone (readStateHead). */
+  head: number;
+  /** The stamps of the output's folders (write/stamps.ts), padded to a length kept for them. */
+  stamps: string;
   complete: boolean;
   paths: string[];
   /** -1 where unknown (see UNKNOWN). */
@@ -150,11 +154,24 @@ export function filesOf({ paths, sizes, inputs, fingerprints }: ReadStateFile): 
 }
 
 /**
+ * The start of every state file this version writes, up to the byte offset of its columns: the
+ * head (see readStateHead) is the fields before them, which a rebuild that changes nothing reads
+ * alone.
+ */
+const HEAD_START = '{"generator":"addon-gen","format":3,"head":';
+/** The first column, where the head ends. */
+const COLUMNS_START = '"paths":';
+/** What fills the stamps slot around its text: a character a JSON string holds unescaped. */
+const SLOT_FILL = '.';
+
+/**
  * Writes the state file. Its files are in the order given (the plan's, for a complete build): a
  * reader makes a map of them, and sorting every path, twice a build, takes time (figures:
- * bench/README.md, 'Bookkeeping in the plan's order').
+ * bench/README.md, 'Bookkeeping in the plan's order'). `slot` characters are kept for the
+ * stamps of the output's folders, written in place once the build's last write is done
+ * (writeStampsSlot).
  */
-export async function writeState(root: string, state: Omit<State, 'files'> & { files: Iterable<[string, Written]> }) {
+export async function writeState(root: string, state: Omit<State, 'files'> & { files: Iterable<[string, Written]> }, slot = 0) {
   const paths: string[] = [];
   const entries: Written[] = [];
   for (const [file, written] of state.files) {
@@ -167,21 +184,24 @@ export async function writeState(root: string, state: Omit<State, 'files'> & { f
     if (!fingerprints.has(inputs)) fingerprints.set(inputs, fingerprints.size);
     return fingerprints.get(inputs)!;
   };
-  // Written field by field, in StateFile's order, each column made as it is written, and a few
-  // thousand entries of it at a time. The whole file at once was there twice, as a string and as
-  // bytes, and a column at once stayed in the heap to the end of the build, when its memory
-  // peaks (figures: bench/README.md, 'Bookkeeping written in pieces'). The
-  // bytes are those of JSON.stringify(whole); appendFile, unlike write, writes all of its text.
-  const fields: { [K in keyof Required<StateFile>]: () => StateFile[K] } = {
-    generator: () => 'addon-gen',
-    format: () => 3,
-    complete: () => state.complete,
+  // The head first, with its own length: the offset of the columns, so that it can be read alone.
+  // Its length counts its own digits: a few rounds settle it.
+  const rest =
+    `,"stamps":${JSON.stringify(SLOT_FILL.repeat(slot))},"complete":${JSON.stringify(state.complete)},"foreign":${JSON.stringify(state.foreign)}` +
+    `${state.record === undefined ? '' : `,"record":${JSON.stringify(state.record)}`},`;
+  const lengthWith = (head: number) => Buffer.byteLength(`${HEAD_START}${head}${rest}`);
+  let head = 0;
+  while (lengthWith(head) !== head) head = lengthWith(head);
+  // Then the columns field by field, each made as it is written, and a few thousand entries of
+  // it at a time. The whole file at once was there twice, as a string and as bytes, and a column
+  // at once stayed in the heap to the end of the build, when its memory peaks (figures:
+  // bench/README.md, 'Bookkeeping written in pieces'). The bytes are those of
+  // JSON.stringify(whole); appendFile, unlike write, writes all of its text.
+  const columns: { [K in 'paths' | 'sizes' | 'inputs' | 'fingerprints']: () => StateFile[K] } = {
     paths: () => paths,
     sizes: () => entries.map((e) => e.bytes),
     inputs: () => entries.map((e) => indexOf(e.inputs)),
     fingerprints: () => [...fingerprints.keys()], // numbered as `inputs` was made, just before
-    foreign: () => state.foreign,
-    record: () => state.record,
   };
   const inside = stateFileInside(root);
   let target = stateFileOf(root);
@@ -197,21 +217,17 @@ export async function writeState(root: string, state: Omit<State, 'files'> & { f
     handle = await createNew(scratch);
   }
   try {
-    let separator = '{';
-    for (const [name, value] of Object.entries(fields)) {
+    await handle.appendFile(`${HEAD_START}${head}${rest}`);
+    let separator = '';
+    for (const [name, value] of Object.entries(columns)) {
       const field = value();
-      if (field === undefined) continue; // as JSON.stringify leaves out an undefined field
       await handle.appendFile(`${separator}${JSON.stringify(name)}:`);
-      if (Array.isArray(field)) {
-        for (let from = 0; from < field.length; from += STATE_CHUNK) {
-          // The entries inside the brackets of the slice's JSON: as the whole array's JSON has them.
-          const json = JSON.stringify(field.slice(from, from + STATE_CHUNK));
-          await handle.appendFile(`${from === 0 ? '[' : ','}${json.slice(1, -1)}`);
-        }
-        await handle.appendFile(field.length === 0 ? '[]' : ']');
-      } else {
-        await handle.appendFile(JSON.stringify(field));
+      for (let from = 0; from < field.length; from += STATE_CHUNK) {
+        // The entries inside the brackets of the slice's JSON: as the whole array's JSON has them.
+        const json = JSON.stringify(field.slice(from, from + STATE_CHUNK));
+        await handle.appendFile(`${from === 0 ? '[' : ','}${json.slice(1, -1)}`);
       }
+      await handle.appendFile(field.length === 0 ? '[]' : ']');
       separator = ',';
     }
     await handle.appendFile('}');
@@ -224,6 +240,81 @@ export async function writeState(root: string, state: Omit<State, 'files'> & { f
   }
   // Out of what hosts upload, now that it can be.
   if (target !== inside) await rm(inside, { force: true });
+}
+
+/** The fields of a state file before its columns, read alone (see readStateHead). */
+export interface StateHead {
+  file: string;
+  complete?: unknown;
+  record?: unknown;
+  /** The text in the stamps slot; '' when it holds none. */
+  stamps: string;
+  /** Where the slot is in the file, in bytes, and its length. */
+  slot: { offset: number; length: number };
+  /** The state file's size and modification time when read. */
+  bytes: number;
+  mtimeNs: bigint;
+}
+
+/**
+ * The head of the state file: what a rebuild that changes nothing needs, without the columns
+ * (12 MB for a quarter of a million files). Undefined when the file does not start as this
+ * version writes it (an earlier version, a hand edit): then it is read whole.
+ */
+export async function readStateHead(root: string): Promise<StateHead | undefined> {
+  const file = await stateFileIn(root);
+  const handle = await open(file, 'r').catch(() => undefined);
+  if (!handle) return undefined;
+  try {
+    const readAt = async (length: number) => {
+      const buffer = Buffer.alloc(length);
+      const { bytesRead } = await handle.read(buffer, 0, length, 0);
+      return buffer.subarray(0, bytesRead);
+    };
+    const start = (await readAt(HEAD_START.length + 12)).toString('latin1');
+    const digits = /^\d{1,11}/.exec(start.slice(HEAD_START.length))?.[0];
+    if (!start.startsWith(HEAD_START) || digits === undefined) return undefined;
+    const end = Number(digits);
+    const bytes = await readAt(end + COLUMNS_START.length);
+    if (bytes.length !== end + COLUMNS_START.length || bytes.toString('latin1', end) !== COLUMNS_START) return undefined;
+    let head: unknown;
+    try {
+      head = JSON.parse(`${bytes.toString('utf8', 0, end - 1)}}`);
+    } catch {
+      return undefined;
+    }
+    const field = (name: string): unknown => (typeof head === 'object' && head !== null ? Reflect.get(head, name) : undefined);
+    const stamps = field('stamps');
+    if (typeof stamps !== 'string' || !/^[\x21-\x7e]*$/.test(stamps) || stamps.includes('"') || stamps.includes('\\')) return undefined;
+    const info = await handle.stat({ bigint: true });
+    return {
+      file,
+      complete: field('complete'),
+      record: field('record'),
+      stamps: stamps.replace(/\.+$/, ''),
+      slot: { offset: Buffer.byteLength(`${HEAD_START}${digits},"stamps":"`), length: stamps.length },
+      bytes: Number(info.size),
+      mtimeNs: info.mtimeNs,
+    };
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Writes `text` (characters a JSON string holds unescaped, not ending in a `.`) into the stamps
+ * slot of the state file `head` was read from, in place; returns the file's modification time
+ * after the write, or undefined when the text does not fit.
+ */
+export async function writeStampsSlot(head: StateHead, text: string): Promise<bigint | undefined> {
+  if (text.length > head.slot.length) return undefined;
+  const handle = await open(head.file, 'r+');
+  try {
+    await handle.write(text.padEnd(head.slot.length, SLOT_FILL), head.slot.offset, 'latin1');
+    return (await handle.stat({ bigint: true })).mtimeNs;
+  } finally {
+    await handle.close();
+  }
 }
 
 /**

@@ -1,7 +1,7 @@
 // Part of stage 4, write: the output folder as it is on disk. Listing it, the paths below it a
 // build may touch, the staging folder beside it, and removing what a build left.
 import { readdir as readdirCallback } from 'node:fs';
-import { mkdir, rm, rmdir, stat } from 'node:fs/promises';
+import { lstat, mkdir, rm, rmdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { LOCK_FILE_INSIDE } from '../build/lock.js';
@@ -9,6 +9,7 @@ import type { OutputFile } from '../plan/index.js';
 import { inside, topFolderOf } from './paths.js';
 import { STATE_FILE, TEMP_SUFFIX } from './state.js';
 import { isWithin } from '../shared/locations.js';
+import { stampOf } from './stamps.js';
 
 /**
  * The end of the name of the folder beside the output folder where new folders are made. A
@@ -27,6 +28,8 @@ export interface Tree {
   top: Set<string>;
   inTheWay: { path: string; link: boolean }[];
   temporary: string[];
+  /** The stamp of each folder listed (see stampOf), taken just before it was listed. */
+  stamps: Map<string, string>;
 }
 
 /**
@@ -52,8 +55,13 @@ export async function listTree(root: string, paths: () => Iterable<string>, ours
   const top = new Set<string>();
   const inTheWay: { path: string; link: boolean }[] = [];
   const temporary: string[] = [];
+  const stamps = new Map<string, string>();
   const visit = async (dir: string): Promise<void> => {
-    const entries = await readdirFast(dir === '' ? root : path.join(root, dir)).catch(() => []);
+    const at = dir === '' ? root : path.join(root, dir);
+    // Before the listing: a change in between makes the stamp older than what was listed.
+    const info = await lstat(at, { bigint: true }).catch(() => undefined);
+    if (info) stamps.set(dir, stampOf(info));
+    const entries = await readdirFast(at).catch(() => []);
     const here = new Set<string>();
     names.set(dir, here);
     await Promise.all(
@@ -86,7 +94,7 @@ export async function listTree(root: string, paths: () => Iterable<string>, ours
     const slash = file.lastIndexOf('/');
     return names.get(slash < 0 ? '' : file.slice(0, slash))?.has(file.slice(slash + 1)) ?? false;
   };
-  return { has, foreign: foreign.sort(), top, inTheWay: inTheWay.sort((a, b) => (a.path < b.path ? -1 : 1)), temporary };
+  return { has, foreign: foreign.sort(), top, inTheWay: inTheWay.sort((a, b) => (a.path < b.path ? -1 : 1)), temporary, stamps };
 }
 
 /** Beside the output folder, where new folders are made before they move in. */

@@ -10,6 +10,7 @@ import { type BatchBuilder, startFileCreator } from './create-files.js';
 import type { OutputRun } from './output-run.js';
 import { inside } from './paths.js';
 import { sameFiles, TEMP_SUFFIX, writeState, type Written } from './state.js';
+import { slotFor } from './stamps.js';
 import { removeEmptyParents } from './tree.js';
 
 /** Threads that create files, and the number of files from which a build starts them. */
@@ -137,7 +138,9 @@ export async function recordComplete(run: OutputRun): Promise<void> {
     result.foreign.length > 0 ||
     !sameFiles(previous.files, nextFiles()) ||
     JSON.stringify(record) !== JSON.stringify(previous.record);
-  if (changed || foreign.length !== previous.foreign.length) await writeState(run.root, { files: nextFiles(), complete: true, foreign, record });
+  if (changed || foreign.length !== previous.foreign.length) {
+    await writeState(run.root, { files: nextFiles(), complete: true, foreign, record }, slotFor(run.folders()));
+  }
 }
 
 /**
