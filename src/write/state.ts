@@ -1,5 +1,6 @@
 // Part of stage 4, write: the build's bookkeeping, the state file. It says what each file of the
 // last build was, so that a rebuild skips, compares or removes files without reading them all.
+import { constants } from 'node:fs';
 import { lstat, open, readFile, rename, rm, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { CANNOT_WRITE } from '../build/lock.js';
@@ -308,7 +309,8 @@ export async function readStateHead(root: string): Promise<StateHead | undefined
  */
 export async function writeStampsSlot(head: StateHead, text: string): Promise<bigint | undefined> {
   if (text.length > head.slot.length) return undefined;
-  const handle = await open(head.file, 'r+');
+  // Never through a link put in its place: only the file this build wrote is written in place.
+  const handle = await open(head.file, constants.O_RDWR | (constants.O_NOFOLLOW ?? 0));
   try {
     await handle.write(text.padEnd(head.slot.length, SLOT_FILL), head.slot.offset, 'latin1');
     return (await handle.stat({ bigint: true })).mtimeNs;
