@@ -1,12 +1,13 @@
-// `npm run bench [-- --size small|large] [--no-scanners] [--no-serve] [--configurations small|large|none] [--search small|large|none]`:
+// `npm run bench [-- --size small|large|huge] [--no-scanners] [--no-serve] [--configurations small|large|none] [--search small|large|none]`:
 // first the scanners of content text on floods of the tokens they look for (scanners.ts), then
 // generates synthetic content and measures in one run four full builds and four disk floors (plain
 // writes of the same files) in turn, a no-change rebuild, a one-item change and validate, each as
 // its own child process; last, the output size per configuration of issue 29 (configurations.ts),
 // at the small size unless told otherwise, whatever `--size`; then requests a second of serve
-// against the official SDK's server (serve.ts). Prints a table and ratios and writes
-// them to bench/results/latest.json. Figures are for comparison within one run: machines here are
-// noisy.
+// against the official SDK's server (serve.ts). Prints a table and ratios and writes them to
+// bench/results/latest.json, with each build's peak RSS per 100,000 items (movies and series). At
+// the huge size (a million files) one build and one floor, see HUGE below. Figures are for
+// comparison within one run: machines here are noisy.
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdir, readdir, readFile, rm, stat, statfs, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -29,6 +30,8 @@ interface Step {
   step: string;
   seconds: number;
   maxRssMiB: number;
+  /** For the steps that run addon-gen: peak RSS per 100,000 items (movies and series). */
+  maxRssMiBPer100kItems?: number;
   files?: number;
   bytes?: number;
   written?: number;
@@ -120,6 +123,14 @@ async function ramDisk(bytes: number): Promise<string | undefined> {
 /** Floors and builds in turn, each kind at the same mean position (0+3+5+6 = 1+2+4+7). */
 const FLOOR_BUILD_ORDER = ['floor', 'build', 'build', 'floor', 'build', 'floor', 'floor', 'build'] as const;
 
+/**
+ * The huge size (four times large: a million files, 1.4 GB) is for memory, whose peak a single
+ * build tells: each build or floor there takes minutes, and so does deleting its files. So one
+ * full build (the one that lists the files for the floor), one floor, one validate (at the end),
+ * the no-change rebuild and the one-item change, and no RAM disk pair.
+ */
+const HUGE = 'huge';
+
 /** The middle value, or the mean of the middle two. */
 function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -192,8 +203,14 @@ async function main() {
   // kernel's `recently_deleted`, seen with perf): after a quarter of a million files were
   // deleted, creating as many took several times longer (a floor of 6 s took 23 s).
   const steps: Step[] = [];
-  const listed = path.join(WORK, 'listed');
-  await build(content, listed, 'listing build');
+  const huge = size === HUGE;
+  const floors: Step[] = [];
+  const builds: Step[] = [];
+  // At the huge size the listing build is the one full build, and the rebuilds start from it.
+  const listed = huge ? out : path.join(WORK, 'listed');
+  const listing = await build(content, listed, huge ? 'full build 1' : 'listing build');
+  if (huge) builds.push(listing);
+  if (huge) steps.push(listing);
   const listFile = path.join(WORK, 'list.json');
   // In the order the build writes them, the plan's: each item's meta, streams and subtitles in
   // turn. Written folder by folder instead, the floor took longer, with more system time (medians
@@ -204,8 +221,6 @@ async function main() {
     const run = await timed([FLOOR, listFile, dest]);
     return { step, seconds: run.seconds, maxRssMiB: run.maxRssMiB, ...(JSON.parse(run.stdout) as { files: number; bytes: number }) };
   };
-  const floors: Step[] = [];
-  const builds: Step[] = [];
   // Validate too is measured three times, before, amid and after the builds, and its median is
   // taken: it is all processor work, so a slow stretch of the machine weighs on it more than on
   // builds that wait for the disk, and with one run (at the end) such a stretch decided its ratio
@@ -216,10 +231,11 @@ async function main() {
     validations.push(step);
     steps.push(step);
   };
-  await validateStep();
-  const buildCount = FLOOR_BUILD_ORDER.filter((k) => k === 'build').length;
-  for (const [index, kind] of FLOOR_BUILD_ORDER.entries()) {
-    if (index === FLOOR_BUILD_ORDER.length / 2) await validateStep();
+  if (!huge) await validateStep();
+  const order = huge ? (['floor'] as const) : FLOOR_BUILD_ORDER;
+  const buildCount = order.filter((k) => k === 'build').length;
+  for (const [index, kind] of order.entries()) {
+    if (index === order.length / 2) await validateStep();
     let step: Step;
     if (kind === 'floor') {
       step = await floor(`disk floor ${floors.length + 1}`, path.join(WORK, `floor-${floors.length + 1}`));
@@ -250,7 +266,7 @@ async function main() {
 
   // The same build and floor on a RAM disk, where writing costs no more than the system calls:
   // the build's own work shows there in full, whatever the disk does to the figures above.
-  const ram = await ramDisk(rebuilt.bytes ?? 0);
+  const ram = huge ? undefined : await ramDisk(rebuilt.bytes ?? 0);
   let ramRatio: number | undefined;
   if (ram) {
     const ramOut = path.join(ram, 'out');
@@ -262,17 +278,24 @@ async function main() {
     ramRatio = ramBuild.seconds / ramFloor.seconds;
   }
 
-  console.log('\nstep                         seconds   peak RSS MiB   files     written   removed');
+  // Peak RSS per 100,000 items (movies and series, not episodes) of each step that runs addon-gen:
+  // the same figure at every size when memory grows in proportion to the catalog, and falling
+  // with size where a fixed part (code, threads) weighs.
+  for (const s of steps) {
+    if (!s.step.includes('floor')) s.maxRssMiBPer100kItems = Number(((s.maxRssMiB * 100_000) / generated.items).toFixed(1));
+  }
+  console.log(`\nstep                         seconds   peak RSS MiB   per 100k items   files     written   removed`);
   for (const s of steps) {
     console.log(
-      `${s.step.padEnd(28)} ${s.seconds.toFixed(2).padStart(7)}   ${s.maxRssMiB.toFixed(0).padStart(12)}   ${String(s.files ?? '').padStart(7)}   ${String(s.written ?? '').padStart(7)}   ${String(s.removed ?? '').padStart(7)}`,
+      `${s.step.padEnd(28)} ${s.seconds.toFixed(2).padStart(7)}   ${s.maxRssMiB.toFixed(0).padStart(12)}   ${String(s.maxRssMiBPer100kItems ?? '').padStart(14)}   ${String(s.files ?? '').padStart(7)}   ${String(s.written ?? '').padStart(7)}   ${String(s.removed ?? '').padStart(7)}`,
     );
   }
+  console.log(`(items: ${generated.items.toLocaleString('en')} movies and series)`);
   const ratio = (a: number, b: number) => Number((a / b).toFixed(2));
   const floorMedian = median(floors.map((f) => f.seconds));
   const buildMedian = median(builds.map((b) => b.seconds));
   const ratios = {
-    'build / floor (medians of four)': ratio(buildMedian, floorMedian),
+    [`build / floor (medians of ${floors.length})`]: ratio(buildMedian, floorMedian),
     // Numbers in the JSON as everywhere else; printed on one line.
     'build / floor, each pair': builds.map((b, i) => ratio(b.seconds, floors[i]!.seconds)),
     'no-change rebuild / full build': ratio(noChange.seconds, buildMedian),
@@ -311,6 +334,7 @@ async function main() {
     date: new Date().toISOString(),
     node: process.version,
     generated,
+    itemsCounted: 'movies + series',
     steps,
     ratios,
     noChangeTouched: touched,

@@ -4,11 +4,24 @@
 // set before the first one starts the pool.
 process.env.UV_THREADPOOL_SIZE ??= '16';
 // V8 lets the heap grow to up to four times what was live at its last full collection before it
-// collects again: a large build's peak memory was mostly garbage waiting for that (RSS 530 MiB
-// for 210 MB live). Two and a half times: 450 MiB, for one or two more full collections and no
-// measurable CPU (at twice, they start to cost).
+// collects again: a large build's peak memory was mostly garbage waiting for that. Two and a half
+// times, for one or two more full collections and no measurable CPU (at twice, they start to
+// cost); but, past a live heap of about 85 MiB, by no more than 128 MiB: in proportion, the
+// garbage grew with the catalog, to half a gigabyte for a million files. The factor is V8's flag,
+// read at the end of each full collection, and set again after each one from what it left live
+// (while the main thread works without pause, as plan does, the last one set holds). Figures:
+// bench/README.md, "Memory".
 const v8 = await import('node:v8');
-v8.setFlagsFromString('--heap-growing-percent=150');
+const { PerformanceObserver, constants } = await import('node:perf_hooks');
+const GROWING_PERCENT = 150;
+const MAX_GROWTH = 128 * 1024 * 1024;
+const growBy = (percent) => v8.setFlagsFromString(`--heap-growing-percent=${percent}`);
+growBy(GROWING_PERCENT);
+new PerformanceObserver((list) => {
+  if (!list.getEntries().some((entry) => entry.detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR)) return;
+  const live = v8.getHeapStatistics().used_heap_size;
+  growBy(Math.max(10, Math.min(GROWING_PERCENT, Math.floor((100 * MAX_GROWTH) / live))));
+}).observe({ entryTypes: ['gc'] });
 const { run } = await import('../lib/cli/index.js');
 
 process.exitCode = await run(process.argv.slice(2));

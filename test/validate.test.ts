@@ -1,10 +1,12 @@
 // Each validation rule on real files: its code, message, file, line, column and field path.
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { build } from '../src/build/index.js';
 import type { Diagnostic } from '../src/diagnostics/index.js';
 import { toRfc3339 } from '../src/validate/schema.js';
 import { COMPILE_ITEM_SCHEMA_AT } from '../src/validate/index.js';
+import { sourceLineOf } from '../src/load/index.js';
 import { addonYaml, contentDir, movies } from './support/content.js';
 
 const CATALOG = 'catalogs:\n  - { id: films, type: movie, name: Films }\n';
@@ -498,5 +500,20 @@ describe('the base URL', () => {
       const diagnostics = await check({ 'addon.yaml': addonYaml(CATALOG), 'movies.yaml': movies(1) }, url);
       expect(diagnostics, url).toEqual([]);
     }
+  });
+});
+
+describe('texts once checked', () => {
+  it('reads a file again for a line shown after validate, and shows nothing of a file gone since', async () => {
+    const dir = await contentDir({ 'addon.yaml': addonYaml(CATALOG), 'a.yaml': 'id: a\ntype: movie\nname: A\nname: B\n' });
+    const result = await build({ contentDir: dir });
+    const d = only(result.diagnostics, 'duplicate-key');
+    const source = result.sources.find((s) => s.file === d.file)!;
+    // Let go once checked: read again when asked for.
+    expect(Object.getOwnPropertyDescriptor(source, 'text')?.get).toBeDefined();
+    expect(sourceLineOf(result.sources)(d.file!, d.line!)).toBe('name: B');
+    const again = await build({ contentDir: dir });
+    await rm(d.file!);
+    expect(sourceLineOf(again.sources)(d.file!, d.line!)).toBeFalsy();
   });
 });

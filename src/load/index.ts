@@ -7,7 +7,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { DiagnosticList, problem, type Location } from '../diagnostics/index.js';
-import { ADDON_FILE, DEFAULT_MAX_FILE_SIZE, parseByteSize, readContentFiles } from './read.js';
+import { ADDON_FILE, DEFAULT_MAX_FILE_SIZE, letGoOfText, parseByteSize, readContentFiles } from './read.js';
 import type { ContentSource, SourceFile, SourceValue } from './source.js';
 import { readPlaylists } from './playlist-settings.js';
 import type { Environment } from '../validate/secrets.js';
@@ -83,6 +83,14 @@ export async function loadContent(contentDir: string, options: LoadOptions = {})
     diagnostics.push(problem('missing-addon-yaml', { path: addonPath }, { file: addonPath }));
   }
   return loaded;
+}
+
+/**
+ * Lets go of the texts of the files read from the content folder once their values are checked
+ * (read.ts, letGoOfText): read again if a diagnostic needs them. A playlist read from a URL keeps its own.
+ */
+export function letGoOfTexts(files: readonly SourceFile[]): void {
+  for (const source of files) if (source.kind === undefined) letGoOfText(source);
 }
 
 /** The source of a file that was read: read.ts reads only files some source takes. */

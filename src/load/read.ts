@@ -2,7 +2,7 @@
 // only within the folder, a size limit checked before reading, UTF-8 text only. Each file that
 // cannot be read gives one diagnostic, never an exception.
 import { isUtf8 } from 'node:buffer';
-import { constants, type Dirent } from 'node:fs';
+import { constants, readFileSync, type Dirent } from 'node:fs';
 import { open, readdir, readlink, realpath, stat, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { problem, type Diagnostic, type MessageParams } from '../diagnostics/index.js';
@@ -190,6 +190,33 @@ async function readAtMost(handle: FileHandle, expected: number, limit: number): 
     if (bytesRead === 0) return buffer.subarray(0, length);
     length += bytesRead;
   }
+}
+
+/**
+ * Lets go of a file's text once its values are checked: kept, the texts of a large content are
+ * a large part of a build's memory to its end (figures: bench/README.md, 'Texts let go once
+ * checked'). A diagnostic located later, or a line shown under one, reads the file again, once;
+ * a file changed in between shows its new text. A file that is not text keeps the line it shows.
+ */
+export function letGoOfText(source: ContentText): void {
+  if (source.unreadable) return;
+  let text: string | undefined;
+  Object.defineProperty(source, 'text', {
+    enumerable: true,
+    configurable: true,
+    get: () => {
+      if (text === undefined) {
+        text = '';
+        try {
+          decode(readFileSync(source.absolute), source);
+        } catch {
+          // Gone since: nothing to show.
+        }
+      }
+      return text;
+    },
+    set: (value: string) => (text = value),
+  });
 }
 
 /** `size` is undefined for a file that grew past the limit while it was read. */

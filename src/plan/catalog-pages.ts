@@ -119,10 +119,12 @@ export interface PageRendering {
  * of hundreds of thousands of pages would overflow the stack.
  */
 export function addCatalogPageFiles(files: OutputFile[], lists: ReadonlyMap<Catalog, readonly CatalogList[]>, rendering: PageRendering): void {
-  const { envelope: catalogEnvelope, previewOf } = rendering;
+  // Taken apart: a page's body must not keep `rendering`, whose fingerprints hold maps of every
+  // item until the last page is gone.
+  const { envelope: catalogEnvelope, previewOf, forgetPreviews, fingerprintOf } = rendering;
   let pagesToRender = 0;
   const rendered = () => {
-    if (--pagesToRender === 0) rendering.forgetPreviews();
+    if (--pagesToRender === 0) forgetPreviews();
   };
   for (const [catalog, ofCatalog] of lists) {
     for (const { extra, members, caseVariant } of ofCatalog) {
@@ -142,7 +144,7 @@ export function addCatalogPageFiles(files: OutputFile[], lists: ReadonlyMap<Cata
           if (--toHand === 0) text = undefined;
           return handed;
         };
-        const inputs = rendering.fingerprintOf?.(listed);
+        const inputs = fingerprintOf?.(listed);
         for (const extras of orders) {
           const path = resourcePath('catalog', catalog.type, catalog.id, extras);
           files.push({ path, resource: 'catalog', body, inputs, ...(caseVariant && { caseVariant }) });

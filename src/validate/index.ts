@@ -2,7 +2,7 @@
 // resolve it into `Content`, the complete, checked description of the addon that plan lays out.
 import { z } from 'zod';
 import { hasErrors, problem, suggester, type Diagnostic, type DiagnosticList } from '../diagnostics/index.js';
-import { locate, type Loaded, type SourceFile, type SourceValue } from '../load/index.js';
+import { letGoOfTexts, locate, type Loaded, type SourceFile, type SourceValue } from '../load/index.js';
 import type { Content, ExternalTitle, Item } from '../shared/content.js';
 import { contentBytes } from '../shared/output-limit.js';
 import { normalizeBaseUrl } from '../shared/paths.js';
@@ -62,8 +62,17 @@ export interface Validated {
  */
 export const COMPILE_ITEM_SCHEMA_AT = 2000;
 
-/** Checks everything that was loaded; `content` is set only when no error was found. */
+/**
+ * Checks everything that was loaded; `content` is set only when no error was found. Then the
+ * files' texts are let go of, and read again for a line shown later (load/read.ts, letGoOfText).
+ */
 export async function validate(loaded: Loaded, options: ValidateOptions): Promise<Validated> {
+  const validated = await checkLoaded(loaded, options);
+  letGoOfTexts(loaded.files);
+  return validated;
+}
+
+async function checkLoaded(loaded: Loaded, options: ValidateOptions): Promise<Validated> {
   // One list with those of loading, which goes on while items are read: one limit per file.
   const diagnostics = loaded.diagnostics;
   const files = localFiles(options.contentDir);
