@@ -2,8 +2,8 @@
 // only within the folder, a size limit checked before reading, UTF-8 text only. Each file that
 // cannot be read gives one diagnostic, never an exception.
 import { isUtf8 } from 'node:buffer';
-import { constants, readFileSync, type Dirent } from 'node:fs';
-import { open, readdir, readlink, realpath, stat, type FileHandle } from 'node:fs/promises';
+import { closeSync, constants, fstatSync, openSync, readFileSync, readSync, type Dirent } from 'node:fs';
+import { readdir, readlink, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { problem, type Diagnostic, type MessageParams } from '../diagnostics/index.js';
 import { isWithin } from '../shared/locations.js';
@@ -12,9 +12,6 @@ export const ADDON_FILE = 'addon.yaml';
 
 /** The largest content file read, in bytes, unless `--max-file-size` says otherwise. */
 export const DEFAULT_MAX_FILE_SIZE = 16 * 1024 * 1024;
-
-/** Files read at once: enough to keep the disk busy, few enough never to run out of descriptors. */
-const READ_CONCURRENCY = 32;
 
 /** A content file's text, and where it is. */
 export interface ContentText {
@@ -42,7 +39,9 @@ export async function readContentFiles(
   const found = await findContentFiles(contentDir, diagnostics, takes);
   // The walk's order depends on the file system; path order makes builds reproducible.
   found.sort((a, b) => compareCodePoints(a.relative, b.relative));
-  const read = await mapLimit(found, READ_CONCURRENCY, (f) => readSource(contentDir, f, maxFileSize));
+  // Synchronous calls: the content files are local and few, and each call through libuv's thread
+  // pool cost several times the call itself (bench/README.md, 'Content read synchronously').
+  const read = found.map((f) => readSource(contentDir, f, maxFileSize));
   const files: ContentText[] = [];
   for (const { source, problem } of read) {
     if (source) files.push(source);
@@ -154,29 +153,29 @@ function messageOf(error: unknown): unknown {
  * read, and reading stops past the limit (a file that grows meanwhile). Bytes that are not YAML
  * text (NUL bytes, invalid UTF-8) give one problem for the file, which then has no values.
  */
-async function readSource(contentDir: string, found: FoundFile, maxFileSize: number): Promise<{ source?: ContentText; problem?: Diagnostic }> {
+function readSource(contentDir: string, found: FoundFile, maxFileSize: number): { source?: ContentText; problem?: Diagnostic } {
   const file = path.join(contentDir, found.relative);
   let bytes: Buffer | undefined;
-  let handle: FileHandle | undefined;
+  let fd: number | undefined;
   try {
     // O_NONBLOCK: opening a named pipe must not hang the build (its type is refused below).
-    handle = await open(found.read, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
-    const info = await handle.stat();
+    fd = openSync(found.read, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+    const info = fstatSync(fd);
     if (!info.isFile()) return { problem: unreadable(file, { code: 'NOT_A_FILE' }, 'file') };
     if (info.size > maxFileSize) return { problem: tooLarge(file, info.size, maxFileSize) };
-    bytes = await readAtMost(handle, info.size, maxFileSize);
+    bytes = readAtMost(fd, info.size, maxFileSize);
     if (bytes === undefined) return { problem: tooLarge(file, undefined, maxFileSize) };
   } catch (error) {
     return { problem: unreadable(file, error, 'file') };
   } finally {
-    await handle?.close().catch(() => {});
+    if (fd !== undefined) closeSync(fd);
   }
   const source: ContentText = { file, relative: found.relative, absolute: found.absolute, text: '' };
   return { source, problem: decode(bytes, source) };
 }
 
 /** The whole file, or undefined once it is found to be larger than `limit` bytes. */
-async function readAtMost(handle: FileHandle, expected: number, limit: number): Promise<Buffer | undefined> {
+function readAtMost(fd: number, expected: number, limit: number): Buffer | undefined {
   let buffer = Buffer.allocUnsafe(Math.min(expected, limit) + 1);
   let length = 0;
   for (;;) {
@@ -186,7 +185,7 @@ async function readAtMost(handle: FileHandle, expected: number, limit: number): 
       buffer.copy(larger, 0, 0, length);
       buffer = larger;
     }
-    const { bytesRead } = await handle.read(buffer, length, buffer.length - length, null);
+    const bytesRead = readSync(fd, buffer, length, buffer.length - length, null);
     if (bytesRead === 0) return buffer.subarray(0, length);
     length += bytesRead;
   }
@@ -307,19 +306,6 @@ export function parseByteSize(text: string): number | undefined {
   const factor = BYTE_FACTORS.get((m[2] ?? '').toLowerCase()) ?? 1;
   const bytes = Math.floor(Number(m[1]) * factor);
   return Number.isSafeInteger(bytes) ? bytes : undefined;
-}
-
-async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await fn(items[index]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
 }
 
 function compareCodePoints(a: string, b: string): number {
