@@ -2,8 +2,9 @@
 // first the scanners of content text on floods of the tokens they look for (scanners.ts), then
 // generates synthetic content and measures in one run four full builds and four disk floors (plain
 // writes of the same files) in turn, a no-change rebuild, a one-item change and validate, each as
-// its own child process; last, the output size per configuration of issue 29 (configurations.ts),
-// at the small size unless told otherwise, whatever `--size`; then requests a second of serve
+// its own child process, and how long serve --watch takes to show an edit (watch.ts); last, the
+// output size per configuration of issue 29 (configurations.ts), at the small size unless told
+// otherwise, whatever `--size`; then requests a second of serve
 // against the official SDK's server (serve.ts). Prints a table and ratios and writes them to
 // bench/results/latest.json, with each build's peak RSS per 100,000 items (movies and series). At
 // the huge size (a million files) one build and one floor, see HUGE below. Figures are for
@@ -15,7 +16,8 @@ import { fileURLToPath } from 'node:url';
 import { measureConfigurations, printConfigurations, type ConfigurationsReport } from './configurations.js';
 import { generateContent, SIZES } from './generate.js';
 import { measureSearch, printSearch, type SearchReport } from './search.js';
-import { measureServe, printServe, type ServeReport } from './serve.js';
+import { freePort, measureServe, printServe, type ServeReport } from './serve.js';
+import { measureWatch } from './watch.js';
 import type { ScannerRow } from './scanners.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -263,6 +265,9 @@ async function main() {
   const oneChange = await build(content, out, 'one-item change');
   steps.push(oneChange);
   await validateStep();
+  // `serve --watch` on the same content: from the save of an edit to its first answer.
+  const watch = await measureWatch(content, await freePort());
+  console.log(`serve --watch, save to new answer (s): ${watch.seconds.map((s) => s.toFixed(2)).join(', ')}`);
 
   // The same build and floor on a RAM disk, where writing costs no more than the system calls:
   // the build's own work shows there in full, whatever the disk does to the figures above.
@@ -300,6 +305,7 @@ async function main() {
     'build / floor, each pair': builds.map((b, i) => ratio(b.seconds, floors[i]!.seconds)),
     'no-change rebuild / full build': ratio(noChange.seconds, buildMedian),
     'one-item change / full build': ratio(oneChange.seconds, buildMedian),
+    'serve --watch: save to answer, s (median)': Number(median(watch.seconds).toFixed(2)),
     'validate / full build (medians)': ratio(median(validations.map((v) => v.seconds)), buildMedian),
     ...(ramRatio !== undefined && { 'build / floor on a RAM disk': Number(ramRatio.toFixed(2)) }),
   };

@@ -68,7 +68,7 @@ playlists:
 `;
 
 /** A free port on 127.0.0.1. */
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = createServer();
     probe.once('error', reject);
