@@ -90,6 +90,20 @@ describe('serve --dir with files it keeps in memory', () => {
     expect((await get()).body.equals(before)).toBe(true);
   });
 
+  it('answers 404 in JSON, not an error, once a kept file’s folder is replaced by a file or made unreadable', async () => {
+    await keep();
+    const folder = path.join(dist, 'meta', 'movie');
+    await rename(folder, `${folder}.aside`);
+    await writeFile(folder, 'not a folder');
+    const reply = await get();
+    expect(reply.status).toBe(404);
+    expect(reply.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(reply.text).not.toContain(dist);
+    await rm(folder);
+    await symlink(folder, folder); // a loop: ELOOP
+    expect((await get()).status).toBe(404);
+  });
+
   it('sends byte ranges of a kept file as of a file read from the disk', async () => {
     const before = await keep();
     const reply = await request(server.url, TARGET, { agent, headers: { Range: 'bytes=3-9' } });

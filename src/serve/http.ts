@@ -12,7 +12,7 @@ import { Manifest } from '../validate/schema.js';
 import { ALLOWED_METHODS, byteRange, contentType, route, searchRequest, type RouteError } from './route.js';
 import type { SearchRequest } from '../plan/index.js';
 import { isWithin } from '../shared/locations.js';
-import { FileCache, openInside, readInside, readPart, type OpenedFile } from './tree-files.js';
+import { FileCache, KEPT_FILE_BYTES, openInside, readInside, readPart, type OpenedFile } from './tree-files.js';
 
 /** One served tree: swapped as a whole, so a request never mixes two builds. */
 export interface Tree {
@@ -113,7 +113,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, tree: Tree | un
         if (!opened) continue;
         try {
           // A small file is read whole, and kept for the next request for it.
-          const bytes = opened.size <= READ_AT_ONCE ? readPart(opened.fd, 0, opened.size - 1) : undefined;
+          const bytes = opened.size <= KEPT_FILE_BYTES ? readPart(opened.fd, 0, opened.size - 1) : undefined;
           if (bytes) cache.set(absolute, bytes, opened.info);
           return await sendFile(req, res, bytes ? { bytes } : opened, file, headers);
         } finally {
@@ -153,9 +153,6 @@ function sendJson(res: ServerResponse, status: number, body: unknown, headers: R
   });
   res.end(text);
 }
-
-/** Files up to this size are read at once and sent from memory; larger ones (videos) are streamed. */
-const READ_AT_ONCE = 1024 * 1024;
 
 /**
  * Sends one file of the tree, read whole or open (openInside; the caller closes it), with the

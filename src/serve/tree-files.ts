@@ -63,7 +63,8 @@ function isInside(root: string, absolute: string, fd: number, info: BigIntStats)
 
 /** Bytes `start` to `end` of an open file, read at once: for the small files that most answers are. */
 export function readPart(fd: number, start: number, end: number): Buffer {
-  const bytes = Buffer.allocUnsafe(end - start + 1);
+  // Not from Node's shared pool: a kept file of a few bytes would hold a slice of 8 KiB.
+  const bytes = Buffer.allocUnsafeSlow(end - start + 1);
   let done = 0;
   while (done < bytes.length) {
     const read = readSync(fd, bytes, done, bytes.length - done, start + done);
@@ -93,8 +94,13 @@ interface Entry {
   ctimeNs: bigint;
 }
 
-/** Files larger than this are not kept: videos and large pages go to the disk each time. */
-const MAX_FILE_BYTES = 256 * 1024;
+/**
+ * Files larger than this are not kept, nor read whole: videos and large pages are streamed from
+ * the disk each time, a slow client holding no more of them than the stream's buffer.
+ */
+export const KEPT_FILE_BYTES = 256 * 1024;
+/** What a kept file costs beyond its bytes (its name, its entry, the buffer's object), counted against MAX_BYTES. */
+const ENTRY_BYTES = 512;
 /** All kept files together; the oldest go first. */
 const MAX_BYTES = 64 * 1024 * 1024;
 /**
@@ -114,12 +120,19 @@ export class FileCache {
    * The bytes of the file at `absolute` (inside the tree, as openInside found it when it was
    * kept), if it is still that file: the same device and inode, reached without a symlink as the
    * last name (lstat), and not written, renamed, linked or changed in mode since (mtime, ctime).
-   * A folder on the way swapped for a symlink out leads lstat to another file, or none.
+   * A folder on the way swapped for a symlink out leads lstat to another file, or none. (A folder
+   * moved out and linked back in leads to the same unchanged file: its bytes, read when it was
+   * inside, are sent again; nothing read outside the tree is.)
    */
   get(absolute: string): Buffer | undefined {
     const entry = this.#entries.get(absolute);
     if (!entry) return undefined;
-    const now = lstatSync(absolute, { bigint: true, throwIfNoEntry: false });
+    let now: BigIntStats | undefined;
+    try {
+      now = lstatSync(absolute, { bigint: true, throwIfNoEntry: false });
+    } catch {
+      // A folder on the way replaced by a file, made unreadable, or a loop: as if it were gone.
+    }
     if (now && now.isFile() && now.dev === entry.dev && now.ino === entry.ino && now.mtimeNs === entry.mtimeNs && now.ctimeNs === entry.ctimeNs)
       return entry.bytes;
     this.#drop(absolute, entry);
@@ -128,13 +141,13 @@ export class FileCache {
 
   /** Keeps the whole file just read from the open file whose fstat is `info`, when it is worth keeping. */
   set(absolute: string, bytes: Buffer, info: BigIntStats): void {
-    if (bytes.length > MAX_FILE_BYTES || BigInt(bytes.length) !== info.size) return;
+    if (bytes.length > KEPT_FILE_BYTES || BigInt(bytes.length) !== info.size) return;
     const newest = info.mtimeNs > info.ctimeNs ? info.mtimeNs : info.ctimeNs;
     if (BigInt(Date.now()) * 1_000_000n - newest < SETTLED_NS) return;
     const old = this.#entries.get(absolute);
     if (old) this.#drop(absolute, old);
     this.#entries.set(absolute, { bytes, dev: info.dev, ino: info.ino, mtimeNs: info.mtimeNs, ctimeNs: info.ctimeNs });
-    this.#bytes += bytes.length;
+    this.#bytes += ENTRY_BYTES + absolute.length + bytes.length;
     for (const [name, entry] of this.#entries) {
       if (this.#bytes <= MAX_BYTES) break;
       this.#drop(name, entry);
@@ -143,6 +156,6 @@ export class FileCache {
 
   #drop(name: string, entry: Entry): void {
     this.#entries.delete(name);
-    this.#bytes -= entry.bytes.length;
+    this.#bytes -= ENTRY_BYTES + name.length + entry.bytes.length;
   }
 }
