@@ -1,5 +1,5 @@
 // Each validation rule on real files: its code, message, file, line, column and field path.
-import { rm } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { build } from '../src/build/index.js';
@@ -504,7 +504,7 @@ describe('the base URL', () => {
 });
 
 describe('texts once checked', () => {
-  it('reads a file again for a line shown after validate, and shows nothing of a file gone since', async () => {
+  it('reads a file again for a line shown after validate, and shows nothing of a file changed or gone since', async () => {
     const dir = await contentDir({ 'addon.yaml': addonYaml(CATALOG), 'a.yaml': 'id: a\ntype: movie\nname: A\nname: B\n' });
     const result = await build({ contentDir: dir });
     const d = only(result.diagnostics, 'duplicate-key');
@@ -512,6 +512,11 @@ describe('texts once checked', () => {
     // Let go once checked: read again when asked for.
     expect(Object.getOwnPropertyDescriptor(source, 'text')?.get).toBeDefined();
     expect(sourceLineOf(result.sources)(d.file!, d.line!)).toBe('name: B');
+    // Changed since, with the same length: its lines are not those the diagnostic points at.
+    const changed = await build({ contentDir: dir });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await writeFile(d.file!, 'id: a\ntype: movie\nname: A\nname: C\n');
+    expect(sourceLineOf(changed.sources)(d.file!, d.line!)).toBeFalsy();
     const again = await build({ contentDir: dir });
     await rm(d.file!);
     expect(sourceLineOf(again.sources)(d.file!, d.line!)).toBeFalsy();

@@ -2,7 +2,7 @@
 // only within the folder, a size limit checked before reading, UTF-8 text only. Each file that
 // cannot be read gives one diagnostic, never an exception.
 import { isUtf8 } from 'node:buffer';
-import { closeSync, constants, fstatSync, openSync, readFileSync, readSync, type Dirent } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync, type Dirent } from 'node:fs';
 import { readdir, readlink, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { problem, type Diagnostic, type MessageParams } from '../diagnostics/index.js';
@@ -156,6 +156,7 @@ function messageOf(error: unknown): unknown {
 function readSource(contentDir: string, found: FoundFile, maxFileSize: number): { source?: ContentText; problem?: Diagnostic } {
   const file = path.join(contentDir, found.relative);
   let bytes: Buffer | undefined;
+  let stamp = '';
   let fd: number | undefined;
   try {
     // O_NONBLOCK: opening a named pipe must not hang the build (its type is refused below).
@@ -165,13 +166,29 @@ function readSource(contentDir: string, found: FoundFile, maxFileSize: number): 
     if (info.size > maxFileSize) return { problem: tooLarge(file, info.size, maxFileSize) };
     bytes = readAtMost(fd, info.size, maxFileSize);
     if (bytes === undefined) return { problem: tooLarge(file, undefined, maxFileSize) };
+    stamp = `${info.dev}:${info.ino}:${info.size}:${info.mtimeMs}:${info.ctimeMs}`;
   } catch (error) {
     return { problem: unreadable(file, error, 'file') };
   } finally {
-    if (fd !== undefined) closeSync(fd);
+    if (fd !== undefined) closeQuietly(fd);
   }
   const source: ContentText = { file, relative: found.relative, absolute: found.absolute, text: '' };
+  firstReads.set(source, { read: found.read, bytes: bytes.length, stamp });
   return { source, problem: decode(bytes, source) };
+}
+
+/**
+ * Where each content file was read from, its size, and what identifies that state of it (device,
+ * inode, size, times): for reading it again once its text was let go of (letGoOfText).
+ */
+const firstReads = new WeakMap<ContentText, { read: string; bytes: number; stamp: string }>();
+
+function closeQuietly(fd: number): void {
+  try {
+    closeSync(fd);
+  } catch {
+    // Read already; nothing to do about a failed close.
+  }
 }
 
 /** The whole file, or undefined once it is found to be larger than `limit` bytes. */
@@ -198,19 +215,23 @@ function readAtMost(fd: number, expected: number, limit: number): Buffer | undef
  * a file changed in between shows its new text. A file that is not text keeps the line it shows.
  */
 export function letGoOfText(source: ContentText): void {
-  if (source.unreadable) return;
+  const first = firstReads.get(source);
+  if (source.unreadable || !first) return;
   let text: string | undefined;
   Object.defineProperty(source, 'text', {
     enumerable: true,
     configurable: true,
     get: () => {
       if (text === undefined) {
-        text = '';
-        try {
-          decode(readFileSync(source.absolute), source);
-        } catch {
-          // Gone since: nothing to show.
-        }
+        // Read as the first time (no FIFO, no more bytes than then), and shown only when it is
+        // still the file that was read: a file changed since has other lines.
+        const again = readSource(
+          path.dirname(source.file),
+          { relative: path.basename(source.file), read: first.read, absolute: source.absolute },
+          first.bytes,
+        );
+        const same = again.source && !again.problem && firstReads.get(again.source)?.stamp === first.stamp;
+        text = same ? again.source!.text : '';
       }
       return text;
     },
