@@ -36,8 +36,6 @@ export function createAddonServer(current: () => { tree: Tree | undefined; baseP
   // Answers under way on each connection: a refusal on it goes out after them, so that a client
   // that pipelines requests reads every answer, in order.
   const underway = new WeakMap<Duplex, Set<ServerResponse>>();
-  // One per tree: a rebuild's new tree starts with none of the old one's files.
-  const caches = new WeakMap<Tree, FileCache>();
   // Node answers some requests itself, bare: without a body or CORS headers. requireHostHeader off,
   // and the listeners below, hand those to us, so that every answer is JSON with CORS.
   const server = createServer({ requireHostHeader: false }, (req, res) => {
@@ -46,9 +44,7 @@ export function createAddonServer(current: () => { tree: Tree | undefined; baseP
     answers.add(res);
     res.once('close', () => answers.delete(res));
     const { tree, basePath } = current();
-    let cache = tree && caches.get(tree);
-    if (tree && !cache) caches.set(tree, (cache = new FileCache()));
-    handle(req, res, tree, basePath, cache).catch((cause: unknown) => {
+    handle(req, res, tree, basePath).catch((cause: unknown) => {
       if (res.headersSent) res.destroy();
       else sendJson(res, 500, { error: `could not answer: ${cause instanceof Error ? cause.message : String(cause)}` });
     });
@@ -82,7 +78,16 @@ export function errorCode(cause: Error): string | undefined {
   return 'code' in cause && typeof cause.code === 'string' ? cause.code : undefined;
 }
 
-async function handle(req: IncomingMessage, res: ServerResponse, tree: Tree | undefined, basePath: string, cache = new FileCache()): Promise<void> {
+/** The files each tree's answers keep: a rebuild's new tree starts with none of the old one's. */
+const keptFiles = new WeakMap<Tree, FileCache>();
+
+function keptFilesOf(tree: Tree): FileCache {
+  let cache = keptFiles.get(tree);
+  if (!cache) keptFiles.set(tree, (cache = new FileCache()));
+  return cache;
+}
+
+async function handle(req: IncomingMessage, res: ServerResponse, tree: Tree | undefined, basePath: string): Promise<void> {
   const method = req.method ?? 'GET';
   // RFC 9112 (3.2) asks for this 400; Node's own (requireHostHeader) would have no body.
   if (req.httpVersionMajor === 1 && req.httpVersionMinor === 1 && req.headers.host === undefined) {
@@ -103,6 +108,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, tree: Tree | un
       if (decision.status === 400 && searchAnswered(req, res, tree, basePath, configured)) return;
       return refuseWith(res, decision);
     case 'file': {
+      const cache = keptFilesOf(tree);
       for (const file of decision.paths) {
         const absolute = path.resolve(tree.root, ...file.split('/'));
         if (!isWithin(tree.root, absolute)) continue;

@@ -79,7 +79,7 @@ export function readInside(root: string, file: string): string | undefined {
   const opened = openInside(root, path.resolve(root, ...file.split('/')));
   if (!opened) return undefined;
   try {
-    return opened.size === 0 ? '' : readPart(opened.fd, 0, opened.size - 1).toString('utf8');
+    return readPart(opened.fd, 0, opened.size - 1).toString('utf8');
   } finally {
     closeSync(opened.fd);
   }
