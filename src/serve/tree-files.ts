@@ -63,8 +63,7 @@ function isInside(root: string, absolute: string, fd: number, info: BigIntStats)
 
 /** Bytes `start` to `end` of an open file, read at once: for the small files that most answers are. */
 export function readPart(fd: number, start: number, end: number): Buffer {
-  // Not from Node's shared pool: a kept file of a few bytes would hold a slice of 8 KiB.
-  const bytes = Buffer.allocUnsafeSlow(end - start + 1);
+  const bytes = Buffer.allocUnsafe(end - start + 1);
   let done = 0;
   while (done < bytes.length) {
     const read = readSync(fd, bytes, done, bytes.length - done, start + done);
@@ -146,7 +145,10 @@ export class FileCache {
     if (BigInt(Date.now()) * 1_000_000n - newest < SETTLED_NS) return;
     const old = this.#entries.get(absolute);
     if (old) this.#drop(absolute, old);
-    this.#entries.set(absolute, { bytes, dev: info.dev, ino: info.ino, mtimeNs: info.mtimeNs, ctimeNs: info.ctimeNs });
+    // Not a slice of Node's shared pool, which a kept file of a few bytes would hold 8 KiB of.
+    const own = bytes.byteLength === bytes.buffer.byteLength ? bytes : Buffer.allocUnsafeSlow(bytes.length);
+    if (own !== bytes) bytes.copy(own);
+    this.#entries.set(absolute, { bytes: own, dev: info.dev, ino: info.ino, mtimeNs: info.mtimeNs, ctimeNs: info.ctimeNs });
     this.#bytes += ENTRY_BYTES + absolute.length + bytes.length;
     for (const [name, entry] of this.#entries) {
       if (this.#bytes <= MAX_BYTES) break;
