@@ -4,9 +4,10 @@ import { lstat, readdir, readFile, realpath, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { lockOutput } from './lock.js';
-import { inputsHash, localDiagnostics, portableDiagnostics, recordHolds, recordInputs, type BuildRecord } from './last-build.js';
+import { portableDiagnostics, recordInputs, type BuildRecord } from './last-build.js';
+import { buildInputs, lastBuildRead, lastBuildUnread, recordedSources } from './reuse.js';
 import { errorCode, hasErrors, problem, UsageError, type Diagnostic } from '../diagnostics/index.js';
-import { loadContent, type Loaded, type SourceFile } from '../load/index.js';
+import { loadContent, type SourceFile } from '../load/index.js';
 import { withAddonManifests } from '../load/addon-manifests.js';
 import { manifestUrl } from '../shared/paths.js';
 import { hostReport, HOSTS, TESTED_ON, type Host, type HostReport } from '../hosts/index.js';
@@ -16,7 +17,7 @@ import type { Environment } from '../validate/secrets.js';
 import { streamOwners, type Content } from '../shared/content.js';
 import { validate } from '../validate/index.js';
 import { intactOutput, stagingDirOf, writeOutput, type WriteResult } from '../write/index.js';
-import { templateUrl } from '../shared/package.js';
+import { PAGE_TEMPLATES, templateUrl } from '../shared/package.js';
 import { baseUrlOption, isWithin } from '../shared/locations.js';
 import { configurationCount } from '../shared/configurations.js';
 import { removedConfigurations, trees } from './configurations.js';
@@ -110,24 +111,10 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
 }
 
 /**
- * What a build that writes compares with the last one, and fingerprints its files with.
- * `validate` writes nothing and reads neither (its `inputs` stays ''): without them its plan
- * stage takes markedly less (bench/README.md).
+ * The seconds of each stage: `enter` starts one (and tells onProgress, unless not to announce
+ * it), `done` ends the last and completes the result with them.
  */
-async function buildInputs(options: BuildOptions, loaded: Loaded): Promise<{ generator?: string; inputs: string }> {
-  if (options.outDir === undefined) return { inputs: '' };
-  const generator = await generatorFingerprint();
-  const settings = {
-    baseUrl: options.baseUrl ?? null,
-    hosts: options.hosts ?? null,
-    maxFileSize: options.maxFileSize ?? null,
-    allowCredentialsInOutput: options.allowCredentialsInOutput ?? false,
-  };
-  return { generator, inputs: inputsHash({ generator, options: settings, loaded }) };
-}
-
-/** The pipeline, writing into the folders that `checkOptions` found. */
-async function pipeline(options: BuildOptions, where: { outDir?: string; s3Dir?: string }, started: number): Promise<BuildResult> {
+function stageClock(options: BuildOptions, started: number) {
   const stages: BuildResult['stages'] = {};
   let stageStarted = performance.now();
   let current: Stage | undefined;
@@ -144,19 +131,31 @@ async function pipeline(options: BuildOptions, where: { outDir?: string; s3Dir?:
     const ordered = STAGES.filter((stage) => stages[stage] !== undefined).map((stage) => [stage, stages[stage]]);
     return { ...result, stages: Object.fromEntries(ordered), seconds: (performance.now() - started) / 1000 };
   };
+  return { enter, done };
+}
 
+/** The pipeline, writing into the folders that `checkOptions` found. */
+async function pipeline(options: BuildOptions, where: { outDir?: string; s3Dir?: string }, started: number): Promise<BuildResult> {
+  const { enter, done } = stageClock(options, started);
   enter('load');
-  const loaded = await loadContent(options.contentDir, { maxFileSize: options.maxFileSize, env: options.env ?? process.env });
-  // What reading the files found (links not followed, say): every build reads them again.
-  const readProblems = loaded.diagnostics.list();
   const { outDir, s3Dir } = where;
   const outFromS3Dir = s3Dir && path.relative(s3Dir, outDir!).split(path.sep).join('/');
   const env = options.env ?? process.env;
-  const { generator, inputs } = await buildInputs(options, loaded);
-  if (outDir !== undefined && options.reuse !== false) {
+  // Where to look for the last build, unless told not to.
+  const folders = outDir === undefined || options.reuse === false ? undefined : { outDir, s3Dir, outFromS3Dir };
+  if (folders) {
+    // Every content file with the stamp it had: the last build stands without reading one.
+    const last = await lastBuildUnread(options, folders, env);
+    if (last) return done({ ...last, sources: [] });
+  }
+  const loaded = await loadContent(options.contentDir, { maxFileSize: options.maxFileSize, env });
+  // What reading the files found (links not followed, say): every build reads them again.
+  const readProblems = loaded.diagnostics.list();
+  const { generator, inputs, settings } = await buildInputs(options, loaded);
+  if (folders) {
     // Looking at the output folder counts as write, though no progress is shown for it.
     enter('write', false);
-    const last = await lastBuild(options, outDir, s3Dir, outFromS3Dir, inputs, loaded, env);
+    const last = await lastBuildRead(options, folders, env, loaded, inputs);
     if (last) return done({ ...last, diagnostics: [...readProblems, ...last.diagnostics], sources: loaded.files });
     enter('load', false);
   }
@@ -207,7 +206,7 @@ async function pipeline(options: BuildOptions, where: { outDir?: string; s3Dir?:
   enter('write');
   const total = planned.files.length;
   // The record is completed once the files are written: it holds the summary and host report.
-  const known = await recordInputs(inputs, options.contentDir, content, result);
+  const known = await recordInputs(inputs, options.contentDir, content, result, recordedSources(settings, loaded.files, readProblems));
   let report: ReturnType<typeof hostReport> | undefined;
   const recordOf = (write: WriteResult): BuildRecord => {
     report = hostReport(options.hosts, planned.files, write, trees(content));
@@ -224,44 +223,6 @@ async function pipeline(options: BuildOptions, where: { outDir?: string; s3Dir?:
   return done({ ...result, diagnostics: [...diagnostics, ...after], ok: true, write, hosts: report!.hosts });
 }
 
-/**
- * The last build's result, when every input is as it found them and every file it wrote into
- * the output folder (and the S3 folder) is still there: then this build would write nothing.
- */
-async function lastBuild(
-  options: BuildOptions,
-  outDir: string,
-  s3Dir: string | undefined,
-  outFromS3Dir: string | undefined,
-  inputs: string,
-  loaded: Loaded,
-  env: Environment,
-): Promise<Omit<BuildResult, 'seconds' | 'stages' | 'sources'> | undefined> {
-  const holds = (record: unknown) => recordHolds(record, inputs, options.contentDir, loaded, env, options.baseUrl);
-  const record = await intactOutput(outDir, holds);
-  if (!record) return undefined;
-  if (s3Dir !== undefined) {
-    const s3Holds = (s3: unknown) =>
-      (typeof s3 === 'object' && s3 !== null && 'inputs' in s3 && s3.inputs === inputs && 'outFromS3Dir' in s3 && s3.outFromS3Dir === outFromS3Dir) ||
-      // A record written without outFromS3Dir (undefined) matches a build without one.
-      (typeof s3 === 'object' && s3 !== null && 'inputs' in s3 && s3.inputs === inputs && !('outFromS3Dir' in s3) && outFromS3Dir === undefined) ||
-      undefined;
-    if (!(await intactOutput(s3Dir, s3Holds))) return undefined;
-  }
-  const byResource = Object.fromEntries(Object.entries(record.write.byResource).map(([resource, r]) => [resource, { ...r, written: 0 }]));
-  return {
-    ok: true,
-    reused: true,
-    diagnostics: localDiagnostics(record.diagnostics, options.contentDir),
-    addon: record.addon,
-    counts: record.counts,
-    manifestUrl: record.manifestUrl,
-    write: { ...record.write, byResource, written: 0, unchanged: record.write.files, removed: 0, foreign: [], removedManifests: [] },
-    // What the tests cover is this version's knowledge, not the recording one's.
-    hosts: record.hosts.map((report) => ({ ...report, tested: TESTED_ON[report.host] })),
-  };
-}
-
 function summaryOf(write: WriteResult): BuildRecord['write'] {
   const { files, bytes, largest } = write;
   const byResource = Object.fromEntries(Object.entries(write.byResource).map(([resource, r]) => [resource, { files: r.files, bytes: r.bytes }]));
@@ -275,36 +236,14 @@ function foreignFiles(outDir: string, foreign: readonly string[]): Diagnostic[] 
   return [problem('foreign-files', { count: foreign.length, outDir, examples }, {})];
 }
 
-/** The page templates shipped in the package's templates/ folder. */
-const TEMPLATES = ['index.html', 'configure.html', '404.html', 'head.html', 'style.css', 'links.js'];
-
 async function readTemplates(): Promise<PageTemplates> {
-  const [install, configure, notFound, head, style, links] = await Promise.all(TEMPLATES.map((name) => readFile(templateUrl(name), 'utf8')));
+  const [install, configure, notFound, head, style, links] = await Promise.all(PAGE_TEMPLATES.map((name) => readFile(templateUrl(name), 'utf8')));
   return {
     install: install!,
     configure: configure!,
     notFound: notFound!,
     partials: { 'head.html': head!, 'style.css': style!, 'links.js': links! },
   };
-}
-
-/**
- * A hash of addon-gen's own code and page templates: a rebuild by another version (or a changed
- * checkout) must render every file again instead of trusting what the old code recorded.
- */
-async function generatorFingerprint(): Promise<string> {
-  // The folder of the stage folders (src/ or lib/), every file below it.
-  const dir = new URL('..', import.meta.url);
-  const hash = createHash('sha1');
-  const code = (await readdir(dir, { recursive: true })).filter((n) => /\.[cm]?[jt]s$/.test(n)).sort();
-  for (const [name, url] of [...code.map((n) => [n, new URL(n, dir)] as const), ...TEMPLATES.map((n) => [n, templateUrl(n)] as const)]) {
-    hash
-      .update(name)
-      .update('\0')
-      .update(await readFile(url))
-      .update('\0');
-  }
-  return hash.digest('base64url');
 }
 
 /**

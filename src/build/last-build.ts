@@ -8,7 +8,7 @@ import { readFile, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { mapDiagnosticFiles, type Diagnostic } from '../diagnostics/index.js';
 import type { HostReport } from '../hosts/index.js';
-import type { Loaded } from '../load/index.js';
+import type { ContentStamps, Loaded, SourceFile } from '../load/index.js';
 import { sha1, textFingerprint } from '../plan/index.js';
 import { expandText, secretPolicy, secretsIn, type Environment } from '../validate/secrets.js';
 import type { Content } from '../shared/content.js';
@@ -47,6 +47,12 @@ export interface BuildRecord {
   /** What is in the output folder; how much of it a build wrote is no part of the record. */
   write: Pick<WriteResult, 'files' | 'bytes' | 'largest'> & { byResource: Record<string, { files: number; bytes: number }> };
   hosts: HostReport[];
+  /**
+   * The stamps of the content files read, and a hash of the other inputs (settingsHash): a
+   * rebuild that finds them all the same knows the inputs without reading the files. Absent when
+   * a file could not be trusted by its stamp (load/index.ts, settledStamps).
+   */
+  sources?: { settings: string; stamps: ContentStamps };
 }
 
 /** The inputs a build's record is good for. */
@@ -59,9 +65,36 @@ export interface BuildInputs {
 
 export function inputsHash({ generator, options, loaded }: BuildInputs): string {
   const hash = createHash('sha1');
-  hash.update(JSON.stringify(['addon-gen build record 1', generator, options]));
+  hash.update(settingsHash(generator, options));
   for (const file of loaded.files) hash.update(`\0${file.relative}\0${textFingerprint(file)}`);
   return hash.digest('base64url');
+}
+
+/** A hash of the inputs besides the content files: the generator and the options. */
+export function settingsHash(generator: string, options: BuildInputs['options']): string {
+  return sha1(JSON.stringify(['addon-gen build record 1', generator, options]));
+}
+
+/**
+ * The record, when it holds for a build whose content files all have the stamps they had when
+ * it was made, and whose other inputs have the hash `settings`: no file needs to be read. Not
+ * when the record shows a line of a file under a problem: that needs the file's text.
+ */
+export async function recordHoldsUnread(
+  record: unknown,
+  settings: string,
+  stamps: () => Promise<ContentStamps | undefined>,
+  contentDir: string,
+  env: Environment,
+  baseUrl?: string,
+): Promise<BuildRecord | undefined> {
+  if (!isRecord(record) || record.sources?.settings !== settings) return undefined;
+  const located = (d: Diagnostic) => d.line !== undefined || (d.related ?? []).some((r) => r.line !== undefined);
+  if (record.diagnostics.some(located)) return undefined;
+  const now = await stamps();
+  const then = record.sources.stamps;
+  if (!now || now.length !== then.length || now.some(([file, stamp], i) => then[i]![0] !== file || then[i]![1] !== stamp)) return undefined;
+  return recordHolds(record, record.inputs, contentDir, undefined, env, baseUrl);
 }
 
 /**
@@ -73,6 +106,7 @@ export async function recordInputs(
   contentDir: string,
   content: Content,
   summary: { counts: BuildRecord['counts']; manifestUrl?: string },
+  sources: BuildRecord['sources'],
 ): Promise<Omit<BuildRecord, 'diagnostics' | 'write' | 'hosts'>> {
   const realRoot = await realpath(contentDir);
   // The manifest files of addon collections are read like copied local files: they count the same.
@@ -97,19 +131,21 @@ export async function recordInputs(
     addon: { name: content.addon.name, version: content.addon.version },
     counts: summary.counts,
     ...(summary.manifestUrl !== undefined && { manifestUrl: summary.manifestUrl }),
+    ...(sources && { sources }),
   };
 }
 
 /**
  * `record`, when it holds for a build with these inputs: the same content and options, the same
  * values for the variables it used, the same local files, and no guarded value anywhere that
- * the full checks would look (validate/): the environment may have changed since.
+ * the full checks would look (validate/): the environment may have changed since. Without the
+ * content `files` read, it holds only when no value is guarded: those are looked for in them.
  */
 export async function recordHolds(
   record: unknown,
   inputs: string,
   contentDir: string,
-  loaded: Loaded,
+  files: readonly SourceFile[] | undefined,
   env: Environment,
   baseUrl?: string,
 ): Promise<BuildRecord | undefined> {
@@ -123,7 +159,7 @@ export async function recordHolds(
   if (baseUrl !== undefined && holdsSecret(baseUrl)) return undefined;
   if (policy.values.size > 0) {
     if (record.variables.some(([name]) => holdsSecret(env[name] ?? ''))) return undefined;
-    if (loaded.files.some((file) => holdsSecret(expandText(file.text, env)))) return undefined;
+    if (!files || files.some((file) => holdsSecret(expandText(file.text, env)))) return undefined;
   }
   // Local files are published byte for byte, and validate looks for the values as they are.
   const guarded = [...policy.values.keys()];
@@ -169,6 +205,7 @@ const RecordShape = z.looseObject({
   diagnostics: z.array(z.unknown()),
   write: z.looseObject({}),
   hosts: z.array(z.unknown()),
+  sources: z.object({ settings: z.string(), stamps: z.array(z.tuple([z.string(), z.string()])) }).optional(),
 });
 
 function isRecord(value: unknown): value is BuildRecord {

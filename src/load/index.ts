@@ -7,7 +7,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { DiagnosticList, problem, type Location } from '../diagnostics/index.js';
-import { ADDON_FILE, DEFAULT_MAX_FILE_SIZE, letGoOfText, parseByteSize, readContentFiles } from './read.js';
+import { ADDON_FILE, contentStamps, DEFAULT_MAX_FILE_SIZE, letGoOfText, parseByteSize, readContentFiles, settledStamp } from './read.js';
 import type { ContentSource, SourceFile, SourceValue } from './source.js';
 import { readPlaylists } from './playlist-settings.js';
 import type { Environment } from '../validate/secrets.js';
@@ -46,9 +46,10 @@ export interface Loaded {
   diagnostics: DiagnosticList;
 }
 
+const takes = (name: string) => CONTENT_SOURCES.some((source) => source.takes(name));
+
 /** Reads and parses every content file below `contentDir`: `addon.yaml` and the item files. */
 export async function loadContent(contentDir: string, options: LoadOptions = {}): Promise<Loaded> {
-  const takes = (name: string) => CONTENT_SOURCES.some((source) => source.takes(name));
   const maxFileSize = options.maxFileSize ?? DEFAULT_MAX_FILE_SIZE;
   const read = await readContentFiles(contentDir, maxFileSize, takes);
   const files: SourceFile[] = read.files;
@@ -83,6 +84,29 @@ export async function loadContent(contentDir: string, options: LoadOptions = {})
     diagnostics.push(problem('missing-addon-yaml', { path: addonPath }, { file: addonPath }));
   }
   return loaded;
+}
+
+/** Relative path and stamp of each content file: what tells a later build that none changed. */
+export type ContentStamps = [relative: string, stamp: string][];
+
+/**
+ * The stamps of the files `loadContent` read, in its order, when a later build can trust them in
+ * place of the bytes: every file was read from the content folder, as text, and had not changed
+ * for a while (load/read.ts, settledStamp). Undefined otherwise.
+ */
+export function settledStamps(files: readonly SourceFile[]): ContentStamps | undefined {
+  const stamps: ContentStamps = [];
+  for (const source of files) {
+    const stamp = source.kind === undefined && !source.unreadable ? settledStamp(source) : undefined;
+    if (stamp === undefined) return undefined;
+    stamps.push([source.relative, stamp]);
+  }
+  return stamps;
+}
+
+/** The stamps of the content files as they are now, found without reading them; undefined when one cannot be read. */
+export function contentFileStamps(contentDir: string): Promise<ContentStamps | undefined> {
+  return contentStamps(contentDir, takes);
 }
 
 /**

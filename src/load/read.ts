@@ -2,7 +2,7 @@
 // only within the folder, a size limit checked before reading, UTF-8 text only. Each file that
 // cannot be read gives one diagnostic, never an exception.
 import { isUtf8 } from 'node:buffer';
-import { closeSync, constants, fstatSync, openSync, readSync, type Dirent } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync, statSync, type Dirent, type Stats } from 'node:fs';
 import { readdir, readlink, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { problem, type Diagnostic, type MessageParams } from '../diagnostics/index.js';
@@ -157,7 +157,9 @@ function readSource(contentDir: string, found: FoundFile, maxFileSize: number): 
   const file = path.join(contentDir, found.relative);
   let bytes: Buffer | undefined;
   let stamp = '';
+  let settled = false;
   let fd: number | undefined;
+  const before = Date.now();
   try {
     // O_NONBLOCK: opening a named pipe must not hang the build (its type is refused below).
     fd = openSync(found.read, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
@@ -166,22 +168,73 @@ function readSource(contentDir: string, found: FoundFile, maxFileSize: number): 
     if (info.size > maxFileSize) return { problem: tooLarge(file, info.size, maxFileSize) };
     bytes = readAtMost(fd, info.size, maxFileSize);
     if (bytes === undefined) return { problem: tooLarge(file, undefined, maxFileSize) };
-    stamp = `${info.dev}:${info.ino}:${info.size}:${info.mtimeMs}:${info.ctimeMs}`;
+    stamp = stampOf(info);
+    settled = isSettled(info, before);
   } catch (error) {
     return { problem: unreadable(file, error, 'file') };
   } finally {
     if (fd !== undefined) closeQuietly(fd);
   }
   const source: ContentText = { file, relative: found.relative, absolute: found.absolute, text: '' };
-  firstReads.set(source, { read: found.read, bytes: bytes.length, stamp });
+  firstReads.set(source, { read: found.read, bytes: bytes.length, stamp, settled });
   return { source, problem: decode(bytes, source) };
+}
+
+/** What identifies one state of a file: device, inode, size, and the times of its last change. */
+function stampOf(info: Stats): string {
+  return `${info.dev}:${info.ino}:${info.size}:${info.mtimeMs}:${info.ctimeMs}`;
+}
+
+/**
+ * Whether a file's stamp tells its bytes apart: its last change lies more than SETTLED_MS before
+ * it was read. A file written again within one tick of the file system's clock after it was read
+ * keeps its times (ext4 before Linux 6.13 ticks in jiffies, FAT in two seconds), but only if it
+ * had changed within that tick before.
+ */
+function isSettled(info: Stats, readAt: number): boolean {
+  return Math.max(info.mtimeMs, info.ctimeMs) < readAt - SETTLED_MS;
+}
+
+const SETTLED_MS = 2000;
+
+/**
+ * The stamp of a file as read, when it was settled then (isSettled): a later build that finds the
+ * same stamp (contentStamps) finds the same bytes without reading them.
+ */
+export function settledStamp(source: ContentText): string | undefined {
+  const first = firstReads.get(source);
+  return first?.settled ? first.stamp : undefined;
+}
+
+/**
+ * The stamp of every content file below `contentDir`, in path order, found as readContentFiles
+ * finds them; undefined when any of them could not be read (a link that leaves the folder, a
+ * folder that cannot be listed): those are reported by reading the files.
+ */
+export async function contentStamps(contentDir: string, takes: (name: string) => boolean): Promise<[relative: string, stamp: string][] | undefined> {
+  const problems: Diagnostic[] = [];
+  const found = await findContentFiles(contentDir, problems, takes);
+  if (problems.length > 0) return undefined;
+  found.sort((a, b) => compareCodePoints(a.relative, b.relative));
+  const stamps: [string, string][] = [];
+  for (const file of found) {
+    let info: Stats;
+    try {
+      info = statSync(file.read);
+    } catch {
+      return undefined;
+    }
+    if (!info.isFile()) return undefined;
+    stamps.push([file.relative, stampOf(info)]);
+  }
+  return stamps;
 }
 
 /**
  * Where each content file was read from, its size, and what identifies that state of it (device,
  * inode, size, times): for reading it again once its text was let go of (letGoOfText).
  */
-const firstReads = new WeakMap<ContentText, { read: string; bytes: number; stamp: string }>();
+const firstReads = new WeakMap<ContentText, { read: string; bytes: number; stamp: string; settled: boolean }>();
 
 function closeQuietly(fd: number): void {
   try {

@@ -11,6 +11,9 @@ export function templateUrl(name: string): URL {
   return new URL(`templates/${name}`, PACKAGE_ROOT);
 }
 
+/** The page templates of templates/ that a build renders. */
+export const PAGE_TEMPLATES = ['index.html', 'configure.html', '404.html', 'head.html', 'style.css', 'links.js'] as const;
+
 const PackageJson = z.object({
   version: z.string(),
   repository: z.union([z.string(), z.object({ url: z.string().optional() })]).optional(),
