@@ -93,9 +93,10 @@ describe('a rebuild that reads no content file', () => {
       const clean = await tempDir();
       const cleanBuild = await build({ contentDir: dir, outDir: clean, ...settings });
       expect(rebuilt.ok, name).toBe(cleanBuild.ok);
-      expect(rebuilt.diagnostics.map((d) => [d.code, d.file && path.relative(dir, d.file), d.line]), name).toEqual(
-        cleanBuild.diagnostics.map((d) => [d.code, d.file && path.relative(dir, d.file), d.line]),
-      );
+      expect(
+        rebuilt.diagnostics.map((d) => [d.code, d.file && path.relative(dir, d.file), d.line]),
+        name,
+      ).toEqual(cleanBuild.diagnostics.map((d) => [d.code, d.file && path.relative(dir, d.file), d.line]));
       // A build with errors (a second name gives a second item y) writes nothing.
       expect(await readTree(out), name).toEqual(cleanBuild.ok ? await readTree(clean) : before);
     }
@@ -122,7 +123,11 @@ describe('a rebuild that reads no content file', () => {
   });
 
   it('reads the files when the environment gained a secret, and finds it as the full checks would', async () => {
-    const cases: Record<string, string>[] = [{ ...env, API_KEY: 'For tests' }, { ...env, MY_TOKEN: 'X Hello W' }, { ...env, PNG_SECRET: 'not really' }];
+    const cases: Record<string, string>[] = [
+      { ...env, API_KEY: 'For tests' },
+      { ...env, MY_TOKEN: 'X Hello W' },
+      { ...env, PNG_SECRET: 'not really' },
+    ];
     const folders = await settledFolders(cases.length);
     for (const [i, caseEnv] of cases.entries()) {
       const { dir, out } = folders[i]!;

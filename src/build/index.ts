@@ -1,6 +1,5 @@
 // The pipeline in one place: load -> validate -> plan -> write. Returns values; prints nothing.
-import { createHash } from 'node:crypto';
-import { lstat, readdir, readFile, realpath, stat } from 'node:fs/promises';
+import { lstat, readFile, realpath, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { lockOutput } from './lock.js';
@@ -8,15 +7,13 @@ import { portableDiagnostics, recordInputs, type BuildRecord } from './last-buil
 import { buildInputs, lastBuildRead, lastBuildUnread, recordedSources } from './reuse.js';
 import { errorCode, hasErrors, problem, UsageError, type Diagnostic } from '../diagnostics/index.js';
 import { loadContent, type SourceFile } from '../load/index.js';
-import { withAddonManifests } from '../load/addon-manifests.js';
 import { manifestUrl } from '../shared/paths.js';
-import { hostReport, HOSTS, TESTED_ON, type Host, type HostReport } from '../hosts/index.js';
+import { hostReport, HOSTS, type Host, type HostReport } from '../hosts/index.js';
 import type { PageTemplates } from '../plan/page.js';
-import { plan, type OutputFile } from '../plan/index.js';
+import type { OutputFile } from '../plan/index.js';
 import type { Environment } from '../validate/secrets.js';
 import { streamOwners, type Content } from '../shared/content.js';
-import { validate } from '../validate/index.js';
-import { intactOutput, stagingDirOf, writeOutput, type WriteResult } from '../write/index.js';
+import { stagingDirOf, writeOutput, type WriteResult } from '../write/index.js';
 import { PAGE_TEMPLATES, templateUrl } from '../shared/package.js';
 import { baseUrlOption, isWithin } from '../shared/locations.js';
 import { configurationCount } from '../shared/configurations.js';
@@ -174,6 +171,12 @@ async function pipeline(options: BuildOptions, where: { outDir?: string; s3Dir?:
       }
     },
   };
+  // Loaded only by a build that goes past its look at the last one: most of the code, and zod's schemas.
+  const [{ validate }, { withAddonManifests }, { plan }] = await Promise.all([
+    import('../validate/index.js'),
+    import('../load/addon-manifests.js'),
+    import('../plan/index.js'),
+  ]);
   const validated = await validate(loaded, {
     contentDir: options.contentDir,
     baseUrl: options.baseUrl,
@@ -254,7 +257,7 @@ async function readTemplates(): Promise<PageTemplates> {
 async function checkOptions(options: BuildOptions, s3: boolean): Promise<{ outDir?: string; s3Dir?: string }> {
   const info = await stat(options.contentDir).catch(() => undefined);
   if (!info?.isDirectory()) throw new UsageError(`content folder ${options.contentDir} does not exist or is not a folder`);
-  baseUrlOption(options.baseUrl);
+  await baseUrlOption(options.baseUrl);
   if (options.outDir === undefined) return {};
   const content = await realpath(options.contentDir);
   const home = await realpath(os.homedir()).catch(() => path.resolve(os.homedir()));

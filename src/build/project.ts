@@ -2,8 +2,13 @@
 // project folder as `init` makes it (its content/ holds addon.yaml), and where its output goes.
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import { INIT_CONTENT_DIR } from '../cli/init.js';
 import { ADDON_FILE } from '../load/index.js';
+
+/** Where a project (as `init` makes it) keeps its content, relative to the project folder: the build's default. */
+export const INIT_CONTENT_DIR = 'content';
+
+/** Where `addon-gen schema` and `init` put the content's JSON Schemas: beside the content folder, in the project root. */
+export const SCHEMA_DIR = 'schema';
 
 export interface Project {
   /** The content folder to build. */

@@ -3,6 +3,16 @@ import { HOSTS, isHost, type Host } from '../hosts/index.js';
 import { UsageError } from '../diagnostics/index.js';
 import { parseByteSize } from '../load/index.js';
 
+/**
+ * What `init` starts a project as: `catalog`, an addon that describes titles of its own in catalogs
+ * (a film and a series); `streams`, one that adds streams to titles Cinemeta describes.
+ */
+export const INIT_KINDS = ['catalog', 'streams'] as const;
+export type InitKind = (typeof INIT_KINDS)[number];
+
+/** The API that Stremio's community catalog (and the SDK's publishToCentral) uses. */
+export const CENTRAL_API = 'https://api.strem.io';
+
 export interface BuildFlags {
   out?: string;
   baseUrl?: string;

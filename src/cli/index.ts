@@ -2,26 +2,25 @@
 // status (0 ok, 1 content errors, 2 usage and I/O errors, 70 a bug); only bin/ calls process.exit.
 import { Command, CommanderError, Option } from 'commander';
 import { build } from '../build/index.js';
-import { findProject } from '../build/project.js';
+import { findProject, SCHEMA_DIR } from '../build/project.js';
 import { printable, UsageError } from '../diagnostics/index.js';
 import { HOSTS } from '../hosts/index.js';
-import { jsonSchemaText, SCHEMA_DIR, writeJsonSchemas } from '../validate/json-schema.js';
 import { packageInfo } from '../shared/package.js';
 import {
+  CENTRAL_API,
   CREDENTIALS_FLAG,
+  INIT_KINDS,
   MAX_FILE_SIZE_FLAG,
   MAX_FILE_SIZE_HELP,
   parseHosts,
   parseMaxFileSize,
   type BuildFlags,
+  type InitKind,
   type ServeFlags,
   type ValidateFlags,
 } from './flags.js';
-import { INIT_KINDS, initProject, initText, type InitKind } from './init.js';
 import { failure, processIo, type Io } from './io.js';
-import { CENTRAL_API, publishAddon } from './publish.js';
 import { progressLine, report } from './report.js';
-import { serve } from './serve.js';
 
 export { BUG_STATUS, failure, type Io } from './io.js';
 export { progressLine } from './report.js';
@@ -105,7 +104,7 @@ function buildCommands(program: Command, io: Io, done: (status: number) => void)
     });
 }
 
-/** serve, init, publish and schema. */
+/** serve, init, publish and schema: each loads its code when it runs, which build and validate do without. */
 function otherCommands(program: Command, io: Io, done: (status: number) => void): void {
   program
     .command('serve')
@@ -127,6 +126,7 @@ function otherCommands(program: Command, io: Io, done: (status: number) => void)
       // With --dir the default content folder is not a request to build it.
       const contentGiven = command.args.length > 0;
       if (options.dir !== undefined && contentGiven) throw new UsageError('serve takes a content folder or --dir, not both');
+      const { serve } = await import('./serve.js');
       done(await serve(options.dir !== undefined ? contentDir : (await findProject(contentDir)).contentDir, options, io));
     });
 
@@ -144,6 +144,7 @@ function otherCommands(program: Command, io: Io, done: (status: number) => void)
     .option('--schedule <cron>', 'also rebuild and publish on this schedule, e.g. "0 6 * * *" (every day at 06:00 UTC)')
     .option('--force', 'overwrite files that already exist')
     .action(async (dir: string, options: { id?: string; name?: string; kind?: InitKind; schedule?: string; force?: boolean }) => {
+      const { initProject, initText } = await import('./init.js');
       io.stdout(initText(await initProject({ dir, ...options })));
     });
 
@@ -152,6 +153,7 @@ function otherCommands(program: Command, io: Io, done: (status: number) => void)
     .description('write the JSON Schemas of addon.yaml and the item files, for editors that complete and check YAML')
     .option('-o, --out <dir>', 'folder to write them to', SCHEMA_DIR)
     .action(async (options: { out: string }) => {
+      const { jsonSchemaText, writeJsonSchemas } = await import('../validate/json-schema.js');
       io.stdout(jsonSchemaText(await writeJsonSchemas(options.out), options.out));
     });
 
@@ -161,6 +163,7 @@ function otherCommands(program: Command, io: Io, done: (status: number) => void)
     .argument('<manifestUrl>', 'the https:// URL of its manifest.json, where the host serves it')
     .option('--api-url <url>', 'the API to announce it to', CENTRAL_API)
     .action(async (manifestUrl: string, options: { apiUrl: string }) => {
+      const { publishAddon } = await import('./publish.js');
       const { manifest } = await publishAddon(manifestUrl, { apiUrl: options.apiUrl });
       io.stdout(
         `${printable(`Published ${manifest.name} ${manifest.version} (${manifestUrl}) to ${options.apiUrl}: it appears in Stremio's community addons once listed`)}\n`,

@@ -6,20 +6,14 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { UsageError } from '../diagnostics/index.js';
-import { jsonSchemaFiles, SCHEMA_DIR } from '../validate/json-schema.js';
+import { jsonSchemaFiles } from '../validate/json-schema.js';
+import { INIT_CONTENT_DIR, SCHEMA_DIR } from '../build/project.js';
+import { INIT_KINDS, type InitKind } from './flags.js';
 import { ADDON_FILE } from '../load/index.js';
 import { contentSchemas } from '../validate/schema.js';
 import { packageInfo, templateUrl } from '../shared/package.js';
 
-/** Where the scaffold puts the content, relative to the project folder: the build's default. */
-export const INIT_CONTENT_DIR = 'content';
-
-/**
- * What the project starts as: `catalog`, an addon that describes titles of its own in catalogs
- * (a film and a series); `streams`, one that adds streams to titles Cinemeta describes.
- */
-export const INIT_KINDS = ['catalog', 'streams'] as const;
-export type InitKind = (typeof INIT_KINDS)[number];
+export { INIT_CONTENT_DIR } from '../build/project.js';
 
 export interface InitOptions {
   /** The project folder (the repository root); created when missing. */

@@ -2,6 +2,7 @@
 // SDK's publishToCentral does (POST {api}/api/addonPublish with the manifest URL). The manifest is
 // fetched and checked first, so that a typo in the URL fails here rather than in the catalog.
 import { z } from 'zod';
+import { CENTRAL_API } from './flags.js';
 import { UsageError } from '../diagnostics/index.js';
 import { isLoopback } from '../shared/paths.js';
 
@@ -18,8 +19,7 @@ const AnyManifest = z.looseObject({
 });
 type AnyManifest = z.infer<typeof AnyManifest>;
 
-/** The API that Stremio's community catalog (and the SDK's publishToCentral) uses. */
-export const CENTRAL_API = 'https://api.strem.io';
+export { CENTRAL_API } from './flags.js';
 
 export interface PublishOptions {
   /** Another API base URL (a stand-in in tests); default CENTRAL_API. */

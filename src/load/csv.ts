@@ -7,6 +7,7 @@ import { CsvError, parse, type Info, type Options } from 'csv-parse/sync';
 import { closest, problem, type Diagnostic, type DiagnosticList, type Location } from '../diagnostics/index.js';
 import { lineStartsOf, position, readRow, rowStart, valueOffset, type Cell, type Row } from './csv-cells.js';
 import type { ContentSource, SourceFile, SourceValue } from './source.js';
+import { CSV_NAME } from './file-names.js';
 
 /** What a column holds: a field of the item or of the row's stream, as text, a list or a number. */
 interface Column {
@@ -250,8 +251,6 @@ function locate(source: SourceFile, document: number, nodePath: readonly (string
   const entry = entries[Math.min(index, entries.length - 1)] ?? '';
   return here(valueOffset(text, cell, start + (entry.length - entry.trimStart().length)));
 }
-
-const CSV_NAME = /\.csv$/i;
 
 /** Tables: each `.csv` file parsed on this thread, as its turn comes (csv-parse is fast enough not to need workers). */
 export const csvSource: ContentSource = {

@@ -9,11 +9,9 @@ import path from 'node:path';
 import { DiagnosticList, problem, type Location } from '../diagnostics/index.js';
 import { ADDON_FILE, contentStamps, DEFAULT_MAX_FILE_SIZE, letGoOfText, parseByteSize, readContentFiles, settledStamp } from './read.js';
 import type { ContentSource, SourceFile, SourceValue } from './source.js';
-import { readPlaylists } from './playlist-settings.js';
 import type { Environment } from '../validate/secrets.js';
-import { CONTENT_SOURCES, sourceOf } from './sources.js';
+import { isContentName } from './file-names.js';
 
-export { MAX_DEPTH } from './yaml-positions.js';
 export type { ContentSource, SourceFile, SourceValue } from './source.js';
 
 export interface LoadOptions {
@@ -46,12 +44,18 @@ export interface Loaded {
   diagnostics: DiagnosticList;
 }
 
-const takes = (name: string) => CONTENT_SOURCES.some((source) => source.takes(name));
+/**
+ * The content sources and what they parse with (a YAML parser or two, a CSV parser), loaded by
+ * the first loadContent: a rebuild that reads no file (build/reuse.ts) does without them.
+ */
+let sources: typeof import('./sources.js') | undefined;
 
 /** Reads and parses every content file below `contentDir`: `addon.yaml` and the item files. */
 export async function loadContent(contentDir: string, options: LoadOptions = {}): Promise<Loaded> {
+  sources ??= await import('./sources.js');
+  const { readPlaylists } = await import('./playlist-settings.js');
   const maxFileSize = options.maxFileSize ?? DEFAULT_MAX_FILE_SIZE;
-  const read = await readContentFiles(contentDir, maxFileSize, takes);
+  const read = await readContentFiles(contentDir, maxFileSize, isContentName);
   const files: SourceFile[] = read.files;
   const diagnostics = new DiagnosticList();
   for (const problem of read.diagnostics) diagnostics.push(problem);
@@ -106,7 +110,7 @@ export function settledStamps(files: readonly SourceFile[]): ContentStamps | und
 
 /** The stamps of the content files as they are now, found without reading them; undefined when one cannot be read. */
 export function contentFileStamps(contentDir: string): Promise<ContentStamps | undefined> {
-  return contentStamps(contentDir, takes);
+  return contentStamps(contentDir, isContentName);
 }
 
 /**
@@ -117,9 +121,9 @@ export function letGoOfTexts(files: readonly SourceFile[]): void {
   for (const source of files) if (source.kind === undefined) letGoOfText(source);
 }
 
-/** The source of a file that was read: read.ts reads only files some source takes. */
+/** The source of a file that was read (by loadContent, which loaded the sources): read.ts reads only files some source takes. */
 function kindOf(file: SourceFile): ContentSource {
-  const source = file.kind ?? sourceOf(file.relative);
+  const source = file.kind ?? sources?.sourceOf(file.relative);
   if (!source) throw new Error(`no content source takes ${file.relative}`);
   return source;
 }

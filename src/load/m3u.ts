@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { problem, type DiagnosticList, type Location } from '../diagnostics/index.js';
 import { parsePlaylist, type ParsedPlaylist, type PlaylistEntry, type PlaylistProblem } from './m3u-parse.js';
 import type { ContentSource, SourceFile, SourceValue } from './source.js';
+import { PLAYLIST_NAME } from './file-names.js';
 
 /** A playlist's settings: from its entry in addon.yaml's `playlists`, or the defaults. */
 export interface PlaylistSettings {
@@ -197,8 +198,6 @@ function locatePlaylist(file: SourceFile, document: number, nodePath: readonly (
   if (field === 'name' || field === 'id') return at(entry.line, entry.titleColumn);
   return at(entry.line);
 }
-
-const PLAYLIST_NAME = /\.m3u8?$/i;
 
 /** M3U and M3U8 playlists: a channel per id, as items of type tv (or the playlist's settings). */
 export const m3uSource: ContentSource = {

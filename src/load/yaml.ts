@@ -8,6 +8,7 @@ import { visit, type Document } from 'yaml';
 import { problem, type DiagnosticList, type Location, type MessageParams } from '../diagnostics/index.js';
 import { parseFast, parseInThreads, type FastParse } from './parse-threads.js';
 import type { ContentSource, SourceFile, SourceValue } from './source.js';
+import { YAML_NAME } from './file-names.js';
 import { firstErrors, jsYamlError, yamlError } from './yaml-errors.js';
 import { CAREFUL_MAX, linesOf, locate, MAX_DEPTH, positions } from './yaml-positions.js';
 
@@ -212,8 +213,6 @@ function cycleAt(source: SourceFile, document: Document, index: number): Locatio
   const { line, col } = positions(source).lineCounter.linePos(offset);
   return { file: source.file, line, column: col };
 }
-
-const YAML_NAME = /\.ya?ml$/;
 
 /** YAML content: values by js-yaml, on worker threads for large content; positions by the `yaml` package. */
 export const yamlSource: ContentSource = {

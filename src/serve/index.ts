@@ -102,7 +102,7 @@ export async function startServer(options: ServeOptions): Promise<AddonServer> {
     })());
 
   try {
-    const baseUrl = baseUrlOption(options.baseUrl) ?? url;
+    const baseUrl = (await baseUrlOption(options.baseUrl)) ?? url;
     const rewrites = hasRewrites(options.like ?? 'github-pages');
     basePath = new URL(baseUrl).pathname;
     if (options.dir !== undefined) {

@@ -2,7 +2,6 @@
 // a `--base-url` can be one.
 import path from 'node:path';
 import { UsageError } from '../diagnostics/index.js';
-import { baseUrl as baseUrlSchema } from '../validate/schema.js';
 import { normalizeBaseUrl } from './paths.js';
 
 /**
@@ -14,9 +13,13 @@ export function isWithin(parent: string, child: string, { orSame = false } = {})
   return child.startsWith(parent.endsWith(path.sep) ? parent : parent + path.sep);
 }
 
-/** A `--base-url` as given, normalized to end in `/`; a usage error when it cannot be a base URL. */
-export function baseUrlOption(baseUrl: string | undefined): string | undefined {
+/**
+ * A `--base-url` as given, normalized to end in `/`; a usage error when it cannot be a base URL.
+ * The schemas are loaded only when one is given: a rebuild that reads no content file does without.
+ */
+export async function baseUrlOption(baseUrl: string | undefined): Promise<string | undefined> {
   if (baseUrl === undefined) return undefined;
+  const { baseUrl: baseUrlSchema } = await import('../validate/schema.js');
   if (!baseUrlSchema.safeParse(baseUrl).success) {
     throw new UsageError(`--base-url ${baseUrl} is not an http(s) URL without query or fragment (e.g. https://user.github.io/repo/)`);
   }

@@ -6,8 +6,6 @@ import { z } from 'zod';
 import { UsageError } from '../diagnostics/index.js';
 import { contentSchemas, SOURCE_FIELD_NEEDS, STREAM_SOURCES } from './schema.js';
 
-/** Where `addon-gen schema` and `init` put the schemas: beside the content folder, in the project root. */
-export const SCHEMA_DIR = 'schema';
 export const ADDON_SCHEMA_FILE = 'addon.schema.json';
 export const ITEM_SCHEMA_FILE = 'item.schema.json';
 
