@@ -346,6 +346,11 @@ describe('progress and summary', () => {
     expect(json.summary.reused).toBe(true);
     expect(Object.keys(json.summary.stages)).toEqual(['load', 'write']);
     expect(json.summary.byResource.meta).toEqual({ files: 1, bytes: expect.any(Number), written: 0 });
+    // Unless told not to: every stage again, every file compared, none written.
+    const forced = JSON.parse((await cli(['build', dir, '--out', out, '--host', 'netlify', '--json', '--no-reuse'])).stdout);
+    expect(forced.summary.reused).toBe(false);
+    expect(Object.keys(forced.summary.stages)).toEqual(['load', 'validate', 'plan', 'write']);
+    expect(forced.summary.written).toBe(0);
     const fresh = JSON.parse((await cli(['build', dir, '--out', path.join(await tempDir(), 'dist'), '--json'])).stdout);
     expect(fresh.summary.reused).toBe(false);
     expect(Object.keys(fresh.summary.stages)).toEqual(['load', 'validate', 'plan', 'write']);

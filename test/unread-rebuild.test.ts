@@ -52,7 +52,7 @@ describe('a rebuild that reads no content file', () => {
 
   it('reads the files again after any change to them, and ends as a clean build would', async () => {
     const same = (text: string) => text.replace('name: Y', 'name: W');
-    const cases: { name: string; change: (dir: string) => Promise<unknown>; options?: Partial<BuildOptions> }[] = [
+    const cases: { name: string; change: (dir: string, out: string) => Promise<unknown>; options?: Partial<BuildOptions> }[] = [
       { name: 'a rewrite of the same size', change: async (dir) => writeFile(path.join(dir, 'y.yaml'), same(files['y.yaml'])) },
       {
         name: 'a rewrite of the same size, times put back',
@@ -80,6 +80,8 @@ describe('a rebuild that reads no content file', () => {
       { name: 'a variable with another value', change: async () => {}, options: { env: { TITLE: 'World' } } },
       { name: 'a copied local file with other bytes', change: (dir) => writeFile(path.join(dir, 'poster.png'), 'other') },
       { name: 'another base URL', change: async () => {}, options: { baseUrl: 'https://other.example.org/' } },
+      // The inputs are the same, the output is not all there.
+      { name: 'a deleted output file', change: (_, out) => rm(path.join(out, 'meta/movie/y.json')) },
     ];
     const folders = await settledFolders(cases.length);
     for (const [i, { name, change, options }] of cases.entries()) {
@@ -87,7 +89,7 @@ describe('a rebuild that reads no content file', () => {
       const settings = { env, hosts: ['github-pages'] as const, ...options };
       expect((await build({ contentDir: dir, outDir: out, env, hosts: ['github-pages'] })).ok, name).toBe(true);
       const before = await readTree(out);
-      await change(dir);
+      await change(dir, out);
       const rebuilt = await build({ contentDir: dir, outDir: out, ...settings });
       expect(unread(rebuilt), name).toBe(false);
       const clean = await tempDir();

@@ -41,7 +41,8 @@ export interface BuildOptions {
   /**
    * End early, with the last build's problems and summary, when every input is as the last
    * complete build into `outDir` found it and its files are all still there; default true.
-   * Such a result has no `content` or `files`.
+   * Such a result has no `content` or `files`, and no `sources` when it was found by the content
+   * files' stamps, without reading them.
    */
   reuse?: boolean;
 }
@@ -73,7 +74,7 @@ export interface Counts {
 export interface BuildResult {
   ok: boolean;
   diagnostics: Diagnostic[];
-  /** The parsed content files, so that diagnostics can show their source lines. */
+  /** The parsed content files, so that diagnostics can show their source lines; none when none was read (`reused`). */
   sources: SourceFile[];
   content?: Content;
   /** The addon's name and version, also when the build ended early (`reused`). */
@@ -140,16 +141,15 @@ async function pipeline(options: BuildOptions, where: { outDir?: string; s3Dir?:
   const env = options.env ?? process.env;
   // Where to look for the last build, unless told not to.
   const folders = outDir === undefined || options.reuse === false ? undefined : { outDir, s3Dir, outFromS3Dir };
-  if (folders) {
-    // Every content file with the stamp it had: the last build stands without reading one.
-    const last = await lastBuildUnread(options, folders, env);
-    if (last) return done({ ...last, sources: [] });
-  }
+  // Every content file with the stamp it had: the last build stands without reading one.
+  const unread = folders && (await lastBuildUnread(options, folders, env));
+  if (unread?.last) return done({ ...unread.last, sources: [] });
   const loaded = await loadContent(options.contentDir, { maxFileSize: options.maxFileSize, env });
   // What reading the files found (links not followed, say): every build reads them again.
   const readProblems = loaded.diagnostics.list();
   const { generator, inputs, settings } = await buildInputs(options, loaded);
-  if (folders) {
+  // Unless the stamps said the inputs are the same, and the output was found not all there.
+  if (folders && !unread?.inputsHeld) {
     // Looking at the output folder counts as write, though no progress is shown for it.
     enter('write', false);
     const last = await lastBuildRead(options, folders, env, loaded, inputs);

@@ -50,7 +50,8 @@ export interface BuildRecord {
   /**
    * The stamps of the content files read, and a hash of the other inputs (settingsHash): a
    * rebuild that finds them all the same knows the inputs without reading the files. Absent when
-   * a file could not be trusted by its stamp (load/index.ts, settledStamps).
+   * a file could not be trusted by its stamp (load/index.ts, settledStamps), was read from a URL,
+   * or could not be read (build/reuse.ts, recordedSources).
    */
   sources?: { settings: string; stamps: ContentStamps };
 }

@@ -36,13 +36,24 @@ export async function buildInputs(options: BuildOptions, loaded: Loaded): Promis
 }
 
 /**
- * The last build's result when every content file has the stamp it had then, and every other
- * input is as it was: found without reading a content file.
+ * The last build's result (`last`) when every content file has the stamp it had then, and every
+ * other input is as it was: found without reading a content file. `inputsHeld` when the inputs
+ * were found the same, whether or not its output is all there: reading the files would find the same.
  */
-export async function lastBuildUnread(options: BuildOptions, folders: OutputFolders, env: Environment): Promise<LastBuild | undefined> {
+export async function lastBuildUnread(
+  options: BuildOptions,
+  folders: OutputFolders,
+  env: Environment,
+): Promise<{ last?: LastBuild; inputsHeld: boolean }> {
   const settings = settingsHash(generatorFingerprint(), settingsOf(options));
   const stamps = () => contentFileStamps(options.contentDir);
-  return lastBuild(options, folders, (record) => recordHoldsUnread(record, settings, stamps, options.contentDir, env, options.baseUrl));
+  let inputsHeld = false;
+  const last = await lastBuild(options, folders, async (record) => {
+    const held = await recordHoldsUnread(record, settings, stamps, options.contentDir, env, options.baseUrl);
+    inputsHeld = held !== undefined;
+    return held;
+  });
+  return { ...(last && { last }), inputsHeld };
 }
 
 /** The last build's result when the files just read, and every other input, are as it found them. */

@@ -22,6 +22,8 @@ export interface BuildFlags {
   quiet?: boolean;
   json?: boolean;
   allowCredentialsInOutput?: boolean;
+  /** False with --no-reuse. */
+  reuse: boolean;
 }
 
 export interface ServeFlags {

@@ -124,6 +124,7 @@ export function letGoOfTexts(files: readonly SourceFile[]): void {
 /** The source of a file that was read (by loadContent, which loaded the sources): read.ts reads only files some source takes. */
 function kindOf(file: SourceFile): ContentSource {
   const source = file.kind ?? sources?.sourceOf(file.relative);
+  if (!sources && !file.kind) throw new Error(`${file.relative} was not read by loadContent, which loads the content sources`);
   if (!source) throw new Error(`no content source takes ${file.relative}`);
   return source;
 }

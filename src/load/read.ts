@@ -2,7 +2,7 @@
 // only within the folder, a size limit checked before reading, UTF-8 text only. Each file that
 // cannot be read gives one diagnostic, never an exception.
 import { isUtf8 } from 'node:buffer';
-import { closeSync, constants, fstatSync, openSync, readSync, statSync, type Dirent, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync, statSync, type BigIntStats, type Dirent } from 'node:fs';
 import { readdir, readlink, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { problem, type Diagnostic, type MessageParams } from '../diagnostics/index.js';
@@ -163,10 +163,12 @@ function readSource(contentDir: string, found: FoundFile, maxFileSize: number): 
   try {
     // O_NONBLOCK: opening a named pipe must not hang the build (its type is refused below).
     fd = openSync(found.read, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
-    const info = fstatSync(fd);
+    // In bigint: an inode number past 2^53 (overlayfs, some FUSE file systems) and times in ns.
+    const info = fstatSync(fd, { bigint: true });
     if (!info.isFile()) return { problem: unreadable(file, { code: 'NOT_A_FILE' }, 'file') };
-    if (info.size > maxFileSize) return { problem: tooLarge(file, info.size, maxFileSize) };
-    bytes = readAtMost(fd, info.size, maxFileSize);
+    const size = Number(info.size);
+    if (size > maxFileSize) return { problem: tooLarge(file, size, maxFileSize) };
+    bytes = readAtMost(fd, size, maxFileSize);
     if (bytes === undefined) return { problem: tooLarge(file, undefined, maxFileSize) };
     stamp = stampOf(info);
     settled = isSettled(info, before);
@@ -181,8 +183,8 @@ function readSource(contentDir: string, found: FoundFile, maxFileSize: number): 
 }
 
 /** What identifies one state of a file: device, inode, size, and the times of its last change. */
-function stampOf(info: Stats): string {
-  return `${info.dev}:${info.ino}:${info.size}:${info.mtimeMs}:${info.ctimeMs}`;
+function stampOf(info: BigIntStats): string {
+  return `${info.dev}:${info.ino}:${info.size}:${info.mtimeNs}:${info.ctimeNs}`;
 }
 
 /**
@@ -191,8 +193,9 @@ function stampOf(info: Stats): string {
  * keeps its times (ext4 before Linux 6.13 ticks in jiffies, FAT in two seconds), but only if it
  * had changed within that tick before.
  */
-function isSettled(info: Stats, readAt: number): boolean {
-  return Math.max(info.mtimeMs, info.ctimeMs) < readAt - SETTLED_MS;
+function isSettled(info: BigIntStats, readAt: number): boolean {
+  const changed = info.mtimeNs > info.ctimeNs ? info.mtimeNs : info.ctimeNs;
+  return changed < BigInt(readAt - SETTLED_MS) * 1_000_000n;
 }
 
 const SETTLED_MS = 2000;
@@ -218,9 +221,9 @@ export async function contentStamps(contentDir: string, takes: (name: string) =>
   found.sort((a, b) => compareCodePoints(a.relative, b.relative));
   const stamps: [string, string][] = [];
   for (const file of found) {
-    let info: Stats;
+    let info: BigIntStats;
     try {
-      info = statSync(file.read);
+      info = statSync(file.read, { bigint: true });
     } catch {
       return undefined;
     }
