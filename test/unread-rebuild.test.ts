@@ -130,7 +130,13 @@ describe('a rebuild that reads no content file', () => {
       { ...env, MY_TOKEN: 'X Hello W' },
       { ...env, PNG_SECRET: 'not really' },
     ];
-    const folders = await settledFolders(cases.length);
+    const folders = await settledFolders(cases.length + 1);
+    // A guarded value that is in no file (a socket's path, guarded by its name): the files are
+    // read to look for it, and the last build stands.
+    const desktop = { ...env, SSH_AUTH_SOCK: '/tmp/ssh-XXXXabcd/agent.1234' };
+    const { dir: quiet, out: quietOut } = folders[cases.length]!;
+    expect((await build({ contentDir: quiet, outDir: quietOut, env: desktop })).ok).toBe(true);
+    expect(unread(await build({ contentDir: quiet, outDir: quietOut, env: desktop }))).toBe(true);
     for (const [i, caseEnv] of cases.entries()) {
       const { dir, out } = folders[i]!;
       expect((await build({ contentDir: dir, outDir: out, env })).ok).toBe(true);

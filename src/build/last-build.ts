@@ -8,7 +8,7 @@ import { readFile, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { mapDiagnosticFiles, type Diagnostic } from '../diagnostics/index.js';
 import type { HostReport } from '../hosts/index.js';
-import type { ContentStamps, Loaded, SourceFile } from '../load/index.js';
+import type { ContentStamps, Loaded } from '../load/index.js';
 import { sha1, textFingerprint } from '../plan/fingerprints.js';
 import { expandText, secretPolicy, secretsIn, type Environment } from '../validate/secrets.js';
 import type { Content } from '../shared/content.js';
@@ -85,6 +85,7 @@ export async function recordHoldsUnread(
   record: unknown,
   settings: string,
   stamps: () => Promise<ContentStamps | undefined>,
+  texts: () => Promise<readonly string[] | undefined>,
   contentDir: string,
   env: Environment,
   baseUrl?: string,
@@ -95,7 +96,7 @@ export async function recordHoldsUnread(
   const now = await stamps();
   const then = record.sources.stamps;
   if (!now || now.length !== then.length || now.some(([file, stamp], i) => then[i]![0] !== file || then[i]![1] !== stamp)) return undefined;
-  return recordHolds(record, record.inputs, contentDir, undefined, env, baseUrl);
+  return recordHolds(record, record.inputs, contentDir, texts, env, baseUrl);
 }
 
 /**
@@ -139,14 +140,15 @@ export async function recordInputs(
 /**
  * `record`, when it holds for a build with these inputs: the same content and options, the same
  * values for the variables it used, the same local files, and no guarded value anywhere that
- * the full checks would look (validate/): the environment may have changed since. Without the
- * content `files` read, it holds only when no value is guarded: those are looked for in them.
+ * the full checks would look (validate/): the environment may have changed since. `texts` gives
+ * the content files' texts, asked for only when a value is guarded (undefined: they could not be
+ * read as the build reads them, and the record does not hold).
  */
 export async function recordHolds(
   record: unknown,
   inputs: string,
   contentDir: string,
-  files: readonly SourceFile[] | undefined,
+  texts: () => Promise<readonly string[] | undefined>,
   env: Environment,
   baseUrl?: string,
 ): Promise<BuildRecord | undefined> {
@@ -160,7 +162,8 @@ export async function recordHolds(
   if (baseUrl !== undefined && holdsSecret(baseUrl)) return undefined;
   if (policy.values.size > 0) {
     if (record.variables.some(([name]) => holdsSecret(env[name] ?? ''))) return undefined;
-    if (!files || files.some((file) => holdsSecret(expandText(file.text, env)))) return undefined;
+    const read = await texts();
+    if (!read || read.some((text) => holdsSecret(expandText(text, env)))) return undefined;
   }
   // Local files are published byte for byte, and validate looks for the values as they are.
   const guarded = [...policy.values.keys()];

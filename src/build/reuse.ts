@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import type { Diagnostic } from '../diagnostics/index.js';
-import { contentFileStamps, settledStamps, type Loaded, type SourceFile } from '../load/index.js';
+import { contentFileStamps, contentTexts, settledStamps, type Loaded, type SourceFile } from '../load/index.js';
 import { PAGE_TEMPLATES, templateUrl } from '../shared/package.js';
 import { TESTED_ON } from '../hosts/index.js';
 import type { Environment } from '../validate/secrets.js';
@@ -47,9 +47,11 @@ export async function lastBuildUnread(
 ): Promise<{ last?: LastBuild; inputsHeld: boolean }> {
   const settings = settingsHash(generatorFingerprint(), settingsOf(options));
   const stamps = () => contentFileStamps(options.contentDir);
+  // Read only to look for a guarded value in them: a variable whose name looks secret is set.
+  const texts = () => contentTexts(options.contentDir, options.maxFileSize);
   let inputsHeld = false;
   const last = await lastBuild(options, folders, async (record) => {
-    const held = await recordHoldsUnread(record, settings, stamps, options.contentDir, env, options.baseUrl);
+    const held = await recordHoldsUnread(record, settings, stamps, texts, options.contentDir, env, options.baseUrl);
     inputsHeld = held !== undefined;
     return held;
   });
@@ -64,7 +66,8 @@ export function lastBuildRead(
   loaded: Loaded,
   inputs: string,
 ): Promise<LastBuild | undefined> {
-  return lastBuild(options, folders, (record) => recordHolds(record, inputs, options.contentDir, loaded.files, env, options.baseUrl));
+  const texts = () => Promise.resolve(loaded.files.map((file) => file.text));
+  return lastBuild(options, folders, (record) => recordHolds(record, inputs, options.contentDir, texts, env, options.baseUrl));
 }
 
 /**

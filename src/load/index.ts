@@ -114,6 +114,15 @@ export function contentFileStamps(contentDir: string): Promise<ContentStamps | u
 }
 
 /**
+ * The texts of the content files as loadContent reads them (without parsing them), in its order;
+ * undefined when one could not be read as text.
+ */
+export async function contentTexts(contentDir: string, maxFileSize = DEFAULT_MAX_FILE_SIZE): Promise<string[] | undefined> {
+  const read = await readContentFiles(contentDir, maxFileSize, isContentName);
+  return read.diagnostics.length > 0 ? undefined : read.files.map((file) => file.text);
+}
+
+/**
  * Lets go of the texts of the files read from the content folder once their values are checked
  * (read.ts, letGoOfText): read again if a diagnostic needs them. A playlist read from a URL keeps its own.
  */
