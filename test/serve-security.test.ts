@@ -881,7 +881,9 @@ describe('serve under load', () => {
       await run(4_000);
       const before = (await child.ask('memory')).usage!;
       const filesBefore = await child.ask('files');
-      await run(TOTAL);
+      await run(TOTAL / 2);
+      const middle = (await child.ask('memory')).usage!;
+      await run(TOTAL / 2);
       const after = (await child.ask('memory')).usage!;
       const filesAfter = await child.ask('files');
 
@@ -892,9 +894,14 @@ describe('serve under load', () => {
       expect(sockets.size).toBeLessThanOrEqual(CONNECTIONS + closed);
       expect(closed).toBeLessThan(sent / 20);
       const mib = (n: number) => `${(n / 2 ** 20).toFixed(1)} MiB`;
-      const report = `heap ${mib(before.heapUsed)} -> ${mib(after.heapUsed)}, rss ${mib(before.rss)} -> ${mib(after.rss)}`;
+      const report = `heap ${mib(before.heapUsed)} -> ${mib(middle.heapUsed)} -> ${mib(after.heapUsed)}, rss ${mib(before.rss)} -> ${mib(middle.rss)} -> ${mib(after.rss)}`;
       expect(after.heapUsed, report).toBeLessThanOrEqual(before.heapUsed * 1.2);
-      expect(after.rss, report).toBeLessThanOrEqual(before.rss * 1.2);
+      // The process may take more memory once under this load (V8's young generation grows with
+      // the rate of allocation; the allocator keeps arenas for 50 connections), then holds it: what
+      // leaks per request would grow it in the second half of the requests as in the first (a
+      // kilobyte each: 10 MiB).
+      expect(after.rss, report).toBeLessThanOrEqual(before.rss * 1.5);
+      expect(after.rss - middle.rss, report).toBeLessThanOrEqual(4 * 2 ** 20);
       // No file left open; sockets are the 50 connections and the server's own, but the first
       // measure may fall while a connection the server closed (a target its parser refuses) is
       // not yet replaced by the client: one more socket after is not a leak.

@@ -78,8 +78,9 @@ export function settingsHash(generator: string, options: BuildInputs['options'])
 
 /**
  * The record, when it holds for a build whose content files all have the stamps they had when
- * it was made, and whose other inputs have the hash `settings`: no file needs to be read. Not
- * when the record shows a line of a file under a problem: that needs the file's text.
+ * it was made, and whose other inputs have the hash `settings`: no content file is parsed, nor
+ * read unless a guarded value must be looked for in them (`texts`). Not when the record shows a
+ * line of a file under a problem: that needs the file as loaded.
  */
 export async function recordHoldsUnread(
   record: unknown,
