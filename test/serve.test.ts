@@ -1,7 +1,7 @@
 // `addon-gen serve`: the routing rules as a pure function, then every rule over real HTTP on
 // 127.0.0.1 (headers, extras, empty lists, errors), --dir, --watch and the CLI. Attacks (traversal,
 // malformed HTTP, load) are in serve-security.test.ts.
-import { appendFile, mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, mkdtemp, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
 import os from 'node:os';
@@ -11,7 +11,7 @@ import { build, type BuildResult } from '../src/build/index.js';
 import { run } from '../src/cli/index.js';
 import { headerRules, renderHeadersFile } from '../src/hosts/index.js';
 import { parseHeadersFile, route, startServer, type AddonServer } from '../src/serve/index.js';
-import { addonYaml, contentDir, movies, tempDir } from './support/content.js';
+import { addonYaml, contentDir, movies, readTree, tempDir } from './support/content.js';
 
 // 250 movies t:0000…t:0249 in one catalog (even ones Action and Science Fiction, odd ones Drama),
 // a two-episode series whose first episode has subtitles, a local logo, per-resource cache settings.
@@ -441,6 +441,40 @@ describe('serve --watch', () => {
       await waitFor(async () => (await get(server.url, '/meta/movie/w%3A2.json')).status === 200, 'the new folder');
       await writeFile(path.join(dir, 'more', 'n.yaml'), 'id: "w:2"\ntype: movie\nname: Newer\n');
       await waitFor(async () => (await get(server.url, '/meta/movie/w%3A2.json')).text.includes('Newer'), 'the edit in the new folder');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('makes the second tree of hard links to the first, and a rebuild there leaves the served tree as it was', async () => {
+    const dir = await contentDir({
+      'addon.yaml': addonYaml('catalogs:\n  - { id: c, type: movie, name: C }\n'),
+      'm.yaml': movies(30),
+      'w.yaml': 'id: "w:1"\ntype: movie\nname: Before\n',
+    });
+    const server = await startServer({ contentDir: dir, port: 0, watch: true, debounceMs: 30 });
+    const name = async () => (json(await get(server.url, '/meta/movie/w%3A1.json')).meta as { name: string }).name;
+    const meta = 'meta/movie/w:1.json';
+    try {
+      const first = server.root!;
+      const other = path.join(path.dirname(first), path.basename(first) === 'a' ? 'b' : 'a');
+      const firstTree = await readTree(first);
+      // The other tree: the same files, each the same file as the first tree's.
+      await waitFor(async () => (await readTree(other).catch(() => new Map())).size === firstTree.size, 'the second tree');
+      expect(await readTree(other)).toEqual(firstTree);
+      expect((await stat(path.join(other, meta))).ino).toBe((await stat(path.join(first, meta))).ino);
+
+      // Each rebuild writes the tree not served; the one served keeps every byte.
+      await writeFile(path.join(dir, 'w.yaml'), 'id: "w:1"\ntype: movie\nname: After\n');
+      await waitFor(async () => (await name()) === 'After', 'the edit');
+      expect(server.root).toBe(other);
+      expect(await readTree(first)).toEqual(firstTree);
+      const otherTree = await readTree(other);
+      await writeFile(path.join(dir, 'w.yaml'), 'id: "w:1"\ntype: movie\nname: Again\n');
+      await waitFor(async () => (await name()) === 'Again', 'the second edit');
+      expect(server.root).toBe(first);
+      expect(await readTree(other)).toEqual(otherTree);
+      expect(JSON.parse((await readTree(first)).get(meta)!.toString()).meta.name).toBe('Again');
     } finally {
       await server.close();
     }

@@ -8,6 +8,7 @@ import { build, type BuildResult } from '../build/index.js';
 import { hasRewrites, headerRules } from '../hosts/index.js';
 import { searchAnswers } from '../plan/index.js';
 import { readManifest, type Tree } from './http.js';
+import { linkOutput } from '../write/index.js';
 import type { AddonServer, ServeOptions } from './index.js';
 
 /** The first build failed (without `watch` there is nothing to serve); the diagnostics went to onBuild. */
@@ -119,6 +120,12 @@ export async function startBuilds(contentDir: string, baseUrl: string, options: 
     track(running);
     const first = await running;
     if (!first.ok && !options.watch) throw new ContentError(first);
+    // The other tree gets the first one's files as hard links, in the background: the first
+    // rebuild then writes what changed, not a whole tree (a large catalog's first edit took twice
+    // as long as the next ones). An edit meanwhile waits for it, as for a build.
+    await building;
+    const [from, to] = served === 0 ? slots : ([slots[1], slots[0]] as const);
+    if (options.watch && first.ok && !building && !closed) track(linkOutput(from, to));
   } catch (cause) {
     await close();
     throw cause;

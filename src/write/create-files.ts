@@ -106,6 +106,8 @@ function createFiles(batch: Batch, state: ThreadState, fsModule: typeof fs, path
         fsModule.mkdirSync(dir, { recursive: true });
         state.madeDirs.add(dir);
       }
+      // In place only in the staging folder, where every file is new: a file found in the output
+      // folder may be a hard link that another tree shares (link-output.ts), so it is replaced.
       if (batch.inPlace[i]) {
         fsModule.writeFileSync(target, bytes);
       } else {

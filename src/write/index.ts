@@ -14,6 +14,7 @@ import { createOutputFiles, moveStagedFoldersIn, recordComplete, removeStaleFile
 export type { WriteOptions, WriteResult } from './output-run.js';
 export { STATE_FILE, stateFileOf } from './state.js';
 export { stagingDirOf } from './tree.js';
+export { linkOutput } from './link-output.js';
 
 /** Writes `files` below `outDir`; their paths are distinct (plan reports two files at one path). */
 export async function writeOutput(outDir: string, files: readonly OutputFile[], options: WriteOptions = {}): Promise<WriteResult> {
