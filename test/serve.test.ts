@@ -1,7 +1,8 @@
 // `addon-gen serve`: the routing rules as a pure function, then every rule over real HTTP on
 // 127.0.0.1 (headers, extras, empty lists, errors), --dir, --watch and the CLI. Attacks (traversal,
 // malformed HTTP, load) are in serve-security.test.ts.
-import { appendFile, mkdir, mkdtemp, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { appendFile, mkdir, mkdtemp, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
 import os from 'node:os';
@@ -11,6 +12,7 @@ import { build, type BuildResult } from '../src/build/index.js';
 import { run } from '../src/cli/index.js';
 import { headerRules, renderHeadersFile } from '../src/hosts/index.js';
 import { parseHeadersFile, route, startServer, type AddonServer } from '../src/serve/index.js';
+import { linkOutput, stateFileOf } from '../src/write/index.js';
 import { addonYaml, contentDir, movies, readTree, tempDir } from './support/content.js';
 
 // 250 movies t:0000…t:0249 in one catalog (even ones Action and Science Fiction, odd ones Drama),
@@ -478,6 +480,25 @@ describe('serve --watch', () => {
     } finally {
       await server.close();
     }
+  });
+
+  it('links a second tree only from a complete build into an empty folder, and removes what it made when stopped', async () => {
+    const dir = await contentDir({ 'addon.yaml': addonYaml('catalogs:\n  - { id: c, type: movie, name: C }\n'), 'm.yaml': movies(30) });
+    const out = path.join(await tempDir(), 'a');
+    expect((await build({ contentDir: dir, outDir: out, hosts: [] })).ok).toBe(true);
+    const to = path.join(path.dirname(out), 'b');
+    expect(await linkOutput(out, to, AbortSignal.abort())).toBe(false);
+    expect(existsSync(to)).toBe(false);
+    expect(existsSync(stateFileOf(to))).toBe(false);
+    expect(await linkOutput(out, to)).toBe(true);
+    expect(await readTree(to)).toEqual(await readTree(out));
+    expect(await readFile(stateFileOf(to))).toEqual(await readFile(stateFileOf(out)));
+    // Not into a folder that holds anything: it is left as it is.
+    const full = path.join(path.dirname(out), 'c');
+    await mkdir(full);
+    await writeFile(path.join(full, 'mine.txt'), 'mine');
+    expect(await linkOutput(out, full)).toBe(false);
+    expect([...(await readTree(full)).keys()]).toEqual(['mine.txt']);
   });
 
   it('starts with broken content, answers 503, and serves once it is fixed', async () => {

@@ -108,8 +108,11 @@ export async function startBuilds(contentDir: string, baseUrl: string, options: 
     track(running);
   }
 
+  // Stops the links being made when the server stops: there are a quarter of a million for a large catalog.
+  const linking = new AbortController();
   const close = async () => {
     closed = true;
+    linking.abort();
     clearTimeout(timer);
     folders?.close();
     await building;
@@ -125,7 +128,7 @@ export async function startBuilds(contentDir: string, baseUrl: string, options: 
     // as long as the next ones). An edit meanwhile waits for it, as for a build.
     await building;
     const [from, to] = served === 0 ? slots : ([slots[1], slots[0]] as const);
-    if (options.watch && first.ok && !building && !closed) track(linkOutput(from, to));
+    if (options.watch && first.ok && !building && !closed) track(linkOutput(from, to, linking.signal));
   } catch (cause) {
     await close();
     throw cause;

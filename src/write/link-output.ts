@@ -15,9 +15,10 @@ const CONCURRENCY = 8;
  * Makes the empty folder `to` hold the files of the complete build in `from`, each a hard link to
  * the same file, and its bookkeeping a copy of `from`'s (kept beside `to`, as it is beside `from`).
  * Returns whether it did. When it cannot (a file system without hard links, a build in `from` not
- * complete, `to` not empty), it removes what it made: the next build into `to` writes a whole tree.
+ * complete, `to` not empty) or is stopped by `signal`, it removes what it made: the next build into
+ * `to` writes a whole tree.
  */
-export async function linkOutput(from: string, to: string): Promise<boolean> {
+export async function linkOutput(from: string, to: string, signal?: AbortSignal): Promise<boolean> {
   const read = await readStateFile(from);
   if (!read || read.inside || read.state.complete === false) return false;
   if ((await readdir(to).catch(() => [])).length > 0) return false;
@@ -28,7 +29,7 @@ export async function linkOutput(from: string, to: string): Promise<boolean> {
   let failed = false;
   // Each stops at the first failure of any, so that none is still linking when what was made is removed.
   const worker = async () => {
-    while (!failed && next < files.length) {
+    while (!failed && !signal?.aborted && next < files.length) {
       const file = files[next++]!;
       const dir = path.posix.dirname(file);
       try {
@@ -50,6 +51,7 @@ export async function linkOutput(from: string, to: string): Promise<boolean> {
   } catch {
     failed = true;
   }
+  failed ||= signal?.aborted === true;
   if (failed) await Promise.all([rm(to, { recursive: true, force: true }), rm(stateFileOf(to), { force: true })]).catch(() => {});
   return !failed;
 }
