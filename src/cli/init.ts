@@ -13,8 +13,6 @@ import { ADDON_FILE } from '../load/index.js';
 import { contentSchemas } from '../validate/schema.js';
 import { packageInfo, templateUrl } from '../shared/package.js';
 
-export { INIT_CONTENT_DIR } from '../build/project.js';
-
 export interface InitOptions {
   /** The project folder (the repository root); created when missing. */
   dir: string;

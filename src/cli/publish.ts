@@ -19,8 +19,6 @@ const AnyManifest = z.looseObject({
 });
 type AnyManifest = z.infer<typeof AnyManifest>;
 
-export { CENTRAL_API } from './flags.js';
-
 export interface PublishOptions {
   /** Another API base URL (a stand-in in tests); default CENTRAL_API. */
   apiUrl?: string;

@@ -6,6 +6,7 @@ import { closeSync, constants, fstatSync, openSync, readSync, statSync, type Big
 import { readdir, readlink, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { problem, type Diagnostic, type MessageParams } from '../diagnostics/index.js';
+import { changedBefore } from '../shared/file-times.js';
 import { isWithin } from '../shared/locations.js';
 
 export const ADDON_FILE = 'addon.yaml';
@@ -171,7 +172,7 @@ function readSource(contentDir: string, found: FoundFile, maxFileSize: number): 
     bytes = readAtMost(fd, size, maxFileSize);
     if (bytes === undefined) return { problem: tooLarge(file, undefined, maxFileSize) };
     stamp = stampOf(info);
-    settled = isSettled(info, before);
+    settled = changedBefore(info, SETTLED_MS, before);
   } catch (error) {
     return { problem: unreadable(file, error, 'file') };
   } finally {
@@ -187,21 +188,11 @@ function stampOf(info: BigIntStats): string {
   return `${info.dev}:${info.ino}:${info.size}:${info.mtimeNs}:${info.ctimeNs}`;
 }
 
-/**
- * Whether a file's stamp tells its bytes apart: its last change lies more than SETTLED_MS before
- * it was read. A file written again within one tick of the file system's clock after it was read
- * keeps its times (ext4 before Linux 6.13 ticks in jiffies, FAT in two seconds), but only if it
- * had changed within that tick before.
- */
-function isSettled(info: BigIntStats, readAt: number): boolean {
-  const changed = info.mtimeNs > info.ctimeNs ? info.mtimeNs : info.ctimeNs;
-  return changed < BigInt(readAt - SETTLED_MS) * 1_000_000n;
-}
-
+/** A content file's stamp is trusted once its last change lies this long before it was read (shared/file-times.ts). */
 const SETTLED_MS = 2000;
 
 /**
- * The stamp of a file as read, when it was settled then (isSettled): a later build that finds the
+ * The stamp of a file as read, when it was settled then (SETTLED_MS): a later build that finds the
  * same stamp (contentStamps) finds the same bytes without reading them.
  */
 export function settledStamp(source: ContentText): string | undefined {

@@ -4,6 +4,7 @@
 // holds: an entry is used only while the name leads to the very file that was read, unchanged.
 import { closeSync, fstatSync, lstatSync, openSync, readlinkSync, readSync, realpathSync, statSync, constants, type BigIntStats } from 'node:fs';
 import path from 'node:path';
+import { changedBefore } from '../shared/file-times.js';
 import { isWithin } from '../shared/locations.js';
 
 /** A file of the served tree, open (a descriptor the caller closes), and its size when opened. */
@@ -103,13 +104,12 @@ const ENTRY_BYTES = 512;
 /** All kept files together; the oldest go first. */
 const MAX_BYTES = 64 * 1024 * 1024;
 /**
- * A file changed this recently is not kept. Many file systems stamp times in steps of a few
- * milliseconds, so a file rewritten in place with the same size in the same step would look
- * unchanged (git's "racily clean" entries); a second later no write can share its stamp. (Linux
- * since 6.13 stamps a file finely once its times were read, as the open here does: there the rule
- * only costs a newly written file its first second in memory.)
+ * A file changed this recently is not kept: its times may not tell a same-size rewrite within the
+ * same tick of the clock (shared/file-times.ts). (Linux since 6.13 stamps a file finely once its
+ * times were read, as the open here does: there the rule only costs a newly written file its
+ * first second in memory.)
  */
-const SETTLED_NS = 1_000_000_000n;
+const SETTLED_MS = 1000;
 
 export class FileCache {
   #entries = new Map<string, Entry>();
@@ -141,8 +141,7 @@ export class FileCache {
   /** Keeps the whole file just read from the open file whose fstat is `info`, when it is worth keeping. */
   set(absolute: string, bytes: Buffer, info: BigIntStats): void {
     if (bytes.length > KEPT_FILE_BYTES || BigInt(bytes.length) !== info.size) return;
-    const newest = info.mtimeNs > info.ctimeNs ? info.mtimeNs : info.ctimeNs;
-    if (BigInt(Date.now()) * 1_000_000n - newest < SETTLED_NS) return;
+    if (!changedBefore(info, SETTLED_MS)) return;
     const old = this.#entries.get(absolute);
     if (old) this.#drop(absolute, old);
     // Not a slice of Node's shared pool, which a kept file of a few bytes would hold 8 KiB of.
