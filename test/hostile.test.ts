@@ -132,7 +132,7 @@ describe('the corpus', () => {
     const read = async (parseThreads: number) => {
       const loaded = await loadContent(dir, { parseThreads });
       const values: SourceValue[] = [];
-      for await (const value of loaded.items) values.push(value);
+      for await (const value of loaded.items) if (!('known' in value)) values.push(value);
       return { values, diagnostics: loaded.diagnostics.list() };
     };
     const [inline, threaded] = [await read(0), await read(1)];

@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { generateContent, SIZES } from '../bench/generate.js';
 import { build } from '../src/build/index.js';
 import { stateFileOf } from '../src/write/index.js';
+import { CheckedFiles } from '../src/validate/checked-files.js';
 import { readTree, tempDir } from './support/content.js';
 import { checkTree } from './support/walk.js';
 
@@ -45,46 +46,52 @@ describe('the small benchmark content', () => {
 });
 
 describe('incremental builds', () => {
-  it('equal a clean build after each of a series of random edits, with no stale file left', async () => {
-    const content = await tempDir();
-    await generateContent(content, { movies: 300, series: 4, episodes: 6, itemsPerFile: 50 });
-    const out = await tempDir();
-    expect((await build({ contentDir: content, outDir: out })).ok).toBe(true);
-    const next = random(7);
-    const files = async () => (await readdir(path.join(content, 'movies'))).sort().map((f) => path.join(content, 'movies', f));
+  // Kept: as serve --watch builds, keeping what each file became between builds.
+  it.each(['', ', keeping what each file became'])(
+    'equal a clean build after each of a series of random edits, with no stale file left%s',
+    async (kept) => {
+      const checkedFiles = kept ? new CheckedFiles() : undefined;
+      const content = await tempDir();
+      await generateContent(content, { movies: 300, series: 4, episodes: 6, itemsPerFile: 50 });
+      const out = await tempDir();
+      expect((await build({ contentDir: content, outDir: out, checkedFiles })).ok).toBe(true);
+      const next = random(7);
+      const files = async () => (await readdir(path.join(content, 'movies'))).sort().map((f) => path.join(content, 'movies', f));
 
-    const edits: [string, (text: string) => string][] = [
-      ['rename', (t) => t.replace(/name: "([^"]*)"/, `name: "Renamed ${Math.floor(next() * 1e6)}"`)],
-      ['remove', (t) => t.replace(/\n- id: [\s\S]*?(?=\n- id: |$)/, '')],
-      ['add', (t) => `${t}- { id: "bm:new${Math.floor(next() * 1e9)}", type: movie, name: "Added", genres: [Western] }\n`],
-      ['move to picks', (t) => t.replace(/(\n- id: "[^"]*"\n  type: movie\n)/, '$1  catalogs: [picks]\n')],
-      ['change a stream', (t) => t.replace(/cdn\.example\.org\/m\/(\d+)\.mp4/, `cdn.example.org/m/$1-v${Math.floor(next() * 100)}.mp4`)],
-      ['change a genre', (t) => t.replace(/genres: \[[^\]]*\]/, 'genres: [Horror]')],
-      ['add a genre no catalog had', (t) => t.replace(/genres: \[/, `genres: [Noir ${Math.floor(next() * 3)}, `)],
-    ];
-    // Settings change what every item's files hold: these rebuilds must not trust a single fingerprint.
-    const settingsEdits: [string, (text: string) => string][] = [
-      ['change the cache hints', (t) => t.replace(/maxAge: \d+/, `maxAge: ${60 + Math.floor(next() * 1e4)}`)],
-      ['make a catalog offer fixed genres', (t) => t.replace(/(id: newest, .*)genres: auto/, '$1genres: [Noir 1, Drama]')],
-    ];
-    for (let step = 0; step < 14; step++) {
-      const settings = step % 5 === 4;
-      const [name, edit] = settings ? settingsEdits[((step - 4) / 5) % settingsEdits.length]! : edits[Math.floor(next() * edits.length)]!;
-      const list = await files();
-      const file = settings ? path.join(content, 'addon.yaml') : list[Math.floor(next() * list.length)]!;
-      await writeFile(file, edit(await readFile(file, 'utf8')));
+      const edits: [string, (text: string) => string][] = [
+        ['rename', (t) => t.replace(/name: "([^"]*)"/, `name: "Renamed ${Math.floor(next() * 1e6)}"`)],
+        ['remove', (t) => t.replace(/\n- id: [\s\S]*?(?=\n- id: |$)/, '')],
+        ['add', (t) => `${t}- { id: "bm:new${Math.floor(next() * 1e9)}", type: movie, name: "Added", genres: [Western] }\n`],
+        ['move to picks', (t) => t.replace(/(\n- id: "[^"]*"\n  type: movie\n)/, '$1  catalogs: [picks]\n')],
+        ['change a stream', (t) => t.replace(/cdn\.example\.org\/m\/(\d+)\.mp4/, `cdn.example.org/m/$1-v${Math.floor(next() * 100)}.mp4`)],
+        ['change a genre', (t) => t.replace(/genres: \[[^\]]*\]/, 'genres: [Horror]')],
+        ['add a genre no catalog had', (t) => t.replace(/genres: \[/, `genres: [Noir ${Math.floor(next() * 3)}, `)],
+      ];
+      // Settings change what every item's files hold: these rebuilds must not trust a single fingerprint.
+      const settingsEdits: [string, (text: string) => string][] = [
+        ['change the cache hints', (t) => t.replace(/maxAge: \d+/, `maxAge: ${60 + Math.floor(next() * 1e4)}`)],
+        ['make a catalog offer fixed genres', (t) => t.replace(/(id: newest, .*)genres: auto/, '$1genres: [Noir 1, Drama]')],
+      ];
+      for (let step = 0; step < 14; step++) {
+        const settings = step % 5 === 4;
+        const [name, edit] = settings ? settingsEdits[((step - 4) / 5) % settingsEdits.length]! : edits[Math.floor(next() * edits.length)]!;
+        const list = await files();
+        const file = settings ? path.join(content, 'addon.yaml') : list[Math.floor(next() * list.length)]!;
+        await writeFile(file, edit(await readFile(file, 'utf8')));
 
-      const incremental = await build({ contentDir: content, outDir: out });
-      expect(incremental.ok, `${step} ${name}`).toBe(true);
-      // New cache hints are in every file: none may be kept on the strength of its fingerprint.
-      if (name === 'change the cache hints') expect(incremental.write!.written, name).toBeGreaterThan(300 * 3);
-      const clean = await tempDir();
-      await build({ contentDir: content, outDir: clean });
-      const [a, b] = [await readTree(out), await readTree(clean)];
-      expect([...a.keys()].sort(), `${step} ${name}: files`).toEqual([...b.keys()].sort());
-      for (const [file, bytes] of b) expect(a.get(file)!.equals(bytes), `${step} ${name}: ${file}`).toBe(true);
-    }
-  }, 120_000);
+        const incremental = await build({ contentDir: content, outDir: out, checkedFiles });
+        expect(incremental.ok, `${step} ${name}`).toBe(true);
+        // New cache hints are in every file: none may be kept on the strength of its fingerprint.
+        if (name === 'change the cache hints') expect(incremental.write!.written, name).toBeGreaterThan(300 * 3);
+        const clean = await tempDir();
+        await build({ contentDir: content, outDir: clean });
+        const [a, b] = [await readTree(out), await readTree(clean)];
+        expect([...a.keys()].sort(), `${step} ${name}: files`).toEqual([...b.keys()].sort());
+        for (const [file, bytes] of b) expect(a.get(file)!.equals(bytes), `${step} ${name}: ${file}`).toBe(true);
+      }
+    },
+    120_000,
+  );
 });
 
 describe('an interrupted build', () => {

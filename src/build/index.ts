@@ -12,6 +12,7 @@ import { hostReport, HOSTS, type Host, type HostReport } from '../hosts/index.js
 import type { PageTemplates } from '../plan/page.js';
 import type { OutputFile } from '../plan/index.js';
 import type { Environment } from '../validate/secrets.js';
+import type { CheckedFiles } from '../validate/checked-files.js';
 import { streamOwners, type Content } from '../shared/content.js';
 import { stagingDirOf, writeOutput, type WriteResult } from '../write/index.js';
 import { PAGE_TEMPLATES, templateUrl } from '../shared/package.js';
@@ -45,6 +46,12 @@ export interface BuildOptions {
    * files' stamps, without reading them.
    */
   reuse?: boolean;
+  /**
+   * What earlier builds' checks of each item file found, kept by a long-lived caller (serve
+   * --watch) between its builds: a file whose text and settings are as they were is neither
+   * parsed nor checked again. This build's are added.
+   */
+  checkedFiles?: CheckedFiles;
 }
 
 const STAGES = ['load', 'validate', 'plan', 'write'] as const;
@@ -144,7 +151,12 @@ async function pipeline(options: BuildOptions, where: { outDir?: string; s3Dir?:
   // Every content file with the stamp it had: the last build stands without reading one.
   const unread = folders && (await lastBuildUnread(options, folders, env));
   if (unread?.last) return done({ ...unread.last, sources: [] });
-  const loaded = await loadContent(options.contentDir, { maxFileSize: options.maxFileSize, env });
+  const checkedFiles = options.checkedFiles;
+  const loaded = await loadContent(options.contentDir, {
+    maxFileSize: options.maxFileSize,
+    env,
+    ...(checkedFiles && { known: (file: SourceFile) => checkedFiles.has(file) }),
+  });
   // What reading the files found (links not followed, say): every build reads them again.
   const readProblems = loaded.diagnostics.list();
   const { generator, inputs, settings } = await buildInputs(options, loaded);
@@ -182,6 +194,7 @@ async function pipeline(options: BuildOptions, where: { outDir?: string; s3Dir?:
     baseUrl: options.baseUrl,
     env,
     allowCredentialsInOutput: options.allowCredentialsInOutput,
+    checkedFiles,
   });
   let { content } = validated;
   if (!content) return done({ ok: false, diagnostics: validated.diagnostics, sources: loaded.files });

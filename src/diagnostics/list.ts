@@ -66,6 +66,11 @@ export class DiagnosticList {
     else tally.omitted[severity]++;
   }
 
+  /** Whether any problem of `file` was found. */
+  has(file: string): boolean {
+    return this.files.has(file);
+  }
+
   /** The diagnostics kept, in the order found, then a too-many-problems for each file that had more. */
   list(): Diagnostic[] {
     const summaries: Diagnostic[] = [];

@@ -25,6 +25,16 @@ export interface LoadOptions {
   parseThreads?: number;
   /** Variables for `${NAME}` in the URLs of `playlists` (as validate expands addon.yaml); default `process.env`. */
   env?: Environment;
+  /**
+   * Item files whose values the caller already has (validate/checked-files.ts): not parsed, and
+   * `items` yields `{ known: file }` in their place. Asked once per item file, as the iteration starts.
+   */
+  known?: (file: SourceFile) => boolean;
+}
+
+/** An item file that load did not parse, since the caller has what its values became (LoadOptions.known). */
+export interface KnownFile {
+  known: SourceFile;
 }
 
 const PARSE_THREADS_FROM = 1024 * 1024;
@@ -38,7 +48,7 @@ export interface Loaded {
    * iteration; a file's values are made only when its turn comes, so that few are alive at once.
    * Iterate once. Problems found go to `diagnostics`.
    */
-  items: AsyncIterable<SourceValue>;
+  items: AsyncIterable<SourceValue | KnownFile>;
   files: SourceFile[];
   /** The problems found so far; validate adds its own, within the same limit per file. */
   diagnostics: DiagnosticList;
@@ -80,9 +90,7 @@ export async function loadContent(contentDir: string, options: LoadOptions = {})
   });
   files.push(...fetched);
   const itemFiles = files.filter((source) => source.relative !== ADDON_FILE && !source.unreadable);
-  const bytes = itemFiles.reduce((sum, source) => sum + source.text.length, 0);
-  const threads = options.parseThreads ?? (bytes >= PARSE_THREADS_FROM ? Math.min(3, Math.max(1, os.availableParallelism() - 1)) : 0);
-  const loaded: Loaded = { items: itemsOf(itemFiles, diagnostics, threads), files, diagnostics, ...(addon && { addon }) };
+  const loaded: Loaded = { items: itemsOf(itemFiles, diagnostics, options), files, diagnostics, ...(addon && { addon }) };
   // Reading it may have failed with a problem of its own (unreadable, binary, a link that leaves the folder).
   if (!addonFile && !diagnostics.list().some((d) => d.file === addonPath)) {
     diagnostics.push(problem('missing-addon-yaml', { path: addonPath }, { file: addonPath }));
@@ -140,15 +148,19 @@ function kindOf(file: SourceFile): ContentSource {
 
 /**
  * The values of the item files in file order: each source parses its own files (ahead, as it
- * sees fit), and they are taken in turn. Parsing starts when the iteration does, and each
+ * sees fit), and they are taken in turn; a file the caller knows stands for its values. Parsing starts when the iteration does, and each
  * source's parse ends when it does, however it ends.
  */
-function itemsOf(itemFiles: readonly SourceFile[], diagnostics: DiagnosticList, threads: number): AsyncIterable<SourceValue> {
+function itemsOf(itemFiles: readonly SourceFile[], diagnostics: DiagnosticList, options: LoadOptions): AsyncIterable<SourceValue | KnownFile> {
   return {
     async *[Symbol.asyncIterator]() {
+      const parsed = itemFiles.map((file) => !options.known?.(file));
+      const bytes = itemFiles.reduce((sum, source, i) => sum + (parsed[i] ? source.text.length : 0), 0);
+      const threads = options.parseThreads ?? (bytes >= PARSE_THREADS_FROM ? Math.min(3, Math.max(1, os.availableParallelism() - 1)) : 0);
       const filesOf = new Map<ContentSource, SourceFile[]>();
       const kinds = itemFiles.map(kindOf);
       for (const [i, kind] of kinds.entries()) {
+        if (!parsed[i]) continue;
         let files = filesOf.get(kind);
         if (!files) filesOf.set(kind, (files = []));
         files.push(itemFiles[i]!);
@@ -156,7 +168,11 @@ function itemsOf(itemFiles: readonly SourceFile[], diagnostics: DiagnosticList, 
       const parses = new Map<ContentSource, AsyncIterator<Iterable<SourceValue>>>();
       for (const [kind, files] of filesOf) parses.set(kind, kind.parseItemFiles(files, diagnostics, threads)[Symbol.asyncIterator]());
       try {
-        for (const kind of kinds) {
+        for (const [i, kind] of kinds.entries()) {
+          if (!parsed[i]) {
+            yield { known: itemFiles[i]! };
+            continue;
+          }
           const next = await parses.get(kind)!.next();
           if (next.done) return;
           yield* next.value;

@@ -4,11 +4,12 @@ import { watch, type FSWatcher } from 'node:fs';
 import { mkdtemp, readdir, realpath, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { build, type BuildResult } from '../build/index.js';
+import { build, type BuildOptions, type BuildResult } from '../build/index.js';
 import { hasRewrites, headerRules } from '../hosts/index.js';
 import { searchAnswers } from '../plan/index.js';
 import { readManifest, type Tree } from './http.js';
 import { linkOutput } from '../write/index.js';
+import { CheckedFiles } from '../validate/checked-files.js';
 import type { AddonServer, ServeOptions } from './index.js';
 
 /** The first build failed (without `watch` there is nothing to serve); the diagnostics went to onBuild. */
@@ -43,6 +44,7 @@ export async function startBuilds(contentDir: string, baseUrl: string, options: 
   let timer: NodeJS.Timeout | undefined;
   let building: Promise<void> | undefined;
   let pending = false;
+  const settings = buildSettings(contentDir, baseUrl, options);
   const onError = (cause: unknown) => options.onError?.(cause instanceof Error ? cause : new Error(String(cause)));
 
   const folders = options.watch
@@ -56,16 +58,7 @@ export async function startBuilds(contentDir: string, baseUrl: string, options: 
     // Folders made since the last build are watched before this build reads them.
     await folders?.sync();
     const slot = served === 0 ? 1 : 0;
-    const result = await build({
-      contentDir,
-      outDir: slots[slot],
-      baseUrl,
-      hosts: [],
-      maxFileSize: options.maxFileSize,
-      allowCredentialsInOutput: options.allowCredentialsInOutput,
-      // The header rules below come from the content: always check it.
-      reuse: false,
-    });
+    const result = await build({ ...settings, outDir: slots[slot] });
     if (result.ok && !closed) {
       state.tree = {
         root: slots[slot],
@@ -134,6 +127,21 @@ export async function startBuilds(contentDir: string, baseUrl: string, options: 
     throw cause;
   }
   return { close };
+}
+
+/** The options of every build of one server, but the folder it writes. */
+function buildSettings(contentDir: string, baseUrl: string, options: ServeOptions): BuildOptions {
+  return {
+    contentDir,
+    baseUrl,
+    hosts: [],
+    maxFileSize: options.maxFileSize,
+    allowCredentialsInOutput: options.allowCredentialsInOutput,
+    // The header rules the server answers with come from the content: always check it.
+    reuse: false,
+    // What each item file became, kept between builds: an edit parses and checks only its file.
+    checkedFiles: new CheckedFiles(),
+  };
 }
 
 /**

@@ -1,5 +1,6 @@
 // Stage 2, validate: check the loaded YAML against the content schemas and across items, and
 // resolve it into `Content`, the complete, checked description of the addon that plan lays out.
+import path from 'node:path';
 import { z } from 'zod';
 import { hasErrors, problem, suggester, type Diagnostic, type DiagnosticList } from '../diagnostics/index.js';
 import { letGoOfTexts, locate, type Loaded, type SourceFile, type SourceValue } from '../load/index.js';
@@ -21,6 +22,8 @@ import { resolveAddonCatalogs } from './addon-catalogs.js';
 import { checkConfig, checkWhen, warnUnusedOptions, whensOf } from './config.js';
 import type { ConfigOption } from '../shared/configurations.js';
 import { baseUrl as baseUrlSchema, contentSchemas, type AddonSettings } from './schema.js';
+import type { CheckedFiles, FileResult } from './checked-files.js';
+import { textFingerprint } from '../plan/fingerprints.js';
 import { expandVariables, needsWalk, policyLists, secretPolicy, secretsIn, type Environment } from './secrets.js';
 
 // What other stages and the tests import from validate.
@@ -47,6 +50,8 @@ export interface ValidateOptions {
   env?: Environment;
   /** Credentials in `proxyHeaders` are a warning instead of an error. */
   allowCredentialsInOutput?: boolean;
+  /** What earlier builds' checks of each item file found, to take instead of checking it again; this build's are added. */
+  checkedFiles?: CheckedFiles;
 }
 
 export interface Validated {
@@ -113,33 +118,15 @@ async function checkLoaded(loaded: Loaded, options: ValidateOptions): Promise<Va
     if (addon) config = checkAddonConfig(addon, locatorOf(loaded.addon), diagnostics, usedKeys);
   }
 
-  const items: Item[] = [];
-  let externalTitles: ExternalTitle[] = [];
   const catalogIndex = addon ? indexCatalogs(addon.catalogs) : undefined;
   const suggest = suggester();
-  let itemSchema = schemas.item;
-  let checked = 0;
-  for await (const value of loaded.items) {
-    if (++checked === COMPILE_ITEM_SCHEMA_AT) itemSchema = z.compile(schemas.item);
-    const failed = expand(value);
-    files.from(value, baseUrl);
-    const parsed = parseWith(itemSchema, value, diagnostics, failed);
-    if (!parsed) continue;
-    const at = locatorOf(value);
-    checkCredentials(parsed, at, options.allowCredentialsInOutput ?? false, diagnostics);
-    if (config) for (const { path, when } of whensOf(parsed)) checkWhen(when, path, config, at, diagnostics, usedKeys);
-    if (!hasName(parsed)) {
-      if (catalogIndex) checkType(parsed, catalogIndex, addon!.types, at, diagnostics, suggest, true);
-      const title = externalTitle(parsed, at, value.source, diagnostics);
-      if (title) externalTitles.push(title);
-      continue;
-    }
-    items.push(normalizeItem(parsed, at, value.source, diagnostics, suggest));
-    if (catalogIndex) {
-      checkType(parsed, catalogIndex, addon!.types, at, diagnostics, suggest);
-      checkCatalogNames(parsed, catalogIndex, at, diagnostics, suggest);
-    }
-  }
+  options.checkedFiles?.begin(checkContext(loaded, options, env));
+  const allowCredentials = options.allowCredentialsInOutput ?? false;
+  const checks: ValueChecks = { schemas, expand, needsWalk: needsWalkOnce, files, baseUrl, diagnostics, allowCredentials, config, suggest };
+  if (addon && catalogIndex) checks.catalogs = { index: catalogIndex, types: addon.types };
+  const { items, externalTitles: checkedTitles, usedKeys: named } = await checkItemFiles(loaded, checks, options.checkedFiles);
+  let externalTitles = checkedTitles;
+  for (const key of named) usedKeys.add(key);
   if (!addon || !loaded.addon || !config) return { diagnostics: diagnostics.list() };
 
   const addonAt = locatorOf(loaded.addon);
@@ -171,6 +158,105 @@ async function checkLoaded(loaded: Loaded, options: ValidateOptions): Promise<Va
   checkResources(content, addonAt, diagnostics);
   const all = diagnostics.list();
   return hasErrors(all) ? { diagnostics: all } : { content, diagnostics: all };
+}
+
+/**
+ * Everything but a file's own text that what its values become depends on: the options, the
+ * variables, and addon.yaml (settings, catalogs, config, playlists' settings, guarded values).
+ */
+function checkContext(loaded: Loaded, options: ValidateOptions, env: Environment): string {
+  const addon = loaded.addon ? textFingerprint(loaded.addon.source) : null;
+  const variables = Object.entries(env).sort(([a], [b]) => (a < b ? -1 : 1));
+  return JSON.stringify([path.resolve(options.contentDir), options.baseUrl ?? null, options.allowCredentialsInOutput ?? false, addon, variables]);
+}
+
+/** What each item's value is checked with and against; problems go to `diagnostics`. */
+interface ValueChecks {
+  schemas: ReturnType<typeof contentSchemas>;
+  /** Replaces the variables in a value; the paths whose replacement failed (reported). */
+  expand: (value: SourceValue) => ReadonlySet<string>;
+  /** Whether a file holds a variable or a guarded value. */
+  needsWalk: (source: SourceFile) => boolean;
+  files: ReturnType<typeof localFiles>;
+  baseUrl: string | undefined;
+  diagnostics: DiagnosticList;
+  allowCredentials: boolean;
+  /** Unknown when addon.yaml has an error: then no `when` is wrong. */
+  config: ConfigOption[] | undefined;
+  catalogs?: { index: ReturnType<typeof indexCatalogs>; types: AddonSettings['types'] };
+  suggest: ReturnType<typeof suggester>;
+}
+
+/**
+ * Checks the values of every item file, in file order, or takes what `kept` has of a file that is
+ * as it was. A file is kept for the next build when none of its values gave a problem or depends
+ * on more than its text: a variable (content.variables lists the values used) or a local file
+ * (which may be gone by then).
+ */
+async function checkItemFiles(loaded: Loaded, checks: ValueChecks, kept: CheckedFiles | undefined) {
+  const items: Item[] = [];
+  const externalTitles: ExternalTitle[] = [];
+  const usedKeys = new Set<string>();
+  const add = (result: FileResult) => {
+    for (const { value } of result.items) items.push(value);
+    for (const { value } of result.externalTitles) externalTitles.push(value);
+    for (const key of result.usedKeys) usedKeys.add(key);
+  };
+  // The file whose values are being checked and what they became, until the next file's come.
+  let current: { source: SourceFile; result: FileResult; resolved: number } | undefined;
+  const finish = () => {
+    if (!current) return;
+    add(current.result);
+    const { source, result, resolved } = current;
+    if (kept && !checks.needsWalk(source) && checks.files.resolved() === resolved && !checks.diagnostics.has(source.file)) kept.keep(source, result);
+    current = undefined;
+  };
+  let itemSchema = checks.schemas.item;
+  let checked = 0;
+  for await (const next of loaded.items) {
+    if ('known' in next) {
+      finish();
+      add(kept!.take(next.known, (source, document, at) => locatorOf({ source, document, at, value: undefined })));
+      continue;
+    }
+    if (current?.source !== next.source) {
+      finish();
+      current = { source: next.source, result: { items: [], externalTitles: [], usedKeys: [] }, resolved: checks.files.resolved() };
+    }
+    if (++checked === COMPILE_ITEM_SCHEMA_AT) itemSchema = z.compile(checks.schemas.item);
+    checkValue(next, itemSchema, checks, current.result);
+  }
+  finish();
+  kept?.end();
+  return { items, externalTitles, usedKeys };
+}
+
+/** Checks one item's value; what it becomes, an item or a title described elsewhere, goes to `result`. */
+function checkValue(value: SourceValue, schema: ValueChecks['schemas']['item'], checks: ValueChecks, result: FileResult): void {
+  const { diagnostics, suggest, catalogs } = checks;
+  const failed = checks.expand(value);
+  checks.files.from(value, checks.baseUrl);
+  const parsed = parseWith(schema, value, diagnostics, failed);
+  if (!parsed) return;
+  const at = locatorOf(value);
+  checkCredentials(parsed, at, checks.allowCredentials, diagnostics);
+  if (checks.config) {
+    const keys = new Set<string>();
+    for (const { path, when } of whensOf(parsed)) checkWhen(when, path, checks.config, at, diagnostics, keys);
+    result.usedKeys.push(...keys);
+  }
+  const place = { document: value.document, at: value.at };
+  if (!hasName(parsed)) {
+    if (catalogs) checkType(parsed, catalogs.index, catalogs.types, at, diagnostics, suggest, true);
+    const title = externalTitle(parsed, at, value.source, diagnostics);
+    if (title) result.externalTitles.push({ value: title, ...place });
+    return;
+  }
+  result.items.push({ value: normalizeItem(parsed, at, value.source, diagnostics, suggest), ...place });
+  if (catalogs) {
+    checkType(parsed, catalogs.index, catalogs.types, at, diagnostics, suggest);
+    checkCatalogNames(parsed, catalogs.index, at, diagnostics, suggest);
+  }
 }
 
 /** `config` and the `when` of each catalog; undefined when an option cannot be built. */

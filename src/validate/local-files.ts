@@ -57,6 +57,7 @@ export function localFiles(contentDir: string) {
   const root = path.resolve(contentDir);
   let realRoot: string | undefined;
   const copied = new Map<string, string>();
+  let resolved = 0;
   let current: { dir: string; baseUrl: string | undefined } = { dir: root, baseUrl: undefined };
 
   const resolve: LocalFileResolver = (value) => {
@@ -90,6 +91,7 @@ export function localFiles(contentDir: string) {
     }
     const output = `${ASSETS_DIR}/${relative.split(path.sep).join('/')}`;
     copied.set(output, absolute);
+    resolved++;
     return { url: publicUrl(current.baseUrl, output) };
   };
 
@@ -99,6 +101,8 @@ export function localFiles(contentDir: string) {
     from(value: SourceValue, baseUrl: string | undefined) {
       current = { dir: path.dirname(value.source.absolute), baseUrl };
     },
+    /** How many values named a local file so far: what such a value becomes depends on more than its text. */
+    resolved: () => resolved,
     assets: (): Asset[] => [...copied].map(([output, source]) => ({ path: output, source })),
   };
 }

@@ -1,0 +1,87 @@
+// Builds that keep what each item file became (validate/checked-files.ts), as serve --watch does
+// between its builds: a file whose text and settings are as they were is neither parsed nor
+// checked again, and every build ends as a clean one would, with the same problems, located alike.
+import { rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { build, type BuildResult } from '../src/build/index.js';
+import { loadContent } from '../src/load/index.js';
+import { CheckedFiles } from '../src/validate/checked-files.js';
+import { addonYaml, contentDir, readTree, tempDir } from './support/content.js';
+
+const settings = (config: string) =>
+  addonYaml(`baseUrl: https://example.org/addon/\n${config}catalogs:\n  - { id: films, type: movie, name: Films }\n`);
+const QUALITY = 'config: [ { key: quality, type: select, options: [sd, hd] } ]\n';
+const files = {
+  'addon.yaml': settings(QUALITY),
+  'a.yaml': [
+    '- { id: "m:1", type: movie, name: One, streams: [ { url: "https://example.org/1.mp4", when: { quality: hd } } ] }',
+    '- { id: "m:2", type: movie, name: Two, streams: [ { url: "https://example.org/2.mp4" } ] }',
+    '',
+  ].join('\n'),
+  'b.yaml': '- { id: "m:3", type: movie, name: Three }\n- { id: "m:4", type: movie, name: Four, genres: [Drama] }\n',
+  'c.yaml': 'id: "m:5"\ntype: movie\nname: "Five ${TITLE}"\n',
+  'd.yaml': 'id: "m:6"\ntype: movie\nname: Six\nposter: poster.png\n',
+  'poster.png': Buffer.from('PNG, not really a picture'),
+};
+
+/** The item files a build with `checked` would not parse: those it kept, unchanged since. */
+async function knownFiles(dir: string, checked: CheckedFiles): Promise<string[]> {
+  const loaded = await loadContent(dir, { known: (file) => checked.has(file) });
+  const known: string[] = [];
+  for await (const next of loaded.items) if ('known' in next) known.push(next.known.relative);
+  return known.sort();
+}
+
+/** That `result`, of a build into `out`, is what a clean build of the same content gives. */
+async function expectClean(result: BuildResult, dir: string, out: string, env: Record<string, string>, step: string) {
+  const cleanOut = await tempDir();
+  const clean = await build({ contentDir: dir, outDir: cleanOut, env, reuse: false });
+  expect(result.ok, step).toBe(clean.ok);
+  // Which configurations' folders went is news only to a build into a folder that held them.
+  const own = result.diagnostics.filter((d) => d.code !== 'removed-configurations');
+  expect(own, step).toEqual(clean.diagnostics);
+  if (clean.ok) expect(await readTree(out), step).toEqual(await readTree(cleanOut));
+  await rm(cleanOut, { recursive: true, force: true });
+}
+
+describe('builds that keep what each file became', () => {
+  it('parse only the files that changed, and end as a clean build after each change', async () => {
+    const dir = await contentDir(files);
+    const out = await tempDir();
+    const checked = new CheckedFiles();
+    const env = { TITLE: 'Hello' };
+    const rebuild = () => build({ contentDir: dir, outDir: out, env, reuse: false, checkedFiles: checked });
+    const write = (name: string, text: string) => writeFile(path.join(dir, name), text);
+
+    await expectClean(await rebuild(), dir, out, env, 'first');
+    // A variable and a local file make what a file becomes depend on more than its text.
+    expect(await knownFiles(dir, checked)).toEqual(['a.yaml', 'b.yaml']);
+
+    const steps: [string, () => Promise<unknown>][] = [
+      ['a name changed', () => write('b.yaml', files['b.yaml'].replace('Three', 'Drei'))],
+      // Reported in a.yaml, with b.yaml's item (taken, not parsed) as the related location.
+      ['a duplicate id', () => write('a.yaml', files['a.yaml'].replace('"m:2"', '"m:3"'))],
+      ['the duplicate gone', () => write('a.yaml', files['a.yaml'])],
+      ['an error', () => write('b.yaml', files['b.yaml'].replace('type: movie, name: Four', 'name: Four'))],
+      ['the error fixed', () => write('b.yaml', files['b.yaml'])],
+      ['a variable changed', async () => (env.TITLE = 'World')],
+      ['a local file gone', () => rm(path.join(dir, 'poster.png'))],
+      ['the local file back', () => write('poster.png', 'PNG again')],
+      // a.yaml's `when` names an option that is no longer there.
+      ['the config gone', () => write('addon.yaml', settings(''))],
+      // An option no item names is a warning; the one a.yaml names (taken, not checked) is not.
+      ['an option added', () => write('addon.yaml', settings(QUALITY.replace(' ]', ', { key: extras, type: checkbox } ]')))],
+    ];
+    for (const [step, change] of steps) {
+      await change();
+      await expectClean(await rebuild(), dir, out, env, step);
+    }
+    expect((await rebuild()).diagnostics.map((d) => d.code)).toEqual(['unused-config']);
+    expect(await knownFiles(dir, checked)).toEqual(['a.yaml', 'b.yaml']);
+    // A file with a problem is checked again by the next build.
+    await write('b.yaml', files['b.yaml'].replace('"m:3", type: movie, ', '"m:3", '));
+    expect((await rebuild()).ok).toBe(false);
+    expect(await knownFiles(dir, checked)).toEqual(['a.yaml']);
+  });
+});
