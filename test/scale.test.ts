@@ -8,9 +8,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { generateContent, SIZES } from '../bench/generate.js';
-import { build } from '../src/build/index.js';
+import { build, keptBetweenBuilds } from '../src/build/index.js';
 import { stateFileOf } from '../src/write/index.js';
-import { CheckedFiles } from '../src/validate/checked-files.js';
 import { readTree, tempDir } from './support/content.js';
 import { checkTree } from './support/walk.js';
 
@@ -49,12 +48,12 @@ describe('incremental builds', () => {
   // Kept: as serve --watch builds, keeping what each file became between builds.
   it.each(['', ', keeping what each file became'])(
     'equal a clean build after each of a series of random edits, with no stale file left%s',
-    async (kept) => {
-      const checkedFiles = kept ? new CheckedFiles() : undefined;
+    async (keeping) => {
+      const memory = keeping ? keptBetweenBuilds() : undefined;
       const content = await tempDir();
       await generateContent(content, { movies: 300, series: 4, episodes: 6, itemsPerFile: 50 });
       const out = await tempDir();
-      expect((await build({ contentDir: content, outDir: out, checkedFiles })).ok).toBe(true);
+      expect((await build({ contentDir: content, outDir: out, kept: memory })).ok).toBe(true);
       const next = random(7);
       const files = async () => (await readdir(path.join(content, 'movies'))).sort().map((f) => path.join(content, 'movies', f));
 
@@ -79,7 +78,7 @@ describe('incremental builds', () => {
         const file = settings ? path.join(content, 'addon.yaml') : list[Math.floor(next() * list.length)]!;
         await writeFile(file, edit(await readFile(file, 'utf8')));
 
-        const incremental = await build({ contentDir: content, outDir: out, checkedFiles });
+        const incremental = await build({ contentDir: content, outDir: out, kept: memory });
         expect(incremental.ok, `${step} ${name}`).toBe(true);
         // New cache hints are in every file: none may be kept on the strength of its fingerprint.
         if (name === 'change the cache hints') expect(incremental.write!.written, name).toBeGreaterThan(300 * 3);

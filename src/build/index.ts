@@ -12,7 +12,8 @@ import { hostReport, HOSTS, type Host, type HostReport } from '../hosts/index.js
 import type { PageTemplates } from '../plan/page.js';
 import type { OutputFile } from '../plan/index.js';
 import type { Environment } from '../validate/secrets.js';
-import type { CheckedFiles } from '../validate/checked-files.js';
+import { CheckedFiles } from '../validate/checked-files.js';
+import { PreviewSizes } from '../plan/preview-sizes.js';
 import { streamOwners, type Content } from '../shared/content.js';
 import { stagingDirOf, writeOutput, type WriteResult } from '../write/index.js';
 import { PAGE_TEMPLATES, templateUrl } from '../shared/package.js';
@@ -47,11 +48,22 @@ export interface BuildOptions {
    */
   reuse?: boolean;
   /**
-   * What earlier builds' checks of each item file found, kept by a long-lived caller (serve
-   * --watch) between its builds: a file whose text and settings are as they were is neither
-   * parsed nor checked again. This build's are added.
+   * What earlier builds found, kept by a long-lived caller (serve --watch) between its builds
+   * (keptBetweenBuilds): this build takes what still holds and adds its own.
    */
-  checkedFiles?: CheckedFiles;
+  kept?: KeptBetweenBuilds;
+}
+
+/** What builds keep for the next, so that an edit's build does again little more than the edit asks. */
+export interface KeptBetweenBuilds {
+  /** What each item file became: a file whose text and settings are as they were is neither parsed nor checked again. */
+  checkedFiles: CheckedFiles;
+  /** The size of each item's preview, which measuring the output needs. */
+  previewSizes: PreviewSizes;
+}
+
+export function keptBetweenBuilds(): KeptBetweenBuilds {
+  return { checkedFiles: new CheckedFiles(), previewSizes: new PreviewSizes() };
 }
 
 const STAGES = ['load', 'validate', 'plan', 'write'] as const;
@@ -151,7 +163,7 @@ async function pipeline(options: BuildOptions, where: { outDir?: string; s3Dir?:
   // Every content file with the stamp it had: the last build stands without reading one.
   const unread = folders && (await lastBuildUnread(options, folders, env));
   if (unread?.last) return done({ ...unread.last, sources: [] });
-  const checkedFiles = options.checkedFiles;
+  const checkedFiles = options.kept?.checkedFiles;
   const loaded = await loadContent(options.contentDir, {
     maxFileSize: options.maxFileSize,
     env,
@@ -205,7 +217,8 @@ async function pipeline(options: BuildOptions, where: { outDir?: string; s3Dir?:
   content = listed.content;
 
   enter('plan');
-  const planned = plan(content, { hosts: options.hosts, templates: await readTemplates(), generator, outFromS3Dir });
+  const templates = await readTemplates();
+  const planned = plan(content, { hosts: options.hosts, templates, generator, outFromS3Dir, previewSizes: options.kept?.previewSizes });
   const diagnostics = [...validated.diagnostics, ...planned.diagnostics];
   const result = {
     diagnostics,

@@ -28,6 +28,7 @@ import { buildManifest, manifestTooLarge } from './manifest.js';
 import type { OutputFile } from './output-file.js';
 import { outputTooLarge, searchBudget, type Layout } from './output-size.js';
 import { renderPages, type PageTemplates } from './page.js';
+import type { PreviewSizes } from './preview-sizes.js';
 import { subtitlesWithoutStreams } from './subtitles.js';
 import { envelope, genreLinks, metaPreview, type Link } from './wire.js';
 import { HOST_FILES } from '../hosts/index.js';
@@ -50,6 +51,8 @@ export interface PlanOptions {
    * it, nothing says that a rebuild may skip rendering them.
    */
   generator?: string;
+  /** Preview sizes that earlier builds measured, kept by a long-lived caller (serve --watch); used with `generator`. */
+  previewSizes?: PreviewSizes;
 }
 
 export interface Plan {
@@ -62,6 +65,14 @@ export interface Plan {
 }
 
 export function plan(content: Content, options: PlanOptions = {}): Plan {
+  try {
+    return planFiles(content, options);
+  } finally {
+    options.previewSizes?.end();
+  }
+}
+
+function planFiles(content: Content, options: PlanOptions): Plan {
   const files: OutputFile[] = [];
   const hosts = options.hosts ?? HOSTS;
   const notFound = hosts.includes('cloudflare');
@@ -212,9 +223,15 @@ function planTree(
   const lists = new Map(content.catalogs.map((catalog) => [catalog, catalogLists(catalog, budget)]));
   if (tree.measure) {
     const previewBytes = new Map<Item, number>();
+    // Kept between builds by what a preview is rendered from: an edit renders few again.
+    const kept = options.previewSizes && fingerprints && { sizes: options.previewSizes, fingerprintOf: fingerprints.item };
+    const measure = (item: Item) => Buffer.byteLength(previewOf(item));
     const previewSize = (item: Item) => {
       let bytes = previewBytes.get(item);
-      if (bytes === undefined) previewBytes.set(item, (bytes = Buffer.byteLength(previewOf(item))));
+      if (bytes === undefined) {
+        bytes = kept ? kept.sizes.sizeOf(`${item.id}\0${kept.fingerprintOf(item)}`, () => measure(item)) : measure(item);
+        previewBytes.set(item, bytes);
+      }
       return bytes;
     };
     const manifestBytes = Buffer.byteLength(manifestBody);

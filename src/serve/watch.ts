@@ -4,12 +4,11 @@ import { watch, type FSWatcher } from 'node:fs';
 import { mkdtemp, readdir, realpath, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { build, type BuildOptions, type BuildResult } from '../build/index.js';
+import { build, keptBetweenBuilds, type BuildOptions, type BuildResult } from '../build/index.js';
 import { hasRewrites, headerRules } from '../hosts/index.js';
 import { searchAnswers } from '../plan/index.js';
 import { readManifest, type Tree } from './http.js';
 import { linkOutput } from '../write/index.js';
-import { CheckedFiles } from '../validate/checked-files.js';
 import type { AddonServer, ServeOptions } from './index.js';
 
 /** The first build failed (without `watch` there is nothing to serve); the diagnostics went to onBuild. */
@@ -139,8 +138,8 @@ function buildSettings(contentDir: string, baseUrl: string, options: ServeOption
     allowCredentialsInOutput: options.allowCredentialsInOutput,
     // The header rules the server answers with come from the content: always check it.
     reuse: false,
-    // What each item file became, kept between builds: an edit parses and checks only its file.
-    checkedFiles: new CheckedFiles(),
+    // An edit's build parses and checks only its file, and renders few previews.
+    kept: keptBetweenBuilds(),
   };
 }
 

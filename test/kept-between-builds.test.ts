@@ -1,12 +1,14 @@
-// Builds that keep what each item file became (validate/checked-files.ts), as serve --watch does
-// between its builds: a file whose text and settings are as they were is neither parsed nor
-// checked again, and every build ends as a clean one would, with the same problems, located alike.
+// Builds that keep what they found for the next (build/index.ts, keptBetweenBuilds), as serve
+// --watch does: a file whose text and settings are as they were is neither parsed nor checked
+// again (validate/checked-files.ts), an unchanged item's preview is not measured again
+// (plan/preview-sizes.ts), and every build ends as a clean one would, with the same problems.
 import { rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { build, type BuildResult } from '../src/build/index.js';
+import { build, keptBetweenBuilds, type BuildResult } from '../src/build/index.js';
 import { loadContent } from '../src/load/index.js';
-import { CheckedFiles } from '../src/validate/checked-files.js';
+import type { CheckedFiles } from '../src/validate/checked-files.js';
+import { PreviewSizes } from '../src/plan/preview-sizes.js';
 import { addonYaml, contentDir, readTree, tempDir } from './support/content.js';
 
 const settings = (config: string) =>
@@ -49,9 +51,10 @@ describe('builds that keep what each file became', () => {
   it('parse only the files that changed, and end as a clean build after each change', async () => {
     const dir = await contentDir(files);
     const out = await tempDir();
-    const checked = new CheckedFiles();
+    const kept = keptBetweenBuilds();
+    const checked = kept.checkedFiles;
     const env = { TITLE: 'Hello' };
-    const rebuild = () => build({ contentDir: dir, outDir: out, env, reuse: false, checkedFiles: checked });
+    const rebuild = () => build({ contentDir: dir, outDir: out, env, reuse: false, kept });
     const write = (name: string, text: string) => writeFile(path.join(dir, name), text);
 
     await expectClean(await rebuild(), dir, out, env, 'first');
@@ -83,5 +86,28 @@ describe('builds that keep what each file became', () => {
     await write('b.yaml', files['b.yaml'].replace('"m:3", type: movie, ', '"m:3", '));
     expect((await rebuild()).ok).toBe(false);
     expect(await knownFiles(dir, checked)).toEqual(['a.yaml']);
+  });
+
+  it('measure the previews of the edited file’s items again, and no other', async () => {
+    const dir = await contentDir({ ...files, 'c.yaml': 'id: "m:5"\ntype: movie\nname: Five\n', 'd.yaml': 'id: "m:6"\ntype: movie\nname: Six\n' });
+    const measured: string[] = [];
+    class Counted extends PreviewSizes {
+      override sizeOf(key: string, measure: () => number): number {
+        return super.sizeOf(key, () => (measured.push(key.split('\0')[0]!), measure()));
+      }
+    }
+    const kept = { ...keptBetweenBuilds(), previewSizes: new Counted() };
+    const rebuild = async () => {
+      measured.length = 0;
+      expect((await build({ contentDir: dir, outDir: await tempDir(), reuse: false, kept })).ok).toBe(true);
+      return measured.sort();
+    };
+    expect(await rebuild()).toEqual(['m:1', 'm:2', 'm:3', 'm:4', 'm:5', 'm:6']);
+    expect(await rebuild()).toEqual([]);
+    await writeFile(path.join(dir, 'b.yaml'), files['b.yaml'].replace('Three', 'Drei'));
+    expect(await rebuild()).toEqual(['m:3', 'm:4']);
+    // Settings are part of what every preview is rendered from.
+    await writeFile(path.join(dir, 'addon.yaml'), files['addon.yaml'].replace('https://example.org/addon/', 'https://example.org/other/'));
+    expect(await rebuild()).toEqual(['m:1', 'm:2', 'm:3', 'm:4', 'm:5', 'm:6']);
   });
 });

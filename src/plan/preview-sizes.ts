@@ -1,0 +1,24 @@
+// The sizes of items' previews, kept between the builds of a long-lived process (serve --watch):
+// measuring the output renders every item's preview (output-size.ts), and an edit changes few.
+
+export class PreviewSizes {
+  private kept = new Map<string, number>();
+  private next = new Map<string, number>();
+
+  /**
+   * The size of the preview that `key` names (all it is rendered from: an item's id and
+   * fingerprint, plan/fingerprints.ts), measured when no earlier build measured it.
+   */
+  sizeOf(key: string, measure: () => number): number {
+    let size = this.next.get(key) ?? this.kept.get(key);
+    if (size === undefined) size = measure();
+    this.next.set(key, size);
+    return size;
+  }
+
+  /** Ends a build: the next one finds what this one measured or found. */
+  end(): void {
+    this.kept = this.next;
+    this.next = new Map();
+  }
+}
