@@ -148,8 +148,8 @@ function kindOf(file: SourceFile): ContentSource {
 
 /**
  * The values of the item files in file order: each source parses its own files (ahead, as it
- * sees fit), and they are taken in turn; a file the caller knows stands for its values. Parsing starts when the iteration does, and each
- * source's parse ends when it does, however it ends.
+ * sees fit), and they are taken in turn; a file the caller knows stands for its values. Parsing
+ * starts when the iteration does, and each source's parse ends when it does, however it ends.
  */
 function itemsOf(itemFiles: readonly SourceFile[], diagnostics: DiagnosticList, options: LoadOptions): AsyncIterable<SourceValue | KnownFile> {
   return {
