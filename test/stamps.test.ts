@@ -101,6 +101,24 @@ describe('the stamps of the output folders', () => {
     }
   });
 
+  it('stand in for the listing of a rebuild whose content changed, but not where a reported foreign entry is in the way', async () => {
+    const { dir, out } = await built();
+    // Where the subtitles folder goes once an item has subtitles: reported, and stamped with the rest.
+    await writeFile(path.join(out, 'subtitles'), 'theirs');
+    expect((await build({ contentDir: dir, outDir: out })).diagnostics.map((d) => d.code)).toContain('foreign-files');
+    expect(await stamped(out)).toBe(true);
+    await writeFile(path.join(dir, 'x.yaml'), files['x.yaml'].replace('name: X', 'name: X2'));
+    const renamed = await build({ contentDir: dir, outDir: out });
+    expect(renamed.write!.written).toBeGreaterThan(0);
+    expect(await stamped(out)).toBe(true);
+    const before = await readTree(out);
+    await writeFile(path.join(dir, 'x.yaml'), `${files['x.yaml']}subtitles: [{ lang: eng, url: "https://example.org/x.srt" }]\n`);
+    await expect(build({ contentDir: dir, outDir: out })).rejects.toThrow(
+      `${path.join(out, 'subtitles')} is a file, where the build writes a folder`,
+    );
+    expect(await readTree(out)).toEqual(before);
+  });
+
   it('are not written when the names in a folder changed while the build wrote', async () => {
     const changes: { name: string; during: (out: string) => void }[] = [
       // A folder the build writes into, and one it does not touch.

@@ -23,7 +23,7 @@ export async function writeOutput(outDir: string, files: readonly OutputFile[], 
     throw ioFailure(error, 'Nothing was written.');
   });
   const previous = await readState(root);
-  const run = await prepareOutput(root, files, previous, options);
+  const run = await prepareOutput(root, files, previous, await readStateHead(root), options);
   try {
     await createOutputFiles(run);
     await removeStaleFiles(run);

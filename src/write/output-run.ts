@@ -6,8 +6,8 @@ import path from 'node:path';
 import { IoError, ioFailure } from '../diagnostics/index.js';
 import type { OutputFile } from '../plan/index.js';
 import { topFolderOf } from './paths.js';
-import { UNKNOWN, writeState, type State, type Written } from './state.js';
-import { foldersOf } from './stamps.js';
+import { UNKNOWN, writeState, type State, type StateHead, type Written } from './state.js';
+import { foldersOf, treeByStamps } from './stamps.js';
 import { listTree, removeAll, stageNewFolders, stagingDirOf, type Tree } from './tree.js';
 
 export interface WriteResult {
@@ -79,10 +79,16 @@ export interface OutputRun {
 }
 
 /**
- * Lists the output folder, refuses what is in the way, sweeps up the leftovers of an interrupted
+ * Lists the output folder (or finds it by its folders' stamps), refuses what is in the way, sweeps up the leftovers of an interrupted
  * build and makes the staging folder: nothing of the output is touched yet.
  */
-export async function prepareOutput(root: string, files: readonly OutputFile[], previous: State, options: WriteOptions): Promise<OutputRun> {
+export async function prepareOutput(
+  root: string,
+  files: readonly OutputFile[],
+  previous: State,
+  head: StateHead | undefined,
+  options: WriteOptions,
+): Promise<OutputRun> {
   const result: WriteResult = {
     files: files.length,
     bytes: 0,
@@ -105,7 +111,10 @@ export async function prepareOutput(root: string, files: readonly OutputFile[], 
       },
       ours,
     );
-  const existing = await listAgain();
+  let folders: string[] | undefined;
+  const foldersOfFiles = () => (folders ??= foldersOf(files.map((file) => file.path)));
+  // Listed unless the folders' stamps say what it holds.
+  const existing = (await treeByStamps(root, previous, head, foldersOfFiles)) ?? (await listAgain());
   refuseWhatIsInTheWay(root, existing);
   // Leftovers of an interrupted build, or of one that failed.
   await Promise.all([removeAll(root, existing.temporary), rm(stagingDirOf(root), { recursive: true, force: true })]).catch((error: unknown) => {
@@ -115,7 +124,6 @@ export async function prepareOutput(root: string, files: readonly OutputFile[], 
   const staging = await stageNewFolders(root, files, existing.top);
   const reported = new Set(previous.foreign);
   result.foreign = foreign.filter((f) => !reported.has(f));
-  let folders: string[] | undefined;
   const isStaged = (file: string) => staging !== undefined && staging.tops.has(topFolderOf(file));
   const run: OutputRun = {
     root,
@@ -134,7 +142,7 @@ export async function prepareOutput(root: string, files: readonly OutputFile[], 
     intentBegun: false,
     touched: false,
     done: 0,
-    folders: () => (folders ??= foldersOf(files.map((file) => file.path))),
+    folders: foldersOfFiles,
   };
   run.recordIntent = intentRecorder(run);
   return run;
