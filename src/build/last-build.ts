@@ -9,7 +9,7 @@ import path from 'node:path';
 import { mapDiagnosticFiles, type Diagnostic } from '../diagnostics/index.js';
 import type { HostReport } from '../hosts/index.js';
 import type { ContentStamps, Loaded } from '../load/index.js';
-import { sha1, textFingerprint } from '../plan/fingerprints.js';
+import { sha1, textFingerprint } from '../shared/fingerprint.js';
 import { expandText, secretPolicy, secretsIn, type Environment } from '../validate/secrets.js';
 import type { Content } from '../shared/content.js';
 import type { WriteResult } from '../write/index.js';

@@ -21,7 +21,7 @@ export interface SourceFile extends ContentText {
   lines?: LineCounter;
   /** A table's columns and where each item's rows are (csv.ts), set when it is parsed. */
   table?: TableLayout;
-  /** A hash of the text, once a build asks for it (plan/fingerprints.ts, textFingerprint). */
+  /** A hash of the text, once a build asks for it (shared/fingerprint.ts, textFingerprint). */
   textFingerprint?: string;
   /** The source that parses it when its name does not say: a playlist read from a URL. */
   kind?: ContentSource;

@@ -1,22 +1,7 @@
 // Fingerprints of what files are rendered from: a rebuild keeps a file whose fingerprint it recorded.
-import { hash } from 'node:crypto';
-import type { SourceFile } from '../load/index.js';
+import { sha1, textFingerprint } from '../shared/fingerprint.js';
 import type { Content, FileOrigin, Item } from '../shared/content.js';
 import type { Link } from './wire.js';
-
-/** The fingerprint of a text or of bytes, as the bookkeeping keeps it (one call, no Hash object). */
-export function sha1(data: string | Uint8Array): string {
-  return hash('sha1', data, 'base64url');
-}
-
-/**
- * The fingerprint of a content file's text, worked out once: a build's inputs (build/last-build.ts)
- * and its files' fingerprints (below) both need it, and hashing all the content's YAML twice would
- * be wasted time (figures: bench/README.md, 'Text fingerprints once').
- */
-export function textFingerprint(source: SourceFile): string {
-  return (source.textFingerprint ??= sha1(source.text));
-}
 
 /**
  * Fingerprints of what files are rendered from. An item's files are rendered from the item,

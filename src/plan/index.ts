@@ -34,7 +34,6 @@ import { envelope, genreLinks, metaPreview, type Link } from './wire.js';
 import { HOST_FILES } from '../hosts/index.js';
 
 export { catalogPages, PAGE_SIZE } from './catalog-pages.js';
-export { sha1, textFingerprint } from './fingerprints.js';
 export { MANIFEST_LIMIT_BYTES } from './manifest.js';
 export { searchAnswers, type SearchRequest } from './search-answers.js';
 export type { OutputFile } from './output-file.js';

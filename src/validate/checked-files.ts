@@ -2,7 +2,7 @@
 // --watch): a file whose text is as it was, checked against the same settings, is neither parsed
 // nor checked again. Kept only for files that gave no problem and depend on nothing but their text
 // and the settings: no `${NAME}` or guarded value, no local file (which may have gone since).
-import { textFingerprint } from '../plan/fingerprints.js';
+import { textFingerprint } from '../shared/fingerprint.js';
 import type { SourceFile } from '../load/index.js';
 import type { ExternalTitle, Item } from '../shared/content.js';
 import type { Locator } from './issues.js';

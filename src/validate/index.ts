@@ -23,7 +23,7 @@ import { checkConfig, checkWhen, warnUnusedOptions, whensOf } from './config.js'
 import type { ConfigOption } from '../shared/configurations.js';
 import { baseUrl as baseUrlSchema, contentSchemas, type AddonSettings } from './schema.js';
 import type { CheckedFiles, FileResult } from './checked-files.js';
-import { textFingerprint } from '../plan/fingerprints.js';
+import { textFingerprint } from '../shared/fingerprint.js';
 import { expandVariables, needsWalk, policyLists, secretPolicy, secretsIn, type Environment } from './secrets.js';
 
 // What other stages and the tests import from validate.

@@ -79,8 +79,9 @@ export interface OutputRun {
 }
 
 /**
- * Lists the output folder (or finds it by its folders' stamps), refuses what is in the way, sweeps up the leftovers of an interrupted
- * build and makes the staging folder: nothing of the output is touched yet.
+ * Lists the output folder (or finds it by its folders' stamps), refuses what is in the way,
+ * sweeps up the leftovers of an interrupted build and makes the staging folder: nothing of the
+ * output is touched yet.
  */
 export async function prepareOutput(
   root: string,

@@ -1,11 +1,11 @@
-// Part of stage 4, write: stamps of the output's folders, which let a rebuild that changes nothing
-// skip listing the output folder (a quarter of a million files in the large benchmark). Adding,
-// removing or renaming an entry of a folder changes the folder's modification and change times:
-// while every folder that holds files of ours has the device, inode and times it had when the
-// build that wrote them ended, each holds the names it held then, which were the record's. A
-// file's bytes changed under the same name are not seen, as the listing does not see them either.
-// Whatever doubts (a folder missing or changed, a stamp no older than the record) means the
-// listing, never a wrong "unchanged".
+// Part of stage 4, write: stamps of the output's folders, which let a rebuild skip listing the
+// output folder (a quarter of a million files in the large benchmark). Adding, removing or
+// renaming an entry of a folder changes the folder's modification and change times: while every
+// folder that holds files of ours has the device, inode and times it had when the build that
+// wrote them ended, each holds the names it held then, which were the record's. A file's bytes
+// changed under the same name are not seen, as the listing does not see them either. Whatever
+// doubts (a folder missing or changed, a stamp no older than the record) means the listing, never
+// a wrong "unchanged".
 import type { BigIntStats } from 'node:fs';
 import { lstat, readdir } from 'node:fs/promises';
 import path from 'node:path';
