@@ -88,6 +88,42 @@ describe('builds that keep what each file became', () => {
     expect(await knownFiles(dir, checked)).toEqual(['a.yaml']);
   });
 
+  it('take playlists and tables as they were read: channels of two playlists merged, problems located in a table', async () => {
+    const playlist = (host: string) =>
+      `#EXTINF:-1 tvg-id="news" group-title="News",News One\nhttp://${host}/news.m3u8\n#EXTINF:-1,Café ${host}\nhttp://${host}/cafe.ts\n`;
+    const yaml = 'id: "m:9"\ntype: movie\nname: Nine\n';
+    const dir = await contentDir({
+      'addon.yaml': addonYaml(
+        'catalogs:\n  - { id: channels, type: tv, name: Channels, genres: auto }\n  - { id: films, type: movie, name: Films }\n',
+      ),
+      'a.m3u': playlist('a.example.org'),
+      'b.m3u': playlist('b.example.org'),
+      'films.csv': 'id,type,name,genres,url\npd:a,movie,A,Drama|Horror,https://example.org/a.mp4\npd:b,movie,B,,https://example.org/b.mp4\n',
+      'c.yaml': yaml,
+    });
+    const out = await tempDir();
+    const kept = keptBetweenBuilds();
+    const env = {};
+    const rebuild = () => build({ contentDir: dir, outDir: out, env, reuse: false, kept });
+    const write = (name: string, text: string) => writeFile(path.join(dir, name), text);
+    await expectClean(await rebuild(), dir, out, env, 'first');
+    expect(await knownFiles(dir, kept.checkedFiles)).toEqual(['a.m3u', 'b.m3u', 'c.yaml', 'films.csv']);
+    const steps: [string, () => Promise<unknown>][] = [
+      ['a YAML file edited', () => write('c.yaml', yaml.replace('Nine', 'Neun'))],
+      ['a playlist edited', () => write('b.m3u', playlist('b2.example.org'))],
+      // Reported at the table's row (taken, not parsed), the later of the two.
+      ['an id a table row has', () => write('c.yaml', yaml.replace('m:9', 'pd:b'))],
+      ['the id changed back', () => write('c.yaml', yaml)],
+    ];
+    for (const [step, change] of steps) {
+      await change();
+      const result = await rebuild();
+      await expectClean(result, dir, out, env, step);
+      if (step === 'an id a table row has')
+        expect(result.diagnostics.map((d) => [d.file && path.basename(d.file), d.line])).toEqual([['films.csv', 3]]);
+    }
+  });
+
   it('measure the previews of the edited file’s items again, and no other', async () => {
     const dir = await contentDir({ ...files, 'c.yaml': 'id: "m:5"\ntype: movie\nname: Five\n', 'd.yaml': 'id: "m:6"\ntype: movie\nname: Six\n' });
     const measured: string[] = [];

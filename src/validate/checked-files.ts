@@ -24,6 +24,8 @@ export interface FileResult {
 interface Kept extends FileResult {
   fingerprint: string;
   kind: SourceFile['kind'];
+  /** The reading of the file that was parsed: what parsing left on it holds for the same text. */
+  source: SourceFile;
 }
 
 export class CheckedFiles {
@@ -52,6 +54,15 @@ export class CheckedFiles {
     const kept = this.kept.get(file.file);
     if (!kept || !this.has(file)) throw new Error(`${file.relative} was not kept`);
     this.next.set(file.file, kept);
+    // What parsing the same text left, which a file that is not parsed again lacks: a playlist's
+    // channels (validate/channels.ts merges those of several playlists), and the positions and
+    // table layout that locate its problems.
+    const parsed = kept.source;
+    file.spans ??= parsed.spans;
+    file.parsed ??= parsed.parsed;
+    file.lines ??= parsed.lines;
+    file.table ??= parsed.table;
+    file.playlist ??= parsed.playlist;
     const again = <T extends Item | ExternalTitle>({ value, document, at }: Placed<T>): Placed<T> => ({
       value: Object.assign({}, value, { source: file, where: locatorOf(file, document, at) }),
       document,
@@ -62,7 +73,7 @@ export class CheckedFiles {
 
   /** Keeps what `file` became for the next build. */
   keep(file: SourceFile, result: FileResult): void {
-    this.next.set(file.file, { ...result, fingerprint: textFingerprint(file), kind: file.kind });
+    this.next.set(file.file, { ...result, fingerprint: textFingerprint(file), kind: file.kind, source: file });
   }
 
   /** Ends the build: what the next one can take is what this one kept or took. */
