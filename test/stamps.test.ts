@@ -4,7 +4,7 @@
 // "unchanged".
 import { execFile } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
-import { cp, mkdir, readFile, realpath, rename, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readdir, readFile, realpath, rename, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
@@ -117,6 +117,27 @@ describe('the stamps of the output folders', () => {
       `${path.join(out, 'subtitles')} is a file, where the build writes a folder`,
     );
     expect(await readTree(out)).toEqual(before);
+  });
+
+  it('do not stand in for the listing where a reported foreign file keeps a folder the record no longer has', async () => {
+    // The series catalog's folder outlives its files, for a file of someone else's in it: no stamp covers it.
+    const catalogs = (series: boolean) =>
+      `catalogs:\n  - { id: c, type: movie, name: C }\n${series ? '  - { id: shows, type: series, name: Shows }\n' : ''}`;
+    const dir = await contentDir({ ...files, 'addon.yaml': addonYaml(catalogs(true)), 's.yaml': 'id: s\ntype: series\nname: S\n' });
+    const out = await realpath(await tempDir());
+    expect((await build({ contentDir: dir, outDir: out })).ok).toBe(true);
+    await writeFile(path.join(out, 'catalog/series/notes.txt'), 'theirs');
+    await writeFile(path.join(dir, 'addon.yaml'), addonYaml(catalogs(false)));
+    await rm(path.join(dir, 's.yaml'));
+    expect((await build({ contentDir: dir, outDir: out })).diagnostics.map((d) => d.code)).toContain('foreign-files');
+    expect(await stamped(out)).toBe(true);
+    // Where the series catalog's pages go once it is back: a link out of the output folder.
+    const outside = await tempDir();
+    await symlink(outside, path.join(out, 'catalog/series/shows'));
+    await writeFile(path.join(dir, 'addon.yaml'), addonYaml(catalogs(true)));
+    await writeFile(path.join(dir, 's.yaml'), 'id: s\ntype: series\nname: S\n');
+    await expect(build({ contentDir: dir, outDir: out })).rejects.toThrow(`${path.join(out, 'catalog/series/shows')} is a symbolic link`);
+    expect(await readdir(outside)).toEqual([]);
   });
 
   it('are not written when the names in a folder changed while the build wrote', async () => {

@@ -115,7 +115,7 @@ export async function prepareOutput(
   let folders: string[] | undefined;
   const foldersOfFiles = () => (folders ??= foldersOf(files.map((file) => file.path)));
   // Listed unless the folders' stamps say what it holds.
-  const existing = (await treeByStamps(root, previous, head, foldersOfFiles)) ?? (await listAgain());
+  const existing = (await treeByStamps(root, previous, head, planned, foldersOfFiles)) ?? (await listAgain());
   refuseWhatIsInTheWay(root, existing);
   // Leftovers of an interrupted build, or of one that failed.
   await Promise.all([removeAll(root, existing.temporary), rm(stagingDirOf(root), { recursive: true, force: true })]).catch((error: unknown) => {

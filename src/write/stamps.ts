@@ -160,15 +160,17 @@ async function heldStamps(root: string, head: StateHead): Promise<Map<string, st
  * The output folder as listTree would find it, worked out from the last build's record without
  * listing it, when every folder's stamp holds: each folder holds the record's files and the
  * foreign entries it reported, nothing else (no temporary file, nothing in the way of a folder of
- * the record). Undefined when a stamp doubts, or when a foreign entry is where one of `folders`
- * (this build's) goes: the listing would look inside it, or report it in the way. Listing a
- * quarter of a million files took a one-item rebuild about a second (bench/README.md, 'Folder
- * stamps').
+ * the record). Undefined when a stamp doubts, or when a foreign entry is somewhere the stamps do
+ * not cover (in a folder the record has no file in, which anything may have changed since), is
+ * where one of this build's files or `folders` goes (the listing would count it as ours, look
+ * inside it, or report it in the way). Listing a quarter of a million files took a one-item
+ * rebuild about a second (bench/README.md, 'Folder stamps').
  */
 export async function treeByStamps(
   root: string,
   previous: State,
   head: StateHead | undefined,
+  planned: (file: string) => boolean,
   folders: () => readonly string[],
 ): Promise<Tree | undefined> {
   if (!head || head.complete !== true || previous.complete !== true) return undefined;
@@ -178,7 +180,8 @@ export async function treeByStamps(
   const top = new Set<string>();
   for (const entry of previous.foreign) {
     const name = entry.endsWith('/') ? entry.slice(0, -1) : entry;
-    if (ours.has(name)) return undefined;
+    const slash = name.lastIndexOf('/');
+    if (!stamps.has(slash < 0 ? '' : name.slice(0, slash)) || ours.has(name) || planned(name)) return undefined;
     top.add(topFolderOf(`${name}/`));
   }
   for (const file of previous.files.keys()) top.add(topFolderOf(file) || file);
