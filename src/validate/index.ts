@@ -215,8 +215,9 @@ async function checkItemFiles(loaded: Loaded, checks: ValueChecks, kept: Checked
   let checked = 0;
   for await (const next of loaded.items) {
     if ('known' in next) {
+      if (!kept) throw new Error(`load did not parse ${next.known.relative}, but validate has nothing kept of it`);
       finish();
-      add(kept!.take(next.known, (source, document, at) => locatorOf({ source, document, at, value: undefined })));
+      add(kept.take(next.known, (source, document, at) => locatorOf({ source, document, at, value: undefined })));
       continue;
     }
     if (current?.source !== next.source) {
