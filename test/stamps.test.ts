@@ -140,6 +140,24 @@ describe('the stamps of the output folders', () => {
     expect(await readdir(outside)).toEqual([]);
   });
 
+  it('do not stand in for the listing where a file of the last build is where a folder of this one goes', async () => {
+    const addon = addonYaml('baseUrl: https://example.org/addon/\ncatalogs:\n  - { id: c, type: movie, name: C }\n');
+    const dir = await contentDir({ 'addon.yaml': addon, 'x.yaml': 'id: x\ntype: movie\nname: X\nposter: art/p\n', 'art/p': 'PNG' });
+    const out = await realpath(await tempDir());
+    expect((await build({ contentDir: dir, outDir: out })).ok).toBe(true);
+    expect(await stamped(out)).toBe(true);
+    // The copied file becomes a folder: the build refuses before it writes anything, as the listing finds.
+    await rm(path.join(dir, 'art/p'));
+    await mkdir(path.join(dir, 'art/p'));
+    await writeFile(path.join(dir, 'art/p/q.png'), 'PNG');
+    await writeFile(path.join(dir, 'x.yaml'), 'id: x\ntype: movie\nname: X\nposter: art/p/q.png\n');
+    const before = await readTree(out);
+    await expect(build({ contentDir: dir, outDir: out })).rejects.toThrow(
+      `${path.join(out, 'assets/art/p')} is a file, where the build writes a folder`,
+    );
+    expect(await readTree(out)).toEqual(before);
+  });
+
   it('are not written when the names in a folder changed while the build wrote', async () => {
     const changes: { name: string; during: (out: string) => void }[] = [
       // A folder the build writes into, and one it does not touch.

@@ -161,9 +161,9 @@ async function heldStamps(root: string, head: StateHead): Promise<Map<string, st
  * listing it, when every folder's stamp holds: each folder holds the record's files and the
  * foreign entries it reported, nothing else (no temporary file, nothing in the way of a folder of
  * the record). Undefined when a stamp doubts, or when a foreign entry is somewhere the stamps do
- * not cover (in a folder the record has no file in, which anything may have changed since), is
- * where one of this build's files or `folders` goes (the listing would count it as ours, look
- * inside it, or report it in the way). Listing a quarter of a million files took a one-item
+ * not cover (in a folder the record has no file in, which anything may have changed since), or
+ * is where one of this build's files or `folders` goes (the listing would count it as ours, look
+ * inside it, or report it in the way), or a file of the record is where one of `folders` goes. Listing a quarter of a million files took a one-item
  * rebuild about a second (bench/README.md, 'Folder stamps').
  */
 export async function treeByStamps(
@@ -184,6 +184,9 @@ export async function treeByStamps(
     if (!stamps.has(slash < 0 ? '' : name.slice(0, slash)) || ours.has(name) || planned(name)) return undefined;
     top.add(topFolderOf(`${name}/`));
   }
-  for (const file of previous.files.keys()) top.add(topFolderOf(file) || file);
+  for (const file of previous.files.keys()) {
+    if (ours.has(file)) return undefined;
+    top.add(topFolderOf(file) || file);
+  }
   return { has: (file) => previous.files.has(file), foreign: [...previous.foreign].sort(), top, inTheWay: [], temporary: [], stamps };
 }
