@@ -1,7 +1,9 @@
 // Builds that keep what they found for the next (build/index.ts, keptBetweenBuilds), as serve
 // --watch does: a file whose text and settings are as they were is neither parsed nor checked
 // again (validate/checked-files.ts), an unchanged item's preview is not measured again
-// (plan/preview-sizes.ts), and every build ends as a clean one would, with the same problems.
+// (plan/preview-sizes.ts), catalogs are sorted from the last build's order
+// (validate/catalog-orders.ts), the output's bookkeeping is taken from memory while its file is as
+// it was left (write/kept-states.ts), and every build ends as a clean one would, with the same problems.
 import { rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -145,5 +147,49 @@ describe('builds that keep what each file became', () => {
     // Settings are part of what every preview is rendered from.
     await writeFile(path.join(dir, 'addon.yaml'), files['addon.yaml'].replace('https://example.org/addon/', 'https://example.org/other/'));
     expect(await rebuild()).toEqual(['m:1', 'm:2', 'm:3', 'm:4', 'm:5', 'm:6']);
+  });
+
+  it('sort catalogs from the last order, and end in the order a clean build gives, ties as read', async () => {
+    const sorted = addonYaml(
+      'catalogs:\n  - { id: films, type: movie, name: Films, sort: name }\n  - { id: dated, type: movie, name: Dated, sort: -released }\n',
+    );
+    const movie = (id: string, name: string, released = '2001-01-01') => `- { id: "${id}", type: movie, name: "${name}", released: "${released}" }\n`;
+    const a = movie('m:1', 'Same') + movie('m:2', 'Film 10') + movie('m:3', 'Film 9', '1999-05-05');
+    const b = movie('m:4', 'Same') + movie('m:5', 'same') + movie('m:6', 'Alpha', '2020-02-02');
+    const dir = await contentDir({ 'addon.yaml': sorted, 'a.yaml': a, 'b.yaml': b });
+    const out = await tempDir();
+    const kept = keptBetweenBuilds();
+    const rebuild = () => build({ contentDir: dir, outDir: out, reuse: false, kept });
+    const write = (name: string, text: string) => writeFile(path.join(dir, name), text);
+    await expectClean(await rebuild(), dir, out, {}, 'first');
+    const steps: [string, () => Promise<unknown>][] = [
+      ['a film renamed to the front', () => write('a.yaml', a.replace('Film 9', 'Aardvark'))],
+      // Equal names and dates: the items read first come first, whatever the last order was.
+      ['ties read in another order', () => write('b.yaml', movie('m:5', 'same') + movie('m:4', 'Same') + movie('m:6', 'Alpha', '2020-02-02'))],
+      ['a tie moved to the file read first', () => Promise.all([write('a.yaml', movie('m:5', 'same') + a), write('b.yaml', movie('m:4', 'Same'))])],
+      ['a film added, one gone', () => write('b.yaml', movie('m:7', 'Film 2', '2010-10-10'))],
+    ];
+    for (const [step, change] of steps) {
+      await change();
+      await expectClean(await rebuild(), dir, out, {}, step);
+    }
+  });
+
+  it('take the bookkeeping from memory only while its file is as the last build left it', async () => {
+    const dir = await contentDir(files);
+    const out = await tempDir();
+    const kept = keptBetweenBuilds();
+    const env = { TITLE: 'Hello' };
+    const rebuild = () => build({ contentDir: dir, outDir: out, env, reuse: false, kept });
+    await expectClean(await rebuild(), dir, out, env, 'first');
+    await writeFile(path.join(dir, 'b.yaml'), files['b.yaml'].replace('Three', 'Drei'));
+    await expectClean(await rebuild(), dir, out, env, 'an edit');
+    // Another build writes the folder (the CLI, say): files this process never wrote are there.
+    await writeFile(path.join(dir, 'e.yaml'), 'id: "m:7"\ntype: movie\nname: Seven\n');
+    expect((await build({ contentDir: dir, outDir: out, env, reuse: false })).ok).toBe(true);
+    await rm(path.join(dir, 'e.yaml'));
+    await expectClean(await rebuild(), dir, out, env, 'the other build’s files gone');
+    // What was kept is what the file says: a build that trusts it finds the output intact.
+    expect((await build({ contentDir: dir, outDir: out, env })).reused).toBe(true);
   });
 });
