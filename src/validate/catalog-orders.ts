@@ -11,9 +11,9 @@ export class CatalogOrders {
     return this.kept.get(`${key}\0${sort}`);
   }
 
-  /** Keeps the order of the catalog at `key`, sorted by `sort`, for the next build. */
-  keep(key: string, sort: string, ids: readonly string[]): void {
-    this.next.set(`${key}\0${sort}`, new Map(ids.map((id, rank) => [id, rank])));
+  /** Keeps the order of the catalog at `key`, sorted by `sort` into `items`, for the next build. */
+  keep(key: string, sort: string, items: readonly { id: string }[]): void {
+    this.next.set(`${key}\0${sort}`, new Map(items.map(({ id }, rank) => [id, rank])));
   }
 
   /** Ends a build: the next starts from the orders this one kept. */

@@ -73,12 +73,7 @@ export function resolveCatalogs(
     if (s.sort) {
       const key = catalogKey(catalog.type, catalog.id);
       sortItems(catalog.items, s.sort, orders?.last(key, s.sort));
-      if (orders)
-        orders.keep(
-          key,
-          s.sort,
-          catalog.items.map((item) => item.id),
-        );
+      orders?.keep(key, s.sort, catalog.items);
     }
     if (s.genres === 'auto') return { ...catalog, genres: autoGenres(catalog.items), autoGenres: true as const };
     // Listed twice, a genre's pages would be written twice.
