@@ -12,6 +12,7 @@ import { build, type BuildResult } from '../src/build/index.js';
 import { run } from '../src/cli/index.js';
 import { headerRules, renderHeadersFile } from '../src/hosts/index.js';
 import { parseHeadersFile, route, startServer, type AddonServer } from '../src/serve/index.js';
+import { watchFolders } from '../src/serve/watch.js';
 import { linkOutput, stateFileOf } from '../src/write/index.js';
 import { addonYaml, contentDir, movies, readTree, tempDir } from './support/content.js';
 
@@ -512,6 +513,21 @@ describe('serve --watch', () => {
     } finally {
       await server.close();
     }
+  });
+
+  it('watches nothing once stopped, even a folder a sync was still walking to: the process can exit', async () => {
+    const dir = await contentDir({ 'addon.yaml': addonYaml(), 'films/a.yaml': movies(1) });
+    let changes = 0;
+    const folders = watchFolders(dir, () => changes++);
+    // Stopped while the walk that finds the folders is under way, as when a build starts just
+    // before Ctrl-C: a watcher it made after would hold the process open.
+    const syncing = folders.sync();
+    folders.close();
+    await syncing;
+    await writeFile(path.join(dir, 'films', 'a.yaml'), movies(2));
+    await writeFile(path.join(dir, 'b.yaml'), movies(1));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(changes).toBe(0);
   });
 });
 

@@ -148,9 +148,13 @@ function buildSettings(contentDir: string, baseUrl: string, options: ServeOption
  * created, removed and renamed over. (Node 20's recursive fs.watch on Linux watches each file and
  * goes deaf to a file that an editor saved by renaming a new one over it.) sync() walks the tree
  * again and watches new folders. Folders that load() skips (`.*`, node_modules) are not watched.
+ * Exported for its tests.
  */
-function watchFolders(root: string, onChange: () => void): { sync(): Promise<void>; close(): void } {
+export function watchFolders(root: string, onChange: () => void): { sync(): Promise<void>; close(): void } {
   const watchers = new Map<string, { ino: number; watcher: FSWatcher }>();
+  // A sync still walking when the server stops must watch nothing: a watcher made after close()
+  // kept the process from ever exiting.
+  let closed = false;
   const skipped = (name: string) => name.startsWith('.') || name === 'node_modules';
 
   const walk = async (dir: string, found: Map<string, number>): Promise<void> => {
@@ -169,6 +173,7 @@ function watchFolders(root: string, onChange: () => void): { sync(): Promise<voi
     async sync() {
       const found = new Map<string, number>();
       await walk(root, found);
+      if (closed) return;
       for (const [dir, { ino }] of watchers) if (found.get(dir) !== ino) unwatch(dir);
       for (const [dir, ino] of found) {
         if (watchers.has(dir)) continue;
@@ -187,6 +192,7 @@ function watchFolders(root: string, onChange: () => void): { sync(): Promise<voi
       }
     },
     close() {
+      closed = true;
       for (const dir of [...watchers.keys()]) unwatch(dir);
     },
   };
