@@ -1,9 +1,7 @@
 // Builds that keep what they found for the next (build/index.ts, keptBetweenBuilds), as serve
 // --watch does: a file whose text and settings are as they were is neither parsed nor checked
 // again (validate/checked-files.ts), an unchanged item's preview is not measured again
-// (plan/preview-sizes.ts), catalogs are sorted from the last build's order
-// (validate/catalog-orders.ts), the output's bookkeeping is taken from memory while its file is as
-// it was left (write/kept-states.ts), and every build ends as a clean one would, with the same problems.
+// (plan/preview-sizes.ts), and every build ends as a clean one would, with the same problems.
 import { rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -149,7 +147,7 @@ describe('builds that keep what each file became', () => {
     expect(await rebuild()).toEqual(['m:1', 'm:2', 'm:3', 'm:4', 'm:5', 'm:6']);
   });
 
-  it('sort catalogs from the last order, and end in the order a clean build gives, ties as read', async () => {
+  it('sort catalogs with kept items into the order a clean build gives, ties as read', async () => {
     const sorted = addonYaml(
       'catalogs:\n  - { id: films, type: movie, name: Films, sort: name }\n  - { id: dated, type: movie, name: Dated, sort: -released }\n',
     );
@@ -173,23 +171,5 @@ describe('builds that keep what each file became', () => {
       await change();
       await expectClean(await rebuild(), dir, out, {}, step);
     }
-  });
-
-  it('take the bookkeeping from memory only while its file is as the last build left it', async () => {
-    const dir = await contentDir(files);
-    const out = await tempDir();
-    const kept = keptBetweenBuilds();
-    const env = { TITLE: 'Hello' };
-    const rebuild = () => build({ contentDir: dir, outDir: out, env, reuse: false, kept });
-    await expectClean(await rebuild(), dir, out, env, 'first');
-    await writeFile(path.join(dir, 'b.yaml'), files['b.yaml'].replace('Three', 'Drei'));
-    await expectClean(await rebuild(), dir, out, env, 'an edit');
-    // Another build writes the folder (the CLI, say): files this process never wrote are there.
-    await writeFile(path.join(dir, 'e.yaml'), 'id: "m:7"\ntype: movie\nname: Seven\n');
-    expect((await build({ contentDir: dir, outDir: out, env, reuse: false })).ok).toBe(true);
-    await rm(path.join(dir, 'e.yaml'));
-    await expectClean(await rebuild(), dir, out, env, 'the other build’s files gone');
-    // What was kept is what the file says: a build that trusts it finds the output intact.
-    expect((await build({ contentDir: dir, outDir: out, env })).reused).toBe(true);
   });
 });

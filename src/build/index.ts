@@ -13,10 +13,9 @@ import type { PageTemplates } from '../plan/page.js';
 import type { OutputFile } from '../plan/index.js';
 import type { Environment } from '../validate/secrets.js';
 import { CheckedFiles } from '../validate/checked-files.js';
-import { CatalogOrders } from '../validate/catalog-orders.js';
 import { PreviewSizes } from '../plan/preview-sizes.js';
 import { streamOwners, type Content } from '../shared/content.js';
-import { KeptStates, stagingDirOf, writeOutput, type WriteResult } from '../write/index.js';
+import { stagingDirOf, writeOutput, type WriteResult } from '../write/index.js';
 import { PAGE_TEMPLATES, templateUrl } from '../shared/package.js';
 import { baseUrlOption, isWithin } from '../shared/locations.js';
 import { configurationCount } from '../shared/configurations.js';
@@ -61,19 +60,10 @@ export interface KeptBetweenBuilds {
   checkedFiles: CheckedFiles;
   /** The size of each item's preview, which measuring the output needs. */
   previewSizes: PreviewSizes;
-  /** The order each catalog's items were sorted into. */
-  catalogOrders: CatalogOrders;
-  /** The bookkeeping of each output folder, as the last build into it wrote it. */
-  outputStates: KeptStates;
 }
 
 export function keptBetweenBuilds(): KeptBetweenBuilds {
-  return {
-    checkedFiles: new CheckedFiles(),
-    previewSizes: new PreviewSizes(),
-    catalogOrders: new CatalogOrders(),
-    outputStates: new KeptStates(),
-  };
+  return { checkedFiles: new CheckedFiles(), previewSizes: new PreviewSizes() };
 }
 
 const STAGES = ['load', 'validate', 'plan', 'write'] as const;
@@ -217,7 +207,6 @@ async function pipeline(options: BuildOptions, where: { outDir?: string; s3Dir?:
     env,
     allowCredentialsInOutput: options.allowCredentialsInOutput,
     checkedFiles,
-    catalogOrders: options.kept?.catalogOrders,
   });
   let { content } = validated;
   if (!content) return done({ ok: false, diagnostics: validated.diagnostics, sources: loaded.files });
@@ -253,8 +242,10 @@ async function pipeline(options: BuildOptions, where: { outDir?: string; s3Dir?:
     const reported = [...diagnostics, ...report.diagnostics].filter((d) => !readProblems.includes(d));
     return { ...known, diagnostics: portableDiagnostics(reported, options.contentDir), write: summaryOf(write), hosts: report.hosts };
   };
-  const onFile = (done: number) => options.onProgress?.({ stage: 'write', done, total });
-  const write = await writeOutput(outDir!, planned.files, { onFile, record: recordOf }, options.kept?.outputStates);
+  const write = await writeOutput(outDir!, planned.files, {
+    onFile: (done) => options.onProgress?.({ stage: 'write', done, total }),
+    record: recordOf,
+  });
   // upload.sh names the output folder as seen from the S3 folder: that too must be as it was.
   if (planned.s3Files.length > 0) await writeOutput(s3Dir!, planned.s3Files, { record: () => ({ inputs, outFromS3Dir }) });
   const after = [...report!.diagnostics, ...foreignFiles(options.outDir, write.foreign), ...removedConfigurations(write.removedManifests)];

@@ -5,7 +5,6 @@ import { problem, type Diagnostic, type DiagnosticList, type suggester } from '.
 import type { Catalog, Item } from '../shared/content.js';
 import { uniqueInOrder } from './ids.js';
 import { autoGenres, NATURAL_ORDER } from '../shared/genres.js';
-import type { CatalogOrders } from './catalog-orders.js';
 import type { Locator } from './issues.js';
 import type { CatalogSettings, ContentItem } from './schema.js';
 
@@ -19,8 +18,6 @@ export function resolveCatalogs(
   at: Locator,
   diagnostics: DiagnosticList,
   suggest: Suggest,
-  /** The orders of the last build's catalogs, to sort from; this build's are kept in it. */
-  orders?: CatalogOrders,
 ): Catalog[] {
   const catalogs = new Map<string, Catalog & { settings: CatalogSettings; index: number }>();
   settings.forEach((s, index) => {
@@ -68,19 +65,13 @@ export function resolveCatalogs(
   }
 
   const reported = new Map<Item, Set<number>>();
-  const resolved = [...catalogs.values()].map(({ settings: s, index: _i, ...catalog }) => {
+  return [...catalogs.values()].map(({ settings: s, index: _i, ...catalog }) => {
     if (Array.isArray(s.genres)) checkGenres(catalog, s.genres, reported, diagnostics, suggest);
-    if (s.sort) {
-      const key = catalogKey(catalog.type, catalog.id);
-      sortItems(catalog.items, s.sort, orders?.last(key, s.sort));
-      orders?.keep(key, s.sort, catalog.items);
-    }
-    if (s.genres === 'auto') return { ...catalog, genres: autoGenres(catalog.items), autoGenres: true as const };
+    sortItems(catalog.items, s.sort);
+    if (s.genres === 'auto') return { ...catalog, genres: autoGenres(catalog.items), autoGenres: true };
     // Listed twice, a genre's pages would be written twice.
     return { ...catalog, genres: uniqueInOrder(s.genres ?? []) };
   });
-  orders?.end();
-  return resolved;
 }
 
 /**
@@ -254,12 +245,8 @@ const SORT_FIELDS = {
   '-releaseInfo': 'releaseInfo',
 } as const satisfies Record<NonNullable<CatalogSettings['sort']>, keyof Item>;
 
-/**
- * Sorts a catalog's items by `sort`. Items without the field go last in both directions; equal
- * keys keep the order they were read in. `last` is where each id was in the last build's order:
- * the items start from it, and come out as they would from any other start.
- */
-function sortItems(items: Item[], sort: NonNullable<CatalogSettings['sort']>, last?: ReadonlyMap<string, number>) {
+function sortItems(items: Item[], sort: CatalogSettings['sort']) {
+  if (!sort) return;
   const descending = sort.startsWith('-');
   const field = SORT_FIELDS[sort];
   const direction = descending ? -1 : 1;
@@ -270,28 +257,11 @@ function sortItems(items: Item[], sort: NonNullable<CatalogSettings['sort']>, la
   };
   const compare = (x: number | string, y: number | string) =>
     typeof x === 'number' && typeof y === 'number' ? x - y : collator.compare(String(x), String(y));
-  const keyed = items.map((item, read) => ({ item, key: keyOf(item), read }));
-  // The sort then compares each item with its neighbours, about once each, where from the
-  // order read it compares each with many (figures: bench/README.md, 'Catalog order kept').
-  const start = last ? startFrom(keyed, last) : keyed;
-  start.sort(({ key: x, read: a }, { key: y, read: b }) => {
-    if (x === undefined || y === undefined) return x === y ? a - b : x === undefined ? 1 : -1;
-    return direction * compare(x, y) || a - b;
+  // Items without the field go last in both directions; equal keys keep the order they were read in.
+  const keyed = items.map((item) => ({ item, key: keyOf(item) }));
+  keyed.sort(({ key: x }, { key: y }) => {
+    if (x === undefined || y === undefined) return x === y ? 0 : x === undefined ? 1 : -1;
+    return direction * compare(x, y);
   });
-  start.forEach(({ item }, index) => (items[index] = item));
-}
-
-/** `keyed` in the order `last` gives their ids, those it does not know after them, as read. */
-function startFrom<T extends { item: Item }>(keyed: T[], last: ReadonlyMap<string, number>): T[] {
-  const placed: (T | undefined)[] = new Array<T | undefined>(last.size);
-  const unknown: T[] = [];
-  for (const entry of keyed) {
-    const rank = last.get(entry.item.id);
-    // An id twice (an error the build reports) keeps its second entry out of the first's place.
-    if (rank === undefined || placed[rank] !== undefined) unknown.push(entry);
-    else placed[rank] = entry;
-  }
-  const start: T[] = [];
-  for (const entry of placed) if (entry !== undefined) start.push(entry);
-  return start.concat(unknown);
+  keyed.forEach(({ item }, index) => (items[index] = item));
 }

@@ -5,7 +5,6 @@ import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { ioFailure } from '../diagnostics/index.js';
 import type { OutputFile } from '../plan/index.js';
-import type { KeptStates } from './kept-states.js';
 import { prepareOutput, type OutputRun, type WriteOptions, type WriteResult } from './output-run.js';
 import { stampOutput, stampsHold } from './stamps.js';
 import { filesOf, foreignOf, readState, readStateFile, readStateHead } from './state.js';
@@ -16,29 +15,22 @@ export type { WriteOptions, WriteResult } from './output-run.js';
 export { STATE_FILE, stateFileOf } from './state.js';
 export { stagingDirOf } from './tree.js';
 export { linkOutput } from './link-output.js';
-export { KeptStates } from './kept-states.js';
 
-/**
- * Writes `files` below `outDir`; their paths are distinct (plan reports two files at one path).
- * With `kept`, the bookkeeping this process wrote there last is taken from memory, while its
- * file is as it was left, and this build's is kept for the next.
- */
-export async function writeOutput(outDir: string, files: readonly OutputFile[], options: WriteOptions = {}, kept?: KeptStates): Promise<WriteResult> {
+/** Writes `files` below `outDir`; their paths are distinct (plan reports two files at one path). */
+export async function writeOutput(outDir: string, files: readonly OutputFile[], options: WriteOptions = {}): Promise<WriteResult> {
   const root = path.resolve(outDir);
   await mkdir(root, { recursive: true }).catch((error: unknown) => {
     throw ioFailure(error, 'Nothing was written.');
   });
-  const head = await readStateHead(root);
-  const previous = kept?.take(root, head) ?? (await readState(root));
-  const run = await prepareOutput(root, files, previous, head, options);
+  const previous = await readState(root);
+  const run = await prepareOutput(root, files, previous, await readStateHead(root), options);
   try {
     await createOutputFiles(run);
     await removeStaleFiles(run);
-    const record = await recordComplete(run);
+    await recordComplete(run);
     await moveStagedFoldersIn(run);
     // After the last write in the output folder. Only a faster next rebuild hangs on it.
     await stampOutput(run).catch(() => {});
-    await kept?.keep(root, files, run.recorded, { foreign: run.foreign, record }).catch(() => {});
   } catch (error) {
     // Threads stopped mid-file may have left temporary files: the tree is listed again for them.
     await run

@@ -123,11 +123,8 @@ async function sameFile(a: string, b: string): Promise<boolean> {
   return one !== undefined && other !== undefined && one.dev === other.dev && one.ino === other.ino;
 }
 
-/**
- * Records what was written, as complete, when it differs from what the last build recorded.
- * Returns the build's record of itself (WriteOptions.record).
- */
-export async function recordComplete(run: OutputRun): Promise<unknown> {
+/** Records what was written, as complete, when it differs from what the last build recorded. */
+export async function recordComplete(run: OutputRun): Promise<void> {
   const { files, previous, recorded, result, foreign } = run;
   // Every file was counted: each has what was written.
   const nextFiles = function* (): Generator<[string, Written]> {
@@ -144,7 +141,6 @@ export async function recordComplete(run: OutputRun): Promise<unknown> {
   if (changed || foreign.length !== previous.foreign.length) {
     await writeState(run.root, { files: nextFiles(), complete: true, foreign, record }, slotFor(run.folders()));
   }
-  return record;
 }
 
 /**
