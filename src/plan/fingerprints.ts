@@ -22,23 +22,9 @@ export function inputFingerprints(content: Content, linksOf: (item: Item) => Lin
   const linkLists = new Map<Link[], string>();
   const items = new Map<FileOrigin, string>();
   const listings = new Map<Item, string>();
-  // Items of one file with the same links share one fingerprint: each pair is hashed once, not
-  // each of the 51,000 items.
-  const withLinks = new Map<string, Map<Link[], string>>();
   const source = (of: Item['source']): string => {
     let key = sources.get(of);
     if (key === undefined) sources.set(of, (key = sha1(`${context}\0${of.relative}\0${textFingerprint(of)}`)));
-    return key;
-  };
-  const linked = (from: string, itemLinks: Link[]): string => {
-    let byLinks = withLinks.get(from);
-    if (!byLinks) withLinks.set(from, (byLinks = new Map()));
-    let key = byLinks.get(itemLinks);
-    if (key === undefined) {
-      let json = linkLists.get(itemLinks);
-      if (json === undefined) linkLists.set(itemLinks, (json = JSON.stringify(itemLinks)));
-      byLinks.set(itemLinks, (key = sha1(`${from}\0${json}`)));
-    }
     return key;
   };
   const item = (of: FileOrigin): string => {
@@ -48,7 +34,13 @@ export function inputFingerprints(content: Content, linksOf: (item: Item) => Lin
     // A channel that several playlists list is rendered from each of them.
     const also = 'alsoFrom' in of && of.alsoFrom ? of.alsoFrom : [];
     const from = also.length === 0 ? source(of.source) : sha1([of.source, ...also].map(source).join('\0'));
-    key = itemLinks ? linked(from, itemLinks) : from;
+    if (itemLinks) {
+      let json = linkLists.get(itemLinks);
+      if (json === undefined) linkLists.set(itemLinks, (json = JSON.stringify(itemLinks)));
+      key = sha1(`${from}\0${json}`);
+    } else {
+      key = from;
+    }
     items.set(of, key);
     return key;
   };
