@@ -500,6 +500,13 @@ describe('serve --watch', () => {
     await writeFile(path.join(full, 'mine.txt'), 'mine');
     expect(await linkOutput(out, full)).toBe(false);
     expect([...(await readTree(full)).keys()]).toEqual(['mine.txt']);
+    // A file of the record gone from the first tree: the thread that links it fails, and the
+    // links made by both threads go.
+    await rm(path.join(out, 'meta', 'movie', 't:0029.json'));
+    const again = path.join(path.dirname(out), 'd');
+    expect(await linkOutput(out, again)).toBe(false);
+    expect(existsSync(again)).toBe(false);
+    expect(existsSync(stateFileOf(again))).toBe(false);
   });
 
   it('starts with broken content, answers 503, and serves once it is fixed', async () => {

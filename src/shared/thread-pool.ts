@@ -1,5 +1,6 @@
-// Worker threads that answer requests, written once for the two stages that use them: the parse
-// of item files (load/parse-threads.ts) and the creation of output files (write/create-files.ts).
+// Worker threads that answer requests, written once for what uses them: the parse of item files
+// (load/parse-threads.ts), the creation of output files (write/create-files.ts) and serve's second
+// tree of links (write/link-output.ts).
 // The thread's program is source text, evaluated by the Worker: `threadProgram` wraps a setup
 // snippet that defines the thread's `handle` in the one message loop; `startThreadPool` starts the
 // threads and sends each request to the least busy one.
