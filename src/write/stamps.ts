@@ -90,7 +90,7 @@ interface FolderIndex {
   foreign: Set<string>;
 }
 
-/** The index, with the files of the folders in `dirs` only: a set for each of the output's folders was a quarter of a million names. */
+/** The index, with the names of the files in the folders of `dirs` only: the others are not looked at. */
 function indexOf(run: OutputRun, dirs: ReadonlySet<string>): FolderIndex {
   const files = new Map<string, Set<string>>();
   for (const { path: file } of run.files) {
