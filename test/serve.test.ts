@@ -484,7 +484,8 @@ describe('serve --watch', () => {
   });
 
   it('links a second tree only from a complete build into an empty folder, and removes what it made when stopped', async () => {
-    const dir = await contentDir({ 'addon.yaml': addonYaml('catalogs:\n  - { id: c, type: movie, name: C }\n'), 'm.yaml': movies(30) });
+    // More files than one batch (512): both threads link.
+    const dir = await contentDir({ 'addon.yaml': addonYaml('catalogs:\n  - { id: c, type: movie, name: C }\n'), 'm.yaml': movies(400) });
     const out = path.join(await tempDir(), 'a');
     expect((await build({ contentDir: dir, outDir: out, hosts: [] })).ok).toBe(true);
     const to = path.join(path.dirname(out), 'b');
@@ -500,9 +501,9 @@ describe('serve --watch', () => {
     await writeFile(path.join(full, 'mine.txt'), 'mine');
     expect(await linkOutput(out, full)).toBe(false);
     expect([...(await readTree(full)).keys()]).toEqual(['mine.txt']);
-    // A file of the record gone from the first tree: the thread that links it fails, and the
-    // links made by both threads go.
-    await rm(path.join(out, 'meta', 'movie', 't:0029.json'));
+    // A file of the record gone from the first tree, in the second batch: the thread that links it
+    // fails, and the links made by both threads go.
+    await rm(path.join(out, 'meta', 'movie', 't:0399.json'));
     const again = path.join(path.dirname(out), 'd');
     expect(await linkOutput(out, again)).toBe(false);
     expect(existsSync(again)).toBe(false);

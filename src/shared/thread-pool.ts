@@ -73,7 +73,8 @@ export function startThreadPool<Request, Result>(options: ThreadPoolOptions): Th
   const load: number[] = [];
   let nextId = 0;
   let failed: Error | undefined;
-  const workers = Array.from({ length: options.threads }, (_, thread) => {
+  const workers: Worker[] = [];
+  const start = (thread: number) => {
     const worker = new Worker(options.program, { eval: true, workerData: options.workerData });
     if (options.unref) worker.unref();
     load.push(0);
@@ -88,17 +89,27 @@ export function startThreadPool<Request, Result>(options: ThreadPoolOptions): Th
       }
       job.resolve(reply.result);
     });
-    // A thread that dies (out of memory, say) fails the jobs it had, and every later one.
-    worker.on('error', (error) => {
-      failed = error;
+    // A thread that dies (out of memory, say) fails the jobs it had, and every later one; one that
+    // ends without an error too, or they would wait for good.
+    const fail = (error: Error) => {
+      failed ??= error;
       for (const [id, job] of pending) {
         if (job.thread !== thread) continue;
         pending.delete(id);
         job.reject(error);
       }
-    });
+    };
+    worker.on('error', fail);
+    worker.on('exit', () => fail(new Error('a worker thread stopped')));
     return worker;
-  });
+  };
+  try {
+    for (let thread = 0; thread < options.threads; thread++) workers.push(start(thread));
+  } catch (error) {
+    // The threads already started would keep the process alive.
+    for (const worker of workers) void worker.terminate();
+    throw error;
+  }
   return {
     run(request, transfer) {
       if (failed) return Promise.reject(failed);

@@ -4,7 +4,7 @@
 // into a file it finds there, it writes a new file and renames it over the name (create-files.ts),
 // and removes a file by its name; both change the copy's names only.
 import { copyFile, mkdir, readdir, rm } from 'node:fs/promises';
-import { startThreadPool, threadProgram } from '../shared/thread-pool.js';
+import { startThreadPool, threadProgram, type ThreadPool } from '../shared/thread-pool.js';
 import { filesOf, readStateFile, stateFileOf } from './state.js';
 
 /**
@@ -54,24 +54,25 @@ export async function linkOutput(from: string, to: string, signal?: AbortSignal)
   const files = [...filesOf(read.state).keys()];
   let next = 0;
   let failed = false;
-  const links = startThreadPool<LinkBatch, number>({ threads: THREADS, program: LINK_PROGRAM });
+  let links: ThreadPool<LinkBatch, number> | undefined;
   // Two batches in flight per thread, so that neither waits for the next. Each stops at the first
   // failure of any, so that none is still linking when what was made is removed.
-  const sender = async () => {
+  const sender = async (pool: ThreadPool<LinkBatch, number>) => {
     while (!failed && !signal?.aborted && next < files.length) {
       const batch = files.slice(next, (next += BATCH_FILES));
-      await links.run({ from, to, files: batch }).catch(() => (failed = true));
+      await pool.run({ from, to, files: batch }).catch(() => (failed = true));
     }
   };
   try {
+    const pool = (links = startThreadPool<LinkBatch, number>({ threads: THREADS, program: LINK_PROGRAM }));
     await mkdir(to, { recursive: true });
-    await Promise.all(Array.from({ length: 2 * THREADS }, sender));
+    await Promise.all(Array.from({ length: 2 * THREADS }, () => sender(pool)));
     // Last: links without bookkeeping would be files the next build does not know.
     if (!failed && !signal?.aborted) await copyFile(stateFileOf(from), stateFileOf(to));
   } catch {
     failed = true;
   } finally {
-    await links.close();
+    await links?.close().catch(() => {});
   }
   failed ||= signal?.aborted === true;
   if (failed) await Promise.all([rm(to, { recursive: true, force: true }), rm(stateFileOf(to), { force: true })]).catch(() => {});
