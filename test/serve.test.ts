@@ -510,6 +510,24 @@ describe('serve --watch', () => {
     expect(existsSync(stateFileOf(again))).toBe(false);
   });
 
+  it('stops linking when told to, with batches under way, and removes what it made', async () => {
+    const dir = await contentDir({ 'addon.yaml': addonYaml('catalogs:\n  - { id: c, type: movie, name: C }\n'), 'm.yaml': movies(2000) });
+    const out = path.join(await tempDir(), 'a');
+    expect((await build({ contentDir: dir, outDir: out, hosts: [] })).ok).toBe(true);
+    const before = await readTree(out);
+    const to = path.join(path.dirname(out), 'b');
+    const stop = new AbortController();
+    const linking = linkOutput(out, to, stop.signal);
+    // The folder is made just before the first batches go to the threads: stopped as soon as it
+    // is there, while the threads are still starting or linking.
+    while (!existsSync(to)) await new Promise((resolve) => setImmediate(resolve));
+    stop.abort();
+    expect(await linking).toBe(false);
+    expect(existsSync(to)).toBe(false);
+    expect(existsSync(stateFileOf(to))).toBe(false);
+    expect(await readTree(out)).toEqual(before);
+  });
+
   it('starts with broken content, answers 503, and serves once it is fixed', async () => {
     const dir = await contentDir({ 'addon.yaml': addonYaml('catalogs:\n  - { id: c, type: movie, name: C }\nbogus: 1\n') });
     const server = await startServer({ contentDir: dir, port: 0, watch: true, debounceMs: 30 });
