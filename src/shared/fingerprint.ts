@@ -10,8 +10,8 @@ export function sha1(data: string | Uint8Array): string {
 
 /**
  * The fingerprint of a content file's text, worked out once: a build's inputs (build/last-build.ts)
- * and its files' fingerprints (plan/fingerprints.ts) both need it, and hashing all the content's YAML twice would
- * be wasted time (figures: bench/README.md, 'Text fingerprints once').
+ * and its files' fingerprints (plan/fingerprints.ts) both need it, and hashing all the content's
+ * YAML twice would be wasted time (figures: bench/README.md, 'Text fingerprints once').
  */
 export function textFingerprint(source: SourceFile): string {
   return (source.textFingerprint ??= sha1(source.text));

@@ -90,7 +90,7 @@ interface FolderIndex {
   foreign: Set<string>;
 }
 
-/** The index, with the names of the files in the folders of `dirs` only: the others are not looked at. */
+/** The index, with the names of the files in the folders of `dirs` only: no other is looked at. */
 function indexOf(run: OutputRun, dirs: ReadonlySet<string>): FolderIndex {
   const files = new Map<string, Set<string>>();
   for (const { path: file } of run.files) {
@@ -167,8 +167,9 @@ async function heldStamps(root: string, head: StateHead): Promise<Map<string, st
  * the record). Undefined when a stamp doubts, or when a foreign entry is somewhere the stamps do
  * not cover (in a folder the record has no file in, which anything may have changed since), or
  * is where one of this build's files or `folders` goes (the listing would count it as ours, look
- * inside it, or report it in the way), or a file of the record is where one of `folders` goes. Listing a quarter of a million files took a one-item
- * rebuild about a second (bench/README.md, 'Folder stamps').
+ * inside it, or report it in the way), or a file of the record is where one of `folders` goes.
+ * Listing a quarter of a million files took a one-item rebuild about a second (bench/README.md,
+ * 'Folder stamps').
  */
 export async function treeByStamps(
   root: string,
