@@ -2,13 +2,16 @@
 // --watch does: a file whose text and settings are as they were is neither parsed nor checked
 // again (validate/checked-files.ts), an unchanged item's preview is not measured again
 // (plan/preview-sizes.ts), and every build ends as a clean one would, with the same problems.
-import { rm, writeFile } from 'node:fs/promises';
+import { readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { deserialize, serialize } from 'node:v8';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { build, keptBetweenBuilds, type BuildResult } from '../src/build/index.js';
+import { build, keptBetweenBuilds, type BuildOptions, type BuildResult, type KeptBetweenBuilds } from '../src/build/index.js';
+import { storedKept, storeKept } from '../src/build/kept-store.js';
+import { CheckedFiles } from '../src/validate/checked-files.js';
 import { loadContent } from '../src/load/index.js';
-import type { CheckedFiles } from '../src/validate/checked-files.js';
 import { PreviewSizes } from '../src/plan/preview-sizes.js';
+import { keptFileOf } from '../src/write/index.js';
 import { addonYaml, contentDir, readTree, tempDir } from './support/content.js';
 
 const settings = (config: string) =>
@@ -47,19 +50,36 @@ async function expectClean(result: BuildResult, dir: string, out: string, env: R
   await rm(cleanOut, { recursive: true, force: true });
 }
 
-describe('builds that keep what each file became', () => {
+/**
+ * The two ways builds keep what they found: in a caller's memory (serve --watch), and in the file
+ * that a build of the CLI leaves beside its output folder for the next (build/kept-store.ts).
+ */
+const KEEPING = [
+  {
+    where: 'in memory',
+    options: (kept: KeptBetweenBuilds): Partial<BuildOptions> => ({ reuse: false, kept }),
+    checked: (kept: KeptBetweenBuilds) => kept.checkedFiles,
+  },
+  {
+    where: 'beside the output folder',
+    options: (): Partial<BuildOptions> => ({}),
+    checked: async (_: KeptBetweenBuilds, out: string) => (await storedKept(out, true)).checkedFiles,
+  },
+];
+
+describe.each(KEEPING)('builds that keep what each file became $where', ({ where, options, checked: checkedOf }) => {
   it('parse only the files that changed, and end as a clean build after each change', async () => {
     const dir = await contentDir(files);
     const out = await tempDir();
     const kept = keptBetweenBuilds();
-    const checked = kept.checkedFiles;
     const env = { TITLE: 'Hello' };
-    const rebuild = () => build({ contentDir: dir, outDir: out, env, reuse: false, kept });
+    const rebuild = () => build({ contentDir: dir, outDir: out, env, ...options(kept) });
+    const known = async () => knownFiles(dir, await checkedOf(kept, out));
     const write = (name: string, text: string) => writeFile(path.join(dir, name), text);
 
     await expectClean(await rebuild(), dir, out, env, 'first');
     // A variable and a local file make what a file becomes depend on more than its text.
-    expect(await knownFiles(dir, checked)).toEqual(['a.yaml', 'b.yaml']);
+    expect(await known()).toEqual(['a.yaml', 'b.yaml']);
 
     const steps: [string, () => Promise<unknown>][] = [
       ['a name changed', () => write('b.yaml', files['b.yaml'].replace('Three', 'Drei'))],
@@ -81,11 +101,28 @@ describe('builds that keep what each file became', () => {
       await expectClean(await rebuild(), dir, out, env, step);
     }
     expect((await rebuild()).diagnostics.map((d) => d.code)).toEqual(['unused-config']);
-    expect(await knownFiles(dir, checked)).toEqual(['a.yaml', 'b.yaml']);
+    expect(await known()).toEqual(['a.yaml', 'b.yaml']);
     // A file with a problem is checked again by the next build.
     await write('b.yaml', files['b.yaml'].replace('"m:3", type: movie, ', '"m:3", '));
     expect((await rebuild()).ok).toBe(false);
-    expect(await knownFiles(dir, checked)).toEqual(['a.yaml']);
+    expect(await known()).toEqual(['a.yaml']);
+  });
+
+  it('check a kept file again once a variable set now guards a value in it', async () => {
+    const dir = await contentDir({
+      ...files,
+      'b.yaml': '- { id: "m:3", type: movie, name: Three, streams: [ { url: "https://example.org/k-2f9a8c7d6e.mp4" } ] }\n',
+    });
+    const out = await tempDir();
+    const kept = keptBetweenBuilds();
+    const env: Record<string, string> = { TITLE: 'Hello' };
+    const rebuild = () => build({ contentDir: dir, outDir: out, env, ...options(kept) });
+    await expectClean(await rebuild(), dir, out, env, 'first');
+    expect(await knownFiles(dir, await checkedOf(kept, out))).toContain('b.yaml');
+    env.CDN_TOKEN = 'k-2f9a8c7d6e';
+    const guarded = await rebuild();
+    expect(guarded.diagnostics.map((d) => [d.code, d.file && path.basename(d.file)])).toContainEqual(['secret-in-output', 'b.yaml']);
+    await expectClean(guarded, dir, out, env, 'a guarded value');
   });
 
   it('take playlists and tables as they were read: channels of two playlists merged, problems located in a table', async () => {
@@ -104,10 +141,12 @@ describe('builds that keep what each file became', () => {
     const out = await tempDir();
     const kept = keptBetweenBuilds();
     const env = {};
-    const rebuild = () => build({ contentDir: dir, outDir: out, env, reuse: false, kept });
+    const rebuild = () => build({ contentDir: dir, outDir: out, env, ...options(kept) });
     const write = (name: string, text: string) => writeFile(path.join(dir, name), text);
     await expectClean(await rebuild(), dir, out, env, 'first');
-    expect(await knownFiles(dir, kept.checkedFiles)).toEqual(['a.m3u', 'b.m3u', 'c.yaml', 'films.csv']);
+    // On disk, playlists are parsed again: the channels that several of them list are merged by their playlists.
+    const playlists = where === 'in memory' ? ['a.m3u', 'b.m3u'] : [];
+    expect(await knownFiles(dir, await checkedOf(kept, out))).toEqual([...playlists, 'c.yaml', 'films.csv']);
     const steps: [string, () => Promise<unknown>][] = [
       ['a YAML file edited', () => write('c.yaml', yaml.replace('Nine', 'Neun'))],
       ['a playlist edited', () => write('b.m3u', playlist('b2.example.org'))],
@@ -124,6 +163,34 @@ describe('builds that keep what each file became', () => {
     }
   });
 
+  it('sort catalogs with kept items into the order a clean build gives, ties as read', async () => {
+    const sorted = addonYaml(
+      'catalogs:\n  - { id: films, type: movie, name: Films, sort: name }\n  - { id: dated, type: movie, name: Dated, sort: -released }\n',
+    );
+    const movie = (id: string, name: string, released = '2001-01-01') => `- { id: "${id}", type: movie, name: "${name}", released: "${released}" }\n`;
+    const a = movie('m:1', 'Same') + movie('m:2', 'Film 10') + movie('m:3', 'Film 9', '1999-05-05');
+    const b = movie('m:4', 'Same') + movie('m:5', 'same') + movie('m:6', 'Alpha', '2020-02-02');
+    const dir = await contentDir({ 'addon.yaml': sorted, 'a.yaml': a, 'b.yaml': b });
+    const out = await tempDir();
+    const kept = keptBetweenBuilds();
+    const rebuild = () => build({ contentDir: dir, outDir: out, ...options(kept) });
+    const write = (name: string, text: string) => writeFile(path.join(dir, name), text);
+    await expectClean(await rebuild(), dir, out, {}, 'first');
+    const steps: [string, () => Promise<unknown>][] = [
+      ['a film renamed to the front', () => write('a.yaml', a.replace('Film 9', 'Aardvark'))],
+      // Equal names and dates: the items read first come first, whatever the last order was.
+      ['ties read in another order', () => write('b.yaml', movie('m:5', 'same') + movie('m:4', 'Same') + movie('m:6', 'Alpha', '2020-02-02'))],
+      ['a tie moved to the file read first', () => Promise.all([write('a.yaml', movie('m:5', 'same') + a), write('b.yaml', movie('m:4', 'Same'))])],
+      ['a film added, one gone', () => write('b.yaml', movie('m:7', 'Film 2', '2010-10-10'))],
+    ];
+    for (const [step, change] of steps) {
+      await change();
+      await expectClean(await rebuild(), dir, out, {}, step);
+    }
+  });
+});
+
+describe('builds that keep the sizes of previews', () => {
   it('measure the previews of the edited file’s items again, and no other', async () => {
     const dir = await contentDir({ ...files, 'c.yaml': 'id: "m:5"\ntype: movie\nname: Five\n', 'd.yaml': 'id: "m:6"\ntype: movie\nname: Six\n' });
     const measured: string[] = [];
@@ -146,30 +213,70 @@ describe('builds that keep what each file became', () => {
     await writeFile(path.join(dir, 'addon.yaml'), files['addon.yaml'].replace('https://example.org/addon/', 'https://example.org/other/'));
     expect(await rebuild()).toEqual(['m:1', 'm:2', 'm:3', 'm:4', 'm:5', 'm:6']);
   });
+});
 
-  it('sort catalogs with kept items into the order a clean build gives, ties as read', async () => {
-    const sorted = addonYaml(
-      'catalogs:\n  - { id: films, type: movie, name: Films, sort: name }\n  - { id: dated, type: movie, name: Dated, sort: -released }\n',
-    );
-    const movie = (id: string, name: string, released = '2001-01-01') => `- { id: "${id}", type: movie, name: "${name}", released: "${released}" }\n`;
-    const a = movie('m:1', 'Same') + movie('m:2', 'Film 10') + movie('m:3', 'Film 9', '1999-05-05');
-    const b = movie('m:4', 'Same') + movie('m:5', 'same') + movie('m:6', 'Alpha', '2020-02-02');
-    const dir = await contentDir({ 'addon.yaml': sorted, 'a.yaml': a, 'b.yaml': b });
+describe('the file a build keeps beside its output folder', () => {
+  const build1 = (dir: string, out: string) => build({ contentDir: dir, outDir: out, env: {} });
+
+  it('is what the next build takes for a file as it was, instead of parsing it', async () => {
+    const dir = await contentDir({ 'addon.yaml': files['addon.yaml'], 'a.yaml': files['a.yaml'], 'b.yaml': files['b.yaml'] });
     const out = await tempDir();
-    const kept = keptBetweenBuilds();
-    const rebuild = () => build({ contentDir: dir, outDir: out, reuse: false, kept });
-    const write = (name: string, text: string) => writeFile(path.join(dir, name), text);
-    await expectClean(await rebuild(), dir, out, {}, 'first');
-    const steps: [string, () => Promise<unknown>][] = [
-      ['a film renamed to the front', () => write('a.yaml', a.replace('Film 9', 'Aardvark'))],
-      // Equal names and dates: the items read first come first, whatever the last order was.
-      ['ties read in another order', () => write('b.yaml', movie('m:5', 'same') + movie('m:4', 'Same') + movie('m:6', 'Alpha', '2020-02-02'))],
-      ['a tie moved to the file read first', () => Promise.all([write('a.yaml', movie('m:5', 'same') + a), write('b.yaml', movie('m:4', 'Same'))])],
-      ['a film added, one gone', () => write('b.yaml', movie('m:7', 'Film 2', '2010-10-10'))],
-    ];
-    for (const [step, change] of steps) {
-      await change();
-      await expectClean(await rebuild(), dir, out, {}, step);
-    }
+    expect((await build1(dir, out)).ok).toBe(true);
+    // What b.yaml became, changed where only a build that takes it instead of parsing b.yaml would see it.
+    const { checkedFiles, previewSizes } = await storedKept(out, true);
+    const stored = [...checkedFiles.stored()].map((file) => {
+      if (path.basename(file.file) !== 'b.yaml') return file;
+      const result = deserialize(file.bytes) as { items: { value: { name: string } }[] };
+      result.items[0]!.value.name = 'Taken, not parsed';
+      return { ...file, bytes: serialize(result) };
+    });
+    await storeKept(out, { checkedFiles: CheckedFiles.restore(checkedFiles.storedContext!, stored), previewSizes });
+    await writeFile(path.join(dir, 'a.yaml'), files['a.yaml'].replace('name: One', 'name: Uno'));
+    expect((await build1(dir, out)).ok).toBe(true);
+    // The catalog page is rendered again for m:1 (b.yaml's own files are not: their inputs are as they were).
+    const names = async () => {
+      const page = JSON.parse(await readFile(path.join(out, 'catalog', 'movie', 'films.json'), 'utf8')) as { metas: { name: string }[] };
+      return page.metas.map((meta) => meta.name);
+    };
+    expect(await names()).toEqual(['Uno', 'Two', 'Taken, not parsed', 'Four']);
+    // Without reuse the file beside is not read: every file is parsed.
+    await writeFile(path.join(dir, 'a.yaml'), files['a.yaml'].replace('name: One', 'name: Eins'));
+    expect((await build({ contentDir: dir, outDir: out, env: {}, reuse: false })).ok).toBe(true);
+    expect(await names()).toEqual(['Eins', 'Two', 'Three', 'Four']);
+  });
+
+  it('is read only when whole: a cut or damaged one is as none, and a build repairs it', async () => {
+    const dir = await contentDir({ 'addon.yaml': files['addon.yaml'], 'a.yaml': files['a.yaml'], 'b.yaml': files['b.yaml'] });
+    const out = await tempDir();
+    expect((await build1(dir, out)).ok).toBe(true);
+    const kept = keptFileOf(out);
+    const whole = await readFile(kept);
+    expect(await knownFiles(dir, (await storedKept(out, true)).checkedFiles)).toEqual(['a.yaml', 'b.yaml']);
+
+    // Cut short: its index is gone, and nothing is taken from it.
+    await writeFile(kept, whole.subarray(0, whole.length - 10));
+    expect(await knownFiles(dir, (await storedKept(out, true)).checkedFiles)).toEqual([]);
+    // The first file's result damaged, the index whole: that file alone is parsed again.
+    const damaged = Buffer.from(whole);
+    damaged.fill(0xff, 0, 40);
+    await writeFile(kept, damaged);
+    const known = await knownFiles(dir, (await storedKept(out, true)).checkedFiles);
+    expect(known).toHaveLength(1);
+    await writeFile(path.join(dir, 'b.yaml'), files['b.yaml'].replace('Three', 'Drei'));
+    await expectClean(await build1(dir, out), dir, out, {}, 'damaged');
+    expect(await knownFiles(dir, (await storedKept(out, true)).checkedFiles)).toEqual(['a.yaml', 'b.yaml']);
+  });
+
+  it('is not followed when it is a link, and a build that fails leaves it as it was', async () => {
+    const dir = await contentDir({ 'addon.yaml': files['addon.yaml'], 'a.yaml': files['a.yaml'] });
+    const out = await tempDir();
+    // A device that never ends: read, the build would never end either.
+    await symlink('/dev/zero', keptFileOf(out));
+    expect((await build1(dir, out)).ok).toBe(true);
+    expect((await stat(keptFileOf(out))).isFile()).toBe(true);
+    const before = await readFile(keptFileOf(out));
+    await writeFile(path.join(dir, 'a.yaml'), files['a.yaml'].replace('type: movie, name: One', 'name: One'));
+    expect((await build1(dir, out)).ok).toBe(false);
+    expect((await readFile(keptFileOf(out))).equals(before)).toBe(true);
   });
 });

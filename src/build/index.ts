@@ -11,9 +11,9 @@ import { manifestUrl } from '../shared/paths.js';
 import { hostReport, HOSTS, type Host, type HostReport } from '../hosts/index.js';
 import type { PageTemplates } from '../plan/page.js';
 import type { OutputFile } from '../plan/index.js';
+export { keptBetweenBuilds, type KeptBetweenBuilds } from './kept-store.js';
 import type { Environment } from '../validate/secrets.js';
-import { CheckedFiles } from '../validate/checked-files.js';
-import { PreviewSizes } from '../plan/preview-sizes.js';
+import { storedKept, storeKept, type KeptBetweenBuilds } from './kept-store.js';
 import { streamOwners, type Content } from '../shared/content.js';
 import { stagingDirOf, writeOutput, type WriteResult } from '../write/index.js';
 import { PAGE_TEMPLATES, templateUrl } from '../shared/package.js';
@@ -49,21 +49,10 @@ export interface BuildOptions {
   reuse?: boolean;
   /**
    * What earlier builds found, kept by a long-lived caller (serve --watch) between its builds
-   * (keptBetweenBuilds): this build takes what still holds and adds its own.
+   * (keptBetweenBuilds): this build takes what still holds and adds its own. Without it, a build
+   * that writes keeps its own beside the output folder (build/kept-store.ts).
    */
   kept?: KeptBetweenBuilds;
-}
-
-/** What builds keep for the next, so that an edit's build does again little more than the edit asks. */
-export interface KeptBetweenBuilds {
-  /** What each item file became: a file whose text and settings are as they were is neither parsed nor checked again. */
-  checkedFiles: CheckedFiles;
-  /** The size of each item's preview, which measuring the output needs. */
-  previewSizes: PreviewSizes;
-}
-
-export function keptBetweenBuilds(): KeptBetweenBuilds {
-  return { checkedFiles: new CheckedFiles(), previewSizes: new PreviewSizes() };
 }
 
 const STAGES = ['load', 'validate', 'plan', 'write'] as const;
@@ -163,11 +152,14 @@ async function pipeline(options: BuildOptions, where: { outDir?: string; s3Dir?:
   // Every content file with the stamp it had: the last build stands without reading one.
   const unread = folders && (await lastBuildUnread(options, folders, env));
   if (unread?.last) return done({ ...unread.last, sources: [] });
-  const checkedFiles = options.kept?.checkedFiles;
+  // What earlier builds kept: the caller's, or else what the last build into the folder stored
+  // beside it, read below. Load asks only once validate starts.
+  const stored = outDir !== undefined && !options.kept;
+  let kept = options.kept;
   const loaded = await loadContent(options.contentDir, {
     maxFileSize: options.maxFileSize,
     env,
-    ...(checkedFiles && { known: (file: SourceFile) => checkedFiles.has(file) }),
+    ...((stored || kept) && { known: (file: SourceFile) => kept?.checkedFiles.has(file) === true }),
   });
   // What reading the files found (links not followed, say): every build reads them again.
   const readProblems = loaded.diagnostics.list();
@@ -180,21 +172,9 @@ async function pipeline(options: BuildOptions, where: { outDir?: string; s3Dir?:
     if (last) return done({ ...last, diagnostics: [...readProblems, ...last.diagnostics], sources: loaded.files });
     enter('load', false);
   }
+  if (stored) kept = await storedKept(outDir, folders !== undefined);
   enter('validate');
-  const items = loaded.items;
-  loaded.items = {
-    // Validate waits for the next file's values now and then: count that as load.
-    async *[Symbol.asyncIterator]() {
-      const iterator = items[Symbol.asyncIterator]();
-      for (;;) {
-        enter('load', false);
-        const next = await iterator.next();
-        enter('validate', false);
-        if (next.done) return;
-        yield next.value;
-      }
-    },
-  };
+  loaded.items = waitsAsLoad(loaded.items, enter);
   // Loaded only by a build that goes past its look at the last one: most of the code, and zod's schemas.
   const [{ validate }, { withAddonManifests }, { plan }] = await Promise.all([
     import('../validate/index.js'),
@@ -206,7 +186,7 @@ async function pipeline(options: BuildOptions, where: { outDir?: string; s3Dir?:
     baseUrl: options.baseUrl,
     env,
     allowCredentialsInOutput: options.allowCredentialsInOutput,
-    checkedFiles,
+    checkedFiles: kept?.checkedFiles,
   });
   let { content } = validated;
   if (!content) return done({ ok: false, diagnostics: validated.diagnostics, sources: loaded.files });
@@ -218,7 +198,7 @@ async function pipeline(options: BuildOptions, where: { outDir?: string; s3Dir?:
 
   enter('plan');
   const templates = await readTemplates();
-  const planned = plan(content, { hosts: options.hosts, templates, generator, outFromS3Dir, previewSizes: options.kept?.previewSizes });
+  const planned = plan(content, { hosts: options.hosts, templates, generator, outFromS3Dir, previewSizes: kept?.previewSizes });
   const diagnostics = [...validated.diagnostics, ...planned.diagnostics];
   const result = {
     diagnostics,
@@ -248,8 +228,26 @@ async function pipeline(options: BuildOptions, where: { outDir?: string; s3Dir?:
   });
   // upload.sh names the output folder as seen from the S3 folder: that too must be as it was.
   if (planned.s3Files.length > 0) await writeOutput(s3Dir!, planned.s3Files, { record: () => ({ inputs, outFromS3Dir }) });
+  // Made after the output, not while it is written: alongside, the write threads waited for the main thread.
+  if (stored && kept) await storeKept(outDir, kept);
   const after = [...report!.diagnostics, ...foreignFiles(options.outDir, write.foreign), ...removedConfigurations(write.removedManifests)];
   return done({ ...result, diagnostics: [...diagnostics, ...after], ok: true, write, hosts: report!.hosts });
+}
+
+/** Validate waits for the next file's values now and then: that counts as load. */
+function waitsAsLoad<T>(items: AsyncIterable<T>, enter: (stage: Stage, announce: boolean) => void): AsyncIterable<T> {
+  return {
+    async *[Symbol.asyncIterator]() {
+      const iterator = items[Symbol.asyncIterator]();
+      for (;;) {
+        enter('load', false);
+        const next = await iterator.next();
+        enter('validate', false);
+        if (next.done) return;
+        yield next.value;
+      }
+    },
+  };
 }
 
 function summaryOf(write: WriteResult): BuildRecord['write'] {

@@ -132,7 +132,7 @@ async function lastBuild(
  * A hash of addon-gen's own code and page templates: a rebuild by another version (or a changed
  * checkout) must render every file again instead of trusting what the old code recorded.
  */
-function generatorFingerprint(): string {
+export function generatorFingerprint(): string {
   // The code that runs is the code loaded: it does not change while the process lives.
   return (generator ??= hashGenerator());
 }

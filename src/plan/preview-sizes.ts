@@ -1,5 +1,6 @@
-// The sizes of items' previews, kept between the builds of a long-lived process (serve --watch):
-// measuring the output renders every item's preview (output-size.ts), and an edit changes few.
+// The sizes of items' previews, kept between builds (by serve --watch in memory, by the CLI beside
+// the output folder): measuring the output renders every item's preview (output-size.ts), and an
+// edit changes few.
 
 export class PreviewSizes {
   private kept = new Map<string, number>();
@@ -14,6 +15,17 @@ export class PreviewSizes {
     if (size === undefined) size = measure();
     this.next.set(key, size);
     return size;
+  }
+
+  /** What the last build measured or found, by key: for `restore`. */
+  entries(): IterableIterator<[string, number]> {
+    return this.kept.entries();
+  }
+
+  static restore(entries: Iterable<[string, number]>): PreviewSizes {
+    const sizes = new PreviewSizes();
+    sizes.kept = new Map(entries);
+    return sizes;
   }
 
   /** Ends a build: the next one finds what this one measured or found. */

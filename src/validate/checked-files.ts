@@ -1,9 +1,13 @@
-// What checking each item file found, kept between the builds of one long-lived process (serve
-// --watch): a file whose text is as it was, checked against the same settings, is neither parsed
-// nor checked again. Kept only for files that gave no problem and depend on nothing but their text
-// and the settings: no `${NAME}` or guarded value, no local file (which may have gone since).
-import { textFingerprint } from '../shared/fingerprint.js';
+// What checking each item file found, kept between builds: a file whose text is as it was,
+// checked against the same settings, is neither parsed nor checked again. Kept in memory by a
+// long-lived process (serve --watch), and on disk beside the output folder by the CLI's builds
+// (stored, restore). Kept only for files that gave no problem and depend on nothing but their
+// text and the settings: no `${NAME}` or guarded value, no local file (which may have gone since).
+import { deserialize, serialize } from 'node:v8';
+import { sha1, textFingerprint } from '../shared/fingerprint.js';
 import type { SourceFile } from '../load/index.js';
+import type { DocumentSpan } from '../load/parse-threads.js';
+import type { TableLayout } from '../load/csv.js';
 import type { ExternalTitle, Item } from '../shared/content.js';
 import type { Locator } from './issues.js';
 
@@ -21,32 +25,56 @@ export interface FileResult {
   usedKeys: string[];
 }
 
-interface Kept extends FileResult {
+/** An item or title as stored: without what points at the file read (set again when taken). */
+type Detached<T> = Omit<T, 'source' | 'where'>;
+
+/** A file's result as stored, with what parsing left that locating its items needs. */
+interface StoredResult {
+  items: Placed<Detached<Item>>[];
+  externalTitles: Placed<Detached<ExternalTitle>>[];
+  usedKeys: string[];
+  spans?: DocumentSpan[];
+  table?: TableLayout;
+}
+
+interface Kept {
   fingerprint: string;
   kind: SourceFile['kind'];
+  /** What the file became, in memory; absent until a file read from disk is taken. */
+  result?: FileResult;
   /** The reading of the file that was parsed: what parsing left on it holds for the same text. */
-  source: SourceFile;
+  source?: SourceFile;
+  /** The stored form, for a file read from disk: written back as it is while the file is unchanged. */
+  stored?: Uint8Array;
+  /** The stored form read, once a build asks for it; null when it is not one (then the file is parsed). */
+  restored?: StoredResult | null;
 }
 
 export class CheckedFiles {
   private context: string | undefined;
+  private holds: (file: SourceFile) => boolean = () => true;
   private kept = new Map<string, Kept>();
   private next = new Map<string, Kept>();
 
   /**
    * Starts a build checked against `context`, everything but a file's own text that what it
-   * becomes depends on (addon.yaml, the variables, the options): what was kept under another is dropped.
+   * becomes depends on (addon.yaml, the options): what was kept under another is dropped.
+   * `holds` says whether a file's text still needs nothing but itself (a guarded value the
+   * environment now has would make it depend on the variables).
    */
-  begin(context: string): void {
-    if (context !== this.context) this.kept.clear();
-    this.context = context;
+  begin(context: string, holds: (file: SourceFile) => boolean = () => true): void {
+    const hash = sha1(context);
+    if (hash !== this.context) this.kept.clear();
+    this.context = hash;
+    this.holds = holds;
     this.next = new Map();
   }
 
   /** Whether what `file` became is kept: load then does not parse it, and validate takes it. */
   has(file: SourceFile): boolean {
     const kept = this.kept.get(file.file);
-    return kept !== undefined && kept.kind === file.kind && kept.fingerprint === textFingerprint(file);
+    if (kept === undefined || kept.kind !== file.kind || kept.fingerprint !== textFingerprint(file) || !this.holds(file)) return false;
+    return kept.result !== undefined || restoredResult(kept) !== null;
   }
 
   /** What `file` became, its items and titles pointing at `file` (this build's reading of it). */
@@ -57,23 +85,32 @@ export class CheckedFiles {
     // What parsing the same text left, which a file that is not parsed again lacks: a playlist's
     // channels (validate/channels.ts merges those of several playlists), and the positions and
     // table layout that locate its problems.
-    const parsed = kept.source;
-    file.spans ??= parsed.spans;
-    file.parsed ??= parsed.parsed;
-    file.lines ??= parsed.lines;
-    file.table ??= parsed.table;
-    file.playlist ??= parsed.playlist;
-    const again = <T extends Item | ExternalTitle>({ value, document, at }: Placed<T>): Placed<T> => ({
-      value: Object.assign({}, value, { source: file, where: locatorOf(file, document, at) }),
+    let result: FileResult | StoredResult;
+    if (kept.result) {
+      result = kept.result;
+      const parsed = kept.source;
+      file.spans ??= parsed?.spans;
+      file.parsed ??= parsed?.parsed;
+      file.lines ??= parsed?.lines;
+      file.table ??= parsed?.table;
+      file.playlist ??= parsed?.playlist;
+    } else {
+      const stored = restoredResult(kept)!;
+      file.spans ??= stored.spans;
+      file.table ??= stored.table;
+      result = stored;
+    }
+    const again = <T extends Item | ExternalTitle>({ value, document, at }: Placed<Detached<T>>) => ({
+      value: { ...value, source: file, where: locatorOf(file, document, at) },
       document,
       at,
     });
-    return { items: kept.items.map(again), externalTitles: kept.externalTitles.map(again), usedKeys: kept.usedKeys };
+    return { items: result.items.map(again<Item>), externalTitles: result.externalTitles.map(again<ExternalTitle>), usedKeys: result.usedKeys };
   }
 
   /** Keeps what `file` became for the next build. */
   keep(file: SourceFile, result: FileResult): void {
-    this.next.set(file.file, { ...result, fingerprint: textFingerprint(file), kind: file.kind, source: file });
+    this.next.set(file.file, { result, fingerprint: textFingerprint(file), kind: file.kind, source: file });
   }
 
   /** Ends the build: what the next one can take is what this one kept or took. */
@@ -81,4 +118,75 @@ export class CheckedFiles {
     this.kept = this.next;
     this.next = new Map();
   }
+
+  /**
+   * What is kept, each file's result as bytes that `restore` takes back, with the spans or table
+   * layout that locate its items: only files read from the content folder, and no playlist, whose
+   * channels validate/channels.ts merges by their playlists. A file read back and taken is as it was read.
+   */
+  *stored(): Generator<StoredFile> {
+    for (const [file, kept] of this.kept) {
+      if (kept.kind !== undefined || kept.source?.playlist !== undefined) continue;
+      yield { file, fingerprint: kept.fingerprint, bytes: kept.stored ?? serialize(storedResult(kept)) };
+    }
+  }
+
+  /** The context of the last build (a hash), under which `stored()` was kept. */
+  get storedContext(): string | undefined {
+    return this.context;
+  }
+
+  /**
+   * What `stored()` gave, kept under `context`. Its bytes are deserialized only as a file is
+   * taken: they must be bytes `stored()` made with this very code.
+   */
+  static restore(context: string, files: Iterable<StoredFile>): CheckedFiles {
+    const checked = new CheckedFiles();
+    checked.context = context;
+    for (const { file, fingerprint, bytes } of files) checked.kept.set(file, { fingerprint, kind: undefined, stored: bytes });
+    return checked;
+  }
+}
+
+/** A kept file's result, stored (see CheckedFiles.stored). */
+export interface StoredFile {
+  /** The file's absolute path. */
+  file: string;
+  fingerprint: string;
+  bytes: Uint8Array;
+}
+
+/**
+ * What a file read from disk was stored as, read once; null when it cannot be read as one (then
+ * the file is parsed again). Made by stored() of this very code (see restore): its values are
+ * what validate made, and only the outline is looked at.
+ */
+function restoredResult(kept: Kept): StoredResult | null {
+  if (kept.restored !== undefined) return kept.restored;
+  try {
+    const value: unknown = kept.stored && deserialize(kept.stored);
+    kept.restored = isStoredResult(value) ? value : null;
+  } catch {
+    kept.restored = null;
+  }
+  return kept.restored;
+}
+
+function isStoredResult(value: unknown): value is StoredResult {
+  const field = (name: string): unknown => (typeof value === 'object' && value !== null ? Reflect.get(value, name) : undefined);
+  return Array.isArray(field('items')) && Array.isArray(field('externalTitles')) && Array.isArray(field('usedKeys'));
+}
+
+/** A kept file's result as stored: the values without their file, which take() sets again. */
+function storedResult(kept: Kept): StoredResult {
+  const { items, externalTitles, usedKeys } = kept.result!;
+  const { spans, table } = kept.source ?? {};
+  return { items: items.map(detached), externalTitles: externalTitles.map(detached), usedKeys, spans, table };
+}
+
+function detached<T extends Item | ExternalTitle>({ value, document, at }: Placed<T>): Placed<Detached<T>> {
+  const { source: _source, where: _where, ...rest } = value;
+  // Only a playlist's channels have other playlists (validate/channels.ts), and playlists are not stored.
+  if ('alsoFrom' in rest) delete rest.alsoFrom;
+  return { value: rest, document, at };
 }

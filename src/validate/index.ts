@@ -23,7 +23,7 @@ import { checkConfig, checkWhen, warnUnusedOptions, whensOf } from './config.js'
 import type { ConfigOption } from '../shared/configurations.js';
 import { baseUrl as baseUrlSchema, contentSchemas, type AddonSettings } from './schema.js';
 import type { CheckedFiles, FileResult } from './checked-files.js';
-import { textFingerprint } from '../shared/fingerprint.js';
+import { sha1, textFingerprint } from '../shared/fingerprint.js';
 import { expandVariables, needsWalk, policyLists, secretPolicy, secretsIn, type Environment } from './secrets.js';
 
 // What other stages and the tests import from validate.
@@ -120,7 +120,8 @@ async function checkLoaded(loaded: Loaded, options: ValidateOptions): Promise<Va
 
   const catalogIndex = addon ? indexCatalogs(addon.catalogs) : undefined;
   const suggest = suggester();
-  options.checkedFiles?.begin(checkContext(loaded, options, env));
+  // A file kept without a guarded value may hold one of the variables set now.
+  options.checkedFiles?.begin(checkContext(loaded, options, used), (source) => !needsWalkOnce(source));
   const allowCredentials = options.allowCredentialsInOutput ?? false;
   const checks: ValueChecks = { schemas, expand, needsWalk: needsWalkOnce, files, baseUrl, diagnostics, allowCredentials, config, suggest };
   if (addon && catalogIndex) checks.catalogs = { index: catalogIndex, types: addon.types };
@@ -161,12 +162,14 @@ async function checkLoaded(loaded: Loaded, options: ValidateOptions): Promise<Va
 }
 
 /**
- * Everything but a file's own text that what its values become depends on: the options, the
- * variables, and addon.yaml (settings, catalogs, config, playlists' settings, guarded values).
+ * Everything but a file's own text that what its values become depends on: the options, and
+ * addon.yaml (settings, catalogs, config, playlists' settings, guarded names) with the values of
+ * the variables it used (`used`), hashed. The other variables matter only to a file that holds a
+ * reference or a guarded value, which is never kept (CheckedFiles.begin looks again).
  */
-function checkContext(loaded: Loaded, options: ValidateOptions, env: Environment): string {
+function checkContext(loaded: Loaded, options: ValidateOptions, used: ReadonlyMap<string, string>): string {
   const addon = loaded.addon ? textFingerprint(loaded.addon.source) : null;
-  const variables = Object.entries(env).sort(([a], [b]) => (a < b ? -1 : 1));
+  const variables = [...used].map(([name, value]) => [name, sha1(value)]).sort(([a], [b]) => (a! < b! ? -1 : 1));
   return JSON.stringify([path.resolve(options.contentDir), options.baseUrl ?? null, options.allowCredentialsInOutput ?? false, addon, variables]);
 }
 

@@ -323,7 +323,7 @@ export async function writeStampsSlot(head: StateHead, text: string): Promise<bi
  * A new file, never one that is there: a link left at a temporary name (by anyone) would
  * otherwise be followed, and its target overwritten.
  */
-async function createNew(file: string): Promise<FileHandle> {
+export async function createNew(file: string): Promise<FileHandle> {
   await rm(file, { force: true });
   return open(file, 'wx');
 }

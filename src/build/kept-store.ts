@@ -1,0 +1,98 @@
+// What builds keep for the next, so that an edit's build does again little more than the edit
+// asks: in memory for a long-lived caller (serve --watch), and for the CLI's builds in a file
+// beside the output folder (write/kept-file.ts), which the next build into it reads back.
+import { deserialize, serialize } from 'node:v8';
+import { CheckedFiles, type StoredFile } from '../validate/checked-files.js';
+import { PreviewSizes } from '../plan/preview-sizes.js';
+import { readKeptFile, writeKeptFile } from '../write/index.js';
+import { generatorFingerprint } from './reuse.js';
+
+export interface KeptBetweenBuilds {
+  /** What each item file became: a file whose text and settings are as they were is neither parsed nor checked again. */
+  checkedFiles: CheckedFiles;
+  /** The size of each item's preview, which measuring the output needs. */
+  previewSizes: PreviewSizes;
+}
+
+export function keptBetweenBuilds(): KeptBetweenBuilds {
+  return { checkedFiles: new CheckedFiles(), previewSizes: new PreviewSizes() };
+}
+
+/** Names the layout of the file: another (an older addon-gen's) is not read. */
+const FORMAT = 'addon-gen kept between builds 1';
+
+/**
+ * The file's layout: each kept content file's result, as CheckedFiles.stored() made it, one after
+ * the other; then the index (`Index`, serialized); then the index's length in 4 bytes. The results
+ * are written as they are made, and read back only as a build takes them.
+ */
+interface Index {
+  format: typeof FORMAT;
+  /** addon-gen's code: the results are its objects, serialized. */
+  generator: string;
+  context: string;
+  files: { file: string; fingerprint: string; bytes: number }[];
+  previews: [string, number][];
+}
+
+/** What the last build into `outDir` kept; nothing unless `reuse`, or when it is not whole or another's. */
+export async function storedKept(outDir: string, reuse: boolean): Promise<KeptBetweenBuilds> {
+  const bytes = reuse ? await readKeptFile(outDir) : undefined;
+  const index = bytes && indexOf(bytes);
+  if (!bytes || !index) return keptBetweenBuilds();
+  let offset = 0;
+  const files: StoredFile[] = index.files.map(({ file, fingerprint, bytes: size }) => {
+    offset += size;
+    return { file, fingerprint, bytes: bytes.subarray(offset - size, offset) };
+  });
+  return { checkedFiles: CheckedFiles.restore(index.context, files), previewSizes: PreviewSizes.restore(index.previews) };
+}
+
+/** Keeps `kept` beside `outDir` for the next build into it. */
+export async function storeKept(outDir: string, kept: KeptBetweenBuilds): Promise<void> {
+  const context = kept.checkedFiles.storedContext;
+  if (context === undefined) return;
+  const index: Index = { format: FORMAT, generator: generatorFingerprint(), context, files: [], previews: [...kept.previewSizes.entries()] };
+  function* parts(): Generator<Uint8Array> {
+    for (const { file, fingerprint, bytes } of kept.checkedFiles.stored()) {
+      index.files.push({ file, fingerprint, bytes: bytes.byteLength });
+      yield bytes;
+    }
+    const head = serialize(index);
+    const length = Buffer.alloc(4);
+    length.writeUInt32BE(head.byteLength);
+    yield head;
+    yield length;
+  }
+  await writeKeptFile(outDir, parts());
+}
+
+/** The index at the end of `bytes`, when it is one this code wrote and its results are all there before it. */
+function indexOf(bytes: Buffer): Index | undefined {
+  try {
+    const length = bytes.readUInt32BE(bytes.length - 4);
+    const start = bytes.length - 4 - length;
+    const index: unknown = deserialize(bytes.subarray(start, bytes.length - 4));
+    if (!isIndex(index) || index.generator !== generatorFingerprint()) return undefined;
+    return index.files.reduce((sum, file) => sum + file.bytes, 0) === start ? index : undefined;
+  } catch {
+    return undefined; // cut short, or not this layout
+  }
+}
+
+/** Checked by hand: zod is not loaded by a build that ends early, before this is read. */
+function isIndex(index: unknown): index is Index {
+  const field = (of: unknown, name: string): unknown => (typeof of === 'object' && of !== null ? Reflect.get(of, name) : undefined);
+  const string = (value: unknown) => typeof value === 'string';
+  const count = (value: unknown) => Number.isSafeInteger(value) && Number(value) >= 0;
+  const [files, previews] = [field(index, 'files'), field(index, 'previews')];
+  return (
+    field(index, 'format') === FORMAT &&
+    string(field(index, 'generator')) &&
+    string(field(index, 'context')) &&
+    Array.isArray(files) &&
+    files.every((f: unknown) => string(field(f, 'file')) && string(field(f, 'fingerprint')) && count(field(f, 'bytes'))) &&
+    Array.isArray(previews) &&
+    previews.every((p: unknown) => Array.isArray(p) && p.length === 2 && string(p[0]) && count(p[1]))
+  );
+}
