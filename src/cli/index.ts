@@ -63,7 +63,7 @@ function buildCommands(program: Command, io: Io, done: (status: number) => void)
     .option('--s3-dir <dir>', 'folder for the S3 CORS configuration and upload script (default: <out>-s3)')
     .option('--allow-credentials-in-output', CREDENTIALS_FLAG)
     .option(MAX_FILE_SIZE_FLAG, MAX_FILE_SIZE_HELP)
-    .option('--no-reuse', 'build even when the content, options and output are as the last build left them')
+    .option('--no-reuse', 'build even when the content, options and output are as the last build left them, parsing every content file')
     .option('-q, --quiet', 'print only problems, no summary')
     .addOption(new Option('--json', 'print a machine-readable result on stdout'))
     .action(async (contentDir: string, options: BuildFlags) => {
