@@ -2,16 +2,17 @@
 // --watch does: a file whose text and settings are as they were is neither parsed nor checked
 // again (validate/checked-files.ts), an unchanged item's preview is not measured again
 // (plan/preview-sizes.ts), and every build ends as a clean one would, with the same problems.
-import { readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { cp, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { deserialize, serialize } from 'node:v8';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { build, keptBetweenBuilds, type BuildOptions, type BuildResult, type KeptBetweenBuilds } from '../src/build/index.js';
-import { storedKept, storeKept } from '../src/build/kept-store.js';
-import { CheckedFiles } from '../src/validate/checked-files.js';
+import { keptBeside, keepBeside } from '../src/build/kept-store.js';
+import { CheckedFiles, type StoredFile } from '../src/validate/checked-files.js';
 import { loadContent } from '../src/load/index.js';
 import { PreviewSizes } from '../src/plan/preview-sizes.js';
-import { keptFileOf } from '../src/write/index.js';
+import { keptFileOf, stateFileOf } from '../src/write/index.js';
 import { addonYaml, contentDir, readTree, tempDir } from './support/content.js';
 
 const settings = (config: string) =>
@@ -63,7 +64,7 @@ const KEEPING = [
   {
     where: 'beside the output folder',
     options: (): Partial<BuildOptions> => ({}),
-    checked: async (_: KeptBetweenBuilds, out: string) => (await storedKept(out, true)).checkedFiles,
+    checked: async (_: KeptBetweenBuilds, out: string) => (await keptBeside(out, true)).checkedFiles,
   },
 ];
 
@@ -216,33 +217,72 @@ describe('builds that keep the sizes of previews', () => {
 });
 
 describe('the file a build keeps beside its output folder', () => {
+  // What `stored()` gave, changed by a test, as what a build reads back.
+  const restoredFrom = (context: string, files: StoredFile[]) =>
+    CheckedFiles.restore(
+      context,
+      files.map(({ file, fingerprint, bytes }) => ({ file, fingerprint, read: () => bytes })),
+    );
   const build1 = (dir: string, out: string) => build({ contentDir: dir, outDir: out, env: {} });
 
-  it('is what the next build takes for a file as it was, instead of parsing it', async () => {
-    const dir = await contentDir({ 'addon.yaml': files['addon.yaml'], 'a.yaml': files['a.yaml'], 'b.yaml': files['b.yaml'] });
+  it('is what the next build takes for a file as it was, instead of parsing it, under the same settings', async () => {
+    const addon = files['addon.yaml'].replace('name: Films', 'name: "Films \${DESC}"');
+    const dir = await contentDir({ 'addon.yaml': addon, 'a.yaml': files['a.yaml'], 'b.yaml': files['b.yaml'] });
     const out = await tempDir();
-    expect((await build1(dir, out)).ok).toBe(true);
-    // What b.yaml became, changed where only a build that takes it instead of parsing b.yaml would see it.
-    const { checkedFiles, previewSizes } = await storedKept(out, true);
-    const stored = [...checkedFiles.stored()].map((file) => {
-      if (path.basename(file.file) !== 'b.yaml') return file;
-      const result = deserialize(file.bytes) as { items: { value: { name: string } }[] };
-      result.items[0]!.value.name = 'Taken, not parsed';
-      return { ...file, bytes: serialize(result) };
-    });
-    await storeKept(out, { checkedFiles: CheckedFiles.restore(checkedFiles.storedContext!, stored), previewSizes });
-    await writeFile(path.join(dir, 'a.yaml'), files['a.yaml'].replace('name: One', 'name: Uno'));
-    expect((await build1(dir, out)).ok).toBe(true);
-    // The catalog page is rendered again for m:1 (b.yaml's own files are not: their inputs are as they were).
-    const names = async () => {
-      const page = JSON.parse(await readFile(path.join(out, 'catalog', 'movie', 'films.json'), 'utf8')) as { metas: { name: string }[] };
-      return page.metas.map((meta) => meta.name);
+    const rebuild = (env: Record<string, string>, reuse = true) => build({ contentDir: dir, outDir: out, env, reuse });
+    const first = await rebuild({ DESC: 'old' });
+    expect(first.ok, JSON.stringify(first.diagnostics)).toBe(true);
+    // What b.yaml became, changed where only a build that takes it instead of parsing b.yaml would show it.
+    const tamper = async () => {
+      const { checkedFiles, previewSizes } = await keptBeside(out, true);
+      const stored = [...checkedFiles.stored()].map((file) => {
+        if (path.basename(file.file) !== 'b.yaml') return file;
+        const result = deserialize(file.bytes) as { items: { value: { name: string } }[] };
+        result.items[0]!.value.name = 'Taken, not parsed';
+        return { ...file, bytes: serialize(result) };
+      });
+      await keepBeside(out, { checkedFiles: restoredFrom(checkedFiles.storedContext!, stored), previewSizes });
     };
-    expect(await names()).toEqual(['Uno', 'Two', 'Taken, not parsed', 'Four']);
-    // Without reuse the file beside is not read: every file is parsed.
-    await writeFile(path.join(dir, 'a.yaml'), files['a.yaml'].replace('name: One', 'name: Eins'));
-    expect((await build({ contentDir: dir, outDir: out, env: {}, reuse: false })).ok).toBe(true);
-    expect(await names()).toEqual(['Eins', 'Two', 'Three', 'Four']);
+    // The catalog page, rendered again when an item of a.yaml changes (b.yaml's own files are not:
+    // their inputs are as they were).
+    let edits = 0;
+    const namesAfterEdit = async (build: () => Promise<BuildResult>) => {
+      await writeFile(path.join(dir, 'a.yaml'), files['a.yaml'].replace('name: One', `name: One ${++edits}`));
+      expect((await build()).ok).toBe(true);
+      const page = JSON.parse(await readFile(path.join(out, 'catalog', 'movie', 'films.json'), 'utf8')) as { metas: { name: string }[] };
+      return page.metas.map((meta) => meta.name).slice(1);
+    };
+    await tamper();
+    // Without reuse it is not read: every file is parsed.
+    expect(await namesAfterEdit(() => rebuild({ DESC: 'old' }, false))).toEqual(['Two', 'Three', 'Four']);
+    await tamper();
+    // A variable that nothing uses changes nothing a file becomes.
+    expect(await namesAfterEdit(() => rebuild({ DESC: 'old', UNUSED: 'set' }))).toEqual(['Two', 'Taken, not parsed', 'Four']);
+    // One that addon.yaml uses may: every file is checked again.
+    expect(await namesAfterEdit(() => rebuild({ DESC: 'new', UNUSED: 'set' }))).toEqual(['Two', 'Three', 'Four']);
+  });
+
+  it('gives a clean build’s every file when only it is left of the last build', async () => {
+    // The bundled example (series with videos, subtitles, a playlist, a table, local files) and
+    // titles that Cinemeta describes, with values YAML shares through an anchor.
+    const dir = await tempDir();
+    await cp(path.resolve('content'), dir, { recursive: true });
+    await cp(path.resolve('examples/streams/titles.yaml'), path.join(dir, 'described-elsewhere.yaml'));
+    const shared = '- { id: "tt0000001", type: movie, streams: [ &s { url: "https://example.org/one.mp4", name: One } ] }\n';
+    await writeFile(path.join(dir, 'anchored.yaml'), `${shared}- { id: "tt0000002", type: movie, streams: [ *s ] }\n`);
+    // A series whose subtitles are not local files, which are checked each time.
+    const series = await readFile(path.join(dir, 'series', 'superman.yaml'), 'utf8');
+    const copy = series.replaceAll('pd:superman-1941', 'pd:superman-again').replaceAll('../subtitles/', 'https://example.org/subtitles/');
+    await writeFile(path.join(dir, 'series', 'again.yaml'), copy);
+    const out = await tempDir();
+    const first = await build({ contentDir: dir, outDir: out });
+    expect(first.ok, JSON.stringify(first.diagnostics)).toBe(true);
+    const taken = await knownFiles(dir, (await keptBeside(out, true)).checkedFiles);
+    expect(taken).toEqual(expect.arrayContaining(['anchored.yaml', 'described-elsewhere.yaml', 'movies/forties.yaml', 'series/again.yaml']));
+    // The output and its bookkeeping gone: every file is rendered again, from what was taken.
+    await rm(out, { recursive: true, force: true });
+    await rm(stateFileOf(out), { force: true });
+    await expectClean(await build({ contentDir: dir, outDir: out }), dir, out, {}, 'from what was kept alone');
   });
 
   it('is read only when whole: a cut or damaged one is as none, and a build repairs it', async () => {
@@ -251,27 +291,40 @@ describe('the file a build keeps beside its output folder', () => {
     expect((await build1(dir, out)).ok).toBe(true);
     const kept = keptFileOf(out);
     const whole = await readFile(kept);
-    expect(await knownFiles(dir, (await storedKept(out, true)).checkedFiles)).toEqual(['a.yaml', 'b.yaml']);
+    expect(await knownFiles(dir, (await keptBeside(out, true)).checkedFiles)).toEqual(['a.yaml', 'b.yaml']);
 
     // Cut short: its index is gone, and nothing is taken from it.
     await writeFile(kept, whole.subarray(0, whole.length - 10));
-    expect(await knownFiles(dir, (await storedKept(out, true)).checkedFiles)).toEqual([]);
+    expect(await knownFiles(dir, (await keptBeside(out, true)).checkedFiles)).toEqual([]);
     // The first file's result damaged, the index whole: that file alone is parsed again.
     const damaged = Buffer.from(whole);
     damaged.fill(0xff, 0, 40);
     await writeFile(kept, damaged);
-    const known = await knownFiles(dir, (await storedKept(out, true)).checkedFiles);
+    const known = await knownFiles(dir, (await keptBeside(out, true)).checkedFiles);
     expect(known).toHaveLength(1);
     await writeFile(path.join(dir, 'b.yaml'), files['b.yaml'].replace('Three', 'Drei'));
     await expectClean(await build1(dir, out), dir, out, {}, 'damaged');
-    expect(await knownFiles(dir, (await storedKept(out, true)).checkedFiles)).toEqual(['a.yaml', 'b.yaml']);
+    // A result that reads, but as something no build made: that file is parsed again.
+    const { checkedFiles, previewSizes } = await keptBeside(out, true);
+    const odd = [...checkedFiles.stored()].map((file) => ({ ...file, bytes: serialize({ items: [null], externalTitles: [], usedKeys: [] }) }));
+    await keepBeside(out, { checkedFiles: restoredFrom(checkedFiles.storedContext!, odd), previewSizes });
+    expect(await knownFiles(dir, (await keptBeside(out, true)).checkedFiles)).toEqual([]);
+    await writeFile(path.join(dir, 'a.yaml'), files['a.yaml'].replace('One', 'Eins'));
+    await expectClean(await build1(dir, out), dir, out, {}, 'odd');
+    expect(await knownFiles(dir, (await keptBeside(out, true)).checkedFiles)).toEqual(['a.yaml', 'b.yaml']);
   });
 
-  it('is not followed when it is a link, and a build that fails leaves it as it was', async () => {
+  it('is not followed when it is a link, not waited on when it is a pipe, and left as it was by a build that fails', async () => {
     const dir = await contentDir({ 'addon.yaml': files['addon.yaml'], 'a.yaml': files['a.yaml'] });
     const out = await tempDir();
     // A device that never ends: read, the build would never end either.
     await symlink('/dev/zero', keptFileOf(out));
+    expect((await build1(dir, out)).ok).toBe(true);
+    expect((await stat(keptFileOf(out))).isFile()).toBe(true);
+    // A named pipe that nothing writes to: opened to be read, the build would wait for good.
+    await rm(keptFileOf(out));
+    execFileSync('mkfifo', [keptFileOf(out)]);
+    await writeFile(path.join(dir, 'a.yaml'), files['a.yaml'].replace('One', 'Eins'));
     expect((await build1(dir, out)).ok).toBe(true);
     expect((await stat(keptFileOf(out))).isFile()).toBe(true);
     const before = await readFile(keptFileOf(out));

@@ -45,11 +45,13 @@ describe('the small benchmark content', () => {
 });
 
 describe('incremental builds', () => {
-  // Kept: as serve --watch builds, keeping what each file became between builds.
-  it.each(['', ', keeping what each file became'])(
-    'equal a clean build after each of a series of random edits, with no stale file left%s',
+  // What each file became kept in memory, as serve --watch builds; beside the output folder, as
+  // the CLI's builds do; or not at all (no reuse: every file is parsed).
+  it.each(['kept beside the output folder', 'kept in memory', 'nothing kept'])(
+    'equal a clean build after each of a series of random edits, with no stale file left (%s)',
     async (keeping) => {
-      const memory = keeping ? keptBetweenBuilds() : undefined;
+      const memory = keeping === 'kept in memory' ? keptBetweenBuilds() : undefined;
+      const reuse = keeping !== 'nothing kept';
       const content = await tempDir();
       await generateContent(content, { movies: 300, series: 4, episodes: 6, itemsPerFile: 50 });
       const out = await tempDir();
@@ -78,7 +80,7 @@ describe('incremental builds', () => {
         const file = settings ? path.join(content, 'addon.yaml') : list[Math.floor(next() * list.length)]!;
         await writeFile(file, edit(await readFile(file, 'utf8')));
 
-        const incremental = await build({ contentDir: content, outDir: out, kept: memory });
+        const incremental = await build({ contentDir: content, outDir: out, kept: memory, reuse });
         expect(incremental.ok, `${step} ${name}`).toBe(true);
         // New cache hints are in every file: none may be kept on the strength of its fingerprint.
         if (name === 'change the cache hints') expect(incremental.write!.written, name).toBeGreaterThan(300 * 3);

@@ -13,7 +13,7 @@ import type { PageTemplates } from '../plan/page.js';
 import type { OutputFile } from '../plan/index.js';
 export { keptBetweenBuilds, type KeptBetweenBuilds } from './kept-store.js';
 import type { Environment } from '../validate/secrets.js';
-import { storedKept, storeKept, type KeptBetweenBuilds } from './kept-store.js';
+import { keptBeside, keepBeside, type KeptBetweenBuilds } from './kept-store.js';
 import { streamOwners, type Content } from '../shared/content.js';
 import { stagingDirOf, writeOutput, type WriteResult } from '../write/index.js';
 import { PAGE_TEMPLATES, templateUrl } from '../shared/package.js';
@@ -154,12 +154,12 @@ async function pipeline(options: BuildOptions, where: { outDir?: string; s3Dir?:
   if (unread?.last) return done({ ...unread.last, sources: [] });
   // What earlier builds kept: the caller's, or else what the last build into the folder stored
   // beside it, read below. Load asks only once validate starts.
-  const stored = outDir !== undefined && !options.kept;
+  const beside = outDir !== undefined && !options.kept;
   let kept = options.kept;
   const loaded = await loadContent(options.contentDir, {
     maxFileSize: options.maxFileSize,
     env,
-    ...((stored || kept) && { known: (file: SourceFile) => kept?.checkedFiles.has(file) === true }),
+    ...((beside || kept) && { known: (file: SourceFile) => kept?.checkedFiles.has(file) === true }),
   });
   // What reading the files found (links not followed, say): every build reads them again.
   const readProblems = loaded.diagnostics.list();
@@ -172,7 +172,7 @@ async function pipeline(options: BuildOptions, where: { outDir?: string; s3Dir?:
     if (last) return done({ ...last, diagnostics: [...readProblems, ...last.diagnostics], sources: loaded.files });
     enter('load', false);
   }
-  if (stored) kept = await storedKept(outDir, folders !== undefined);
+  if (beside) kept = await keptBeside(outDir, folders !== undefined);
   enter('validate');
   loaded.items = waitsAsLoad(loaded.items, enter);
   // Loaded only by a build that goes past its look at the last one: most of the code, and zod's schemas.
@@ -229,7 +229,7 @@ async function pipeline(options: BuildOptions, where: { outDir?: string; s3Dir?:
   // upload.sh names the output folder as seen from the S3 folder: that too must be as it was.
   if (planned.s3Files.length > 0) await writeOutput(s3Dir!, planned.s3Files, { record: () => ({ inputs, outFromS3Dir }) });
   // Made after the output, not while it is written: alongside, the write threads waited for the main thread.
-  if (stored && kept) await storeKept(outDir, kept);
+  if (beside && kept) await keepBeside(outDir, kept);
   const after = [...report!.diagnostics, ...foreignFiles(options.outDir, write.foreign), ...removedConfigurations(write.removedManifests)];
   return done({ ...result, diagnostics: [...diagnostics, ...after], ok: true, write, hosts: report!.hosts });
 }

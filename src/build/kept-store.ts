@@ -2,10 +2,11 @@
 // asks: in memory for a long-lived caller (serve --watch), and for the CLI's builds in a file
 // beside the output folder (write/kept-file.ts), which the next build into it reads back.
 import { deserialize, serialize } from 'node:v8';
-import { CheckedFiles, type StoredFile } from '../validate/checked-files.js';
+import { CheckedFiles, type RestoredFile } from '../validate/checked-files.js';
 import { PreviewSizes } from '../plan/preview-sizes.js';
-import { readKeptFile, writeKeptFile } from '../write/index.js';
+import { openKeptFile, writeKeptFile, type KeptFile } from '../write/index.js';
 import { generatorFingerprint } from './reuse.js';
+import { fieldOf, isCount } from '../shared/fields.js';
 
 export interface KeptBetweenBuilds {
   /** What each item file became: a file whose text and settings are as they were is neither parsed nor checked again. */
@@ -36,20 +37,21 @@ interface Index {
 }
 
 /** What the last build into `outDir` kept; nothing unless `reuse`, or when it is not whole or another's. */
-export async function storedKept(outDir: string, reuse: boolean): Promise<KeptBetweenBuilds> {
-  const bytes = reuse ? await readKeptFile(outDir) : undefined;
-  const index = bytes && indexOf(bytes);
-  if (!bytes || !index) return keptBetweenBuilds();
+export async function keptBeside(outDir: string, reuse: boolean): Promise<KeptBetweenBuilds> {
+  const file = reuse ? await openKeptFile(outDir) : undefined;
+  const index = file && indexOf(file);
+  if (!file || !index) return keptBetweenBuilds();
   let offset = 0;
-  const files: StoredFile[] = index.files.map(({ file, fingerprint, bytes: size }) => {
-    offset += size;
-    return { file, fingerprint, bytes: bytes.subarray(offset - size, offset) };
+  const files: RestoredFile[] = index.files.map(({ file: name, fingerprint, bytes }) => {
+    const start = offset;
+    offset += bytes;
+    return { file: name, fingerprint, read: () => file.read(start, start + bytes) };
   });
   return { checkedFiles: CheckedFiles.restore(index.context, files), previewSizes: PreviewSizes.restore(index.previews) };
 }
 
 /** Keeps `kept` beside `outDir` for the next build into it. */
-export async function storeKept(outDir: string, kept: KeptBetweenBuilds): Promise<void> {
+export async function keepBeside(outDir: string, kept: KeptBetweenBuilds): Promise<void> {
   const context = kept.checkedFiles.storedContext;
   if (context === undefined) return;
   const index: Index = { format: FORMAT, generator: generatorFingerprint(), context, files: [], previews: [...kept.previewSizes.entries()] };
@@ -67,32 +69,30 @@ export async function storeKept(outDir: string, kept: KeptBetweenBuilds): Promis
   await writeKeptFile(outDir, parts());
 }
 
-/** The index at the end of `bytes`, when it is one this code wrote and its results are all there before it. */
-function indexOf(bytes: Buffer): Index | undefined {
+/** The index at the end of `file`, when it is one this code wrote and its results are all there before it. */
+function indexOf(file: KeptFile): Index | undefined {
   try {
-    const length = bytes.readUInt32BE(bytes.length - 4);
-    const start = bytes.length - 4 - length;
-    const index: unknown = deserialize(bytes.subarray(start, bytes.length - 4));
+    const length = Buffer.from(file.read(file.size - 4, file.size)).readUInt32BE(0);
+    const start = file.size - 4 - length;
+    const index: unknown = deserialize(file.read(start, file.size - 4));
     if (!isIndex(index) || index.generator !== generatorFingerprint()) return undefined;
-    return index.files.reduce((sum, file) => sum + file.bytes, 0) === start ? index : undefined;
+    return index.files.reduce((sum, entry) => sum + entry.bytes, 0) === start ? index : undefined;
   } catch {
     return undefined; // cut short, or not this layout
   }
 }
 
-/** Checked by hand: zod is not loaded by a build that ends early, before this is read. */
+/** Checked by hand: the index of a large catalog has a few hundred thousand entries. */
 function isIndex(index: unknown): index is Index {
-  const field = (of: unknown, name: string): unknown => (typeof of === 'object' && of !== null ? Reflect.get(of, name) : undefined);
   const string = (value: unknown) => typeof value === 'string';
-  const count = (value: unknown) => Number.isSafeInteger(value) && Number(value) >= 0;
-  const [files, previews] = [field(index, 'files'), field(index, 'previews')];
+  const [files, previews] = [fieldOf(index, 'files'), fieldOf(index, 'previews')];
   return (
-    field(index, 'format') === FORMAT &&
-    string(field(index, 'generator')) &&
-    string(field(index, 'context')) &&
+    fieldOf(index, 'format') === FORMAT &&
+    string(fieldOf(index, 'generator')) &&
+    string(fieldOf(index, 'context')) &&
     Array.isArray(files) &&
-    files.every((f: unknown) => string(field(f, 'file')) && string(field(f, 'fingerprint')) && count(field(f, 'bytes'))) &&
+    files.every((f: unknown) => string(fieldOf(f, 'file')) && string(fieldOf(f, 'fingerprint')) && isCount(fieldOf(f, 'bytes'))) &&
     Array.isArray(previews) &&
-    previews.every((p: unknown) => Array.isArray(p) && p.length === 2 && string(p[0]) && count(p[1]))
+    previews.every((p: unknown) => Array.isArray(p) && p.length === 2 && string(p[0]) && isCount(p[1]))
   );
 }

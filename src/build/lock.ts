@@ -7,6 +7,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import { errorCode, IoError, ioFailure } from '../diagnostics/index.js';
+import { besideOutput } from '../shared/locations.js';
 
 /** The end of the lock file's name beside the output folder: `.dist.addon-gen.lock` for `dist`. */
 const LOCK_SUFFIX = '.addon-gen.lock';
@@ -68,7 +69,7 @@ export async function lockOutput(outDir: string): Promise<() => Promise<void>> {
 /** Holds the lock file of `root` for this process (see lockOutput). */
 async function lockFile(root: string): Promise<() => Promise<void>> {
   const owner = JSON.stringify({ pid: process.pid, host: os.hostname() });
-  let file = path.join(path.dirname(root), `.${path.basename(root)}${LOCK_SUFFIX}`);
+  let file = besideOutput(root, LOCK_SUFFIX);
   const deadline = Date.now() + LOCK_WAIT_MS;
   // The folders made to hold the lock beside an output folder whose parents are not there yet:
   // removed with the lock while still empty (a build that fails leaves nothing behind).

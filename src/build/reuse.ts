@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import type { Diagnostic } from '../diagnostics/index.js';
 import { contentFileStamps, contentTexts, settledStamps, type Loaded, type SourceFile } from '../load/index.js';
-import { PAGE_TEMPLATES, templateUrl } from '../shared/package.js';
+import { dependencyVersions, PAGE_TEMPLATES, templateUrl } from '../shared/package.js';
 import { TESTED_ON } from '../hosts/index.js';
 import type { Environment } from '../validate/secrets.js';
 import { intactOutput } from '../write/index.js';
@@ -129,8 +129,9 @@ async function lastBuild(
 }
 
 /**
- * A hash of addon-gen's own code and page templates: a rebuild by another version (or a changed
- * checkout) must render every file again instead of trusting what the old code recorded.
+ * A hash of addon-gen's own code and page templates, its dependencies' versions and Node's: a
+ * rebuild by other code (or a changed checkout) must render every file again instead of
+ * trusting what the old code recorded.
  */
 export function generatorFingerprint(): string {
   // The code that runs is the code loaded: it does not change while the process lives.
@@ -151,5 +152,9 @@ function hashGenerator(): string {
   for (const [name, url] of [...code.map((n) => [n, new URL(n, dir)] as const), ...PAGE_TEMPLATES.map((n) => [n, templateUrl(n)] as const)]) {
     hash.update(name).update('\0').update(readFileSync(url)).update('\0');
   }
+  // The parsers and zod make what a build keeps for the next (build/kept-store.ts), and Node's V8
+  // serializes it: another version of either is other code too.
+  for (const dependency of dependencyVersions()) hash.update(dependency).update('\0');
+  hash.update(process.version);
   return hash.digest('base64url');
 }

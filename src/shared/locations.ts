@@ -25,3 +25,12 @@ export async function baseUrlOption(baseUrl: string | undefined): Promise<string
   }
   return normalizeBaseUrl(baseUrl);
 }
+
+/**
+ * A name beside the output folder `outDir`, hidden, for what the build keeps of it where no host
+ * publishes it: `.dist${suffix}` for `dist`.
+ */
+export function besideOutput(outDir: string, suffix: string): string {
+  const root = path.resolve(outDir);
+  return path.join(path.dirname(root), `.${path.basename(root)}${suffix}`);
+}

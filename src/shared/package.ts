@@ -1,7 +1,8 @@
 // addon-gen's own package: where its files are (templates/, package.json) and what package.json
 // says. The one place that knows the layout of the installed package.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { z } from 'zod';
+import { fieldOf } from './fields.js';
 
 /** The package's root folder, from src/shared/ (or lib/shared/ once compiled). */
 export const PACKAGE_ROOT = new URL('../../', import.meta.url);
@@ -16,15 +17,40 @@ export const PAGE_TEMPLATES = ['index.html', 'configure.html', '404.html', 'head
 
 const PackageJson = z.object({
   version: z.string(),
+  dependencies: z.record(z.string(), z.string()).optional(),
   repository: z.union([z.string(), z.object({ url: z.string().optional() })]).optional(),
 });
 
 let read: z.infer<typeof PackageJson> | undefined;
 
+function packageJson(): z.infer<typeof PackageJson> {
+  return (read ??= PackageJson.parse(JSON.parse(readFileSync(new URL('package.json', PACKAGE_ROOT), 'utf8'))));
+}
+
 /** addon-gen's version, and its GitHub repository as `owner/name` when package.json names one. */
 export function packageInfo(): { version: string; repository?: string } {
-  read ??= PackageJson.parse(JSON.parse(readFileSync(new URL('package.json', PACKAGE_ROOT), 'utf8')));
-  const url = typeof read.repository === 'string' ? read.repository : read.repository?.url;
+  const { repository, version } = packageJson();
+  const url = typeof repository === 'string' ? repository : repository?.url;
   const github = url?.match(/^(?:github:|(?:git\+)?https:\/\/github\.com\/)([\w.-]+\/[\w.-]+?)(?:\.git)?\/?$/);
-  return { version: read.version, ...(github?.[1] !== undefined && { repository: github[1] }) };
+  return { version, ...(github?.[1] !== undefined && { repository: github[1] }) };
+}
+
+/**
+ * Each dependency with the version installed, found as Node finds a bare name: in the nearest
+ * `node_modules` above the package that holds it. What they parse and check is part of what a
+ * build's bookkeeping depends on, as addon-gen's own code is.
+ */
+export function dependencyVersions(): string[] {
+  return Object.keys(packageJson().dependencies ?? {})
+    .sort()
+    .map((name) => {
+      for (let dir = new URL('./', PACKAGE_ROOT); ; dir = new URL('../', dir)) {
+        const file = new URL(`node_modules/${name}/package.json`, dir);
+        if (existsSync(file)) {
+          const installed: unknown = JSON.parse(readFileSync(file, 'utf8'));
+          return `${name}@${String(fieldOf(installed, 'version'))}`;
+        }
+        if (new URL('../', dir).href === dir.href) return `${name}@?`;
+      }
+    });
 }

@@ -5,6 +5,7 @@
 // text and the settings: no `${NAME}` or guarded value, no local file (which may have gone since).
 import { deserialize, serialize } from 'node:v8';
 import { sha1, textFingerprint } from '../shared/fingerprint.js';
+import { fieldOf, isCount } from '../shared/fields.js';
 import type { SourceFile } from '../load/index.js';
 import type { DocumentSpan } from '../load/parse-threads.js';
 import type { TableLayout } from '../load/csv.js';
@@ -44,8 +45,8 @@ interface Kept {
   result?: FileResult;
   /** The reading of the file that was parsed: what parsing left on it holds for the same text. */
   source?: SourceFile;
-  /** The stored form, for a file read from disk: written back as it is while the file is unchanged. */
-  stored?: Uint8Array;
+  /** Reads the stored form, for a file read from disk: written back as it is while the file is unchanged. */
+  stored?: () => Uint8Array;
   /** The stored form read, once a build asks for it; null when it is not one (then the file is parsed). */
   restored?: StoredResult | null;
 }
@@ -85,27 +86,36 @@ export class CheckedFiles {
     // What parsing the same text left, which a file that is not parsed again lacks: a playlist's
     // channels (validate/channels.ts merges those of several playlists), and the positions and
     // table layout that locate its problems.
-    let result: FileResult | StoredResult;
+    const at = (document: number, path: (string | number)[]) => ({ source: file, where: locatorOf(file, document, path) });
     if (kept.result) {
-      result = kept.result;
       const parsed = kept.source;
       file.spans ??= parsed?.spans;
       file.parsed ??= parsed?.parsed;
       file.lines ??= parsed?.lines;
       file.table ??= parsed?.table;
       file.playlist ??= parsed?.playlist;
-    } else {
-      const stored = restoredResult(kept)!;
-      file.spans ??= stored.spans;
-      file.table ??= stored.table;
-      result = stored;
+      // Copies, pointing at this build's reading of the file: the kept values stay as they were.
+      // Object.assign, not a spread (see items.ts, normalizeItem).
+      const again = <T extends Item | ExternalTitle>({ value, document, at: path }: Placed<T>) => ({
+        value: Object.assign({}, value, at(document, path)),
+        document,
+        at: path,
+      });
+      const { items, externalTitles, usedKeys } = kept.result;
+      return { items: items.map(again), externalTitles: externalTitles.map(again), usedKeys };
     }
-    const again = <T extends Item | ExternalTitle>({ value, document, at }: Placed<Detached<T>>) => ({
-      value: { ...value, source: file, where: locatorOf(file, document, at) },
+    const stored = restoredResult(kept);
+    if (!stored) throw new Error(`${file.relative} was not kept`);
+    // Read for this build alone: completed in place, and read again should another build ask.
+    kept.restored = undefined;
+    file.spans ??= stored.spans;
+    file.table ??= stored.table;
+    const own = <T extends Item | ExternalTitle>({ value, document, at: path }: Placed<Detached<T>>) => ({
+      value: Object.assign(value, at(document, path)),
       document,
-      at,
+      at: path,
     });
-    return { items: result.items.map(again<Item>), externalTitles: result.externalTitles.map(again<ExternalTitle>), usedKeys: result.usedKeys };
+    return { items: stored.items.map(own<Item>), externalTitles: stored.externalTitles.map(own<ExternalTitle>), usedKeys: stored.usedKeys };
   }
 
   /** Keeps what `file` became for the next build. */
@@ -127,7 +137,13 @@ export class CheckedFiles {
   *stored(): Generator<StoredFile> {
     for (const [file, kept] of this.kept) {
       if (kept.kind !== undefined || kept.source?.playlist !== undefined) continue;
-      yield { file, fingerprint: kept.fingerprint, bytes: kept.stored ?? serialize(storedResult(kept)) };
+      let bytes: Uint8Array;
+      try {
+        bytes = kept.stored ? kept.stored() : serialize(storedResult(kept));
+      } catch {
+        continue; // the file read from changed since: the next build parses this one
+      }
+      yield { file, fingerprint: kept.fingerprint, bytes };
     }
   }
 
@@ -140,12 +156,19 @@ export class CheckedFiles {
    * What `stored()` gave, kept under `context`. Its bytes are deserialized only as a file is
    * taken: they must be bytes `stored()` made with this very code.
    */
-  static restore(context: string, files: Iterable<StoredFile>): CheckedFiles {
+  static restore(context: string, files: Iterable<RestoredFile>): CheckedFiles {
     const checked = new CheckedFiles();
     checked.context = context;
-    for (const { file, fingerprint, bytes } of files) checked.kept.set(file, { fingerprint, kind: undefined, stored: bytes });
+    for (const { file, fingerprint, read } of files) checked.kept.set(file, { fingerprint, kind: undefined, stored: read });
     return checked;
   }
+}
+
+/** A kept file's result, as `restore` takes it: its bytes read when asked for. */
+export interface RestoredFile {
+  file: string;
+  fingerprint: string;
+  read: () => Uint8Array;
 }
 
 /** A kept file's result, stored (see CheckedFiles.stored). */
@@ -158,13 +181,13 @@ export interface StoredFile {
 
 /**
  * What a file read from disk was stored as, read once; null when it cannot be read as one (then
- * the file is parsed again). Made by stored() of this very code (see restore): its values are
- * what validate made, and only the outline is looked at.
+ * the file is parsed again). Made by stored() of this very code (see restore), so its values are
+ * what validate made: their outline is checked, so that a damaged file cannot stop a build.
  */
 function restoredResult(kept: Kept): StoredResult | null {
   if (kept.restored !== undefined) return kept.restored;
   try {
-    const value: unknown = kept.stored && deserialize(kept.stored);
+    const value: unknown = kept.stored && deserialize(kept.stored());
     kept.restored = isStoredResult(value) ? value : null;
   } catch {
     kept.restored = null;
@@ -173,8 +196,27 @@ function restoredResult(kept: Kept): StoredResult | null {
 }
 
 function isStoredResult(value: unknown): value is StoredResult {
-  const field = (name: string): unknown => (typeof value === 'object' && value !== null ? Reflect.get(value, name) : undefined);
-  return Array.isArray(field('items')) && Array.isArray(field('externalTitles')) && Array.isArray(field('usedKeys'));
+  const isPath = (at: unknown) => Array.isArray(at) && at.every((part) => typeof part === 'string' || isCount(part));
+  const isPlaced = (placed: unknown) => {
+    const item = fieldOf(placed, 'value');
+    return (
+      typeof fieldOf(item, 'id') === 'string' &&
+      typeof fieldOf(item, 'type') === 'string' &&
+      isCount(fieldOf(placed, 'document')) &&
+      isPath(fieldOf(placed, 'at'))
+    );
+  };
+  const [items, titles, keys, spans, table] = ['items', 'externalTitles', 'usedKeys', 'spans', 'table'].map((name) => fieldOf(value, name));
+  return (
+    Array.isArray(items) &&
+    items.every(isPlaced) &&
+    Array.isArray(titles) &&
+    titles.every(isPlaced) &&
+    Array.isArray(keys) &&
+    keys.every((key) => typeof key === 'string') &&
+    (spans === undefined || (Array.isArray(spans) && spans.every((span) => isCount(fieldOf(span, 'start')) && isCount(fieldOf(span, 'end'))))) &&
+    (table === undefined || (Array.isArray(fieldOf(table, 'columns')) && Array.isArray(fieldOf(table, 'items'))))
+  );
 }
 
 /** A kept file's result as stored: the values without their file, which take() sets again. */

@@ -1,10 +1,10 @@
 // What a build keeps for the next (build/kept-store.ts), in a file beside the output folder:
 // `.dist.addon-gen-kept` for `dist`. Only ever a speed-up: a file that cannot be read or written
 // is as if there were none.
-import { constants } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync, type BigIntStats } from 'node:fs';
 import { open, rename, rm } from 'node:fs/promises';
-import path from 'node:path';
 import { createNew, TEMP_SUFFIX } from './state.js';
+import { besideOutput } from '../shared/locations.js';
 
 export const KEPT_FILE = '.addon-gen-kept';
 /** Bytes gathered before a write: a large catalog has thousands of small parts. */
@@ -12,22 +12,55 @@ const WRITE_BYTES = 1 << 20;
 
 /** Beside the output folder, as the state file is (state.ts, stateFileOf). */
 export function keptFileOf(outDir: string): string {
-  const root = path.resolve(outDir);
-  return path.join(path.dirname(root), `.${path.basename(root)}${KEPT_FILE}`);
+  return besideOutput(outDir, KEPT_FILE);
 }
 
-/** The bytes last written for `outDir`, if there are any: a file, not a link to one (or to a device). */
-export async function readKeptFile(outDir: string): Promise<Buffer | undefined> {
+/** The file kept for `outDir`, open to be read in parts, each as it is needed (see openKeptFile). */
+export interface KeptFile {
+  size: number;
+  /** Bytes `start` to `end` (excluded); throws when the file is no longer the one opened. */
+  read(start: number, end: number): Uint8Array;
+}
+
+const READ_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
+
+/**
+ * The file last written for `outDir`, if there is one: a file, not a link, a pipe (O_NONBLOCK: it
+ * must not hang the build) or a device. Read in parts, each opened anew, so that a build holds in
+ * memory only the part it reads (the large benchmark's file is 53 MB).
+ */
+export async function openKeptFile(outDir: string): Promise<KeptFile | undefined> {
+  const file = keptFileOf(outDir);
+  let opened: BigIntStats;
   try {
-    const handle = await open(keptFileOf(outDir), constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+    const handle = await open(file, READ_FLAGS);
     try {
-      return (await handle.stat()).isFile() ? await handle.readFile() : undefined;
+      opened = await handle.stat({ bigint: true });
     } finally {
       await handle.close();
     }
   } catch {
     return undefined;
   }
+  if (!opened.isFile()) return undefined;
+  const read = (start: number, end: number): Uint8Array => {
+    const fd = openSync(file, READ_FLAGS);
+    try {
+      const now = fstatSync(fd, { bigint: true });
+      if (now.ino !== opened.ino || now.dev !== opened.dev || now.size !== opened.size || now.mtimeNs !== opened.mtimeNs)
+        throw new Error(`${file} changed`);
+      const bytes = Buffer.allocUnsafe(end - start);
+      for (let done = 0; done < bytes.length;) {
+        const got = readSync(fd, bytes, done, bytes.length - done, start + done);
+        if (got === 0) throw new Error(`${file} ended early`);
+        done += got;
+      }
+      return bytes;
+    } finally {
+      closeSync(fd);
+    }
+  };
+  return { size: Number(opened.size), read };
 }
 
 /** Replaces what is kept for `outDir` by `parts`, whole or not at all; a failure is ignored. */

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { CANNOT_WRITE } from '../build/lock.js';
 import { errorCode } from '../diagnostics/index.js';
 import { isPlainRelativePath } from './paths.js';
+import { besideOutput } from '../shared/locations.js';
 
 /**
  * The build's own bookkeeping: each file it wrote, with the size of its bytes and the fingerprint
@@ -47,8 +48,7 @@ export interface State {
 
 /** Beside the output folder, where its bookkeeping is kept: `.dist.addon-gen.json` for `dist`. */
 export function stateFileOf(outDir: string): string {
-  const root = path.resolve(outDir);
-  return path.join(path.dirname(root), `.${path.basename(root)}${STATE_FILE}`);
+  return besideOutput(outDir, STATE_FILE);
 }
 
 /** Inside the output folder, where the state file is kept only while the folder above cannot be written. */

@@ -8,7 +8,7 @@ import { LOCK_FILE_INSIDE } from '../build/lock.js';
 import type { OutputFile } from '../plan/index.js';
 import { inside, topFolderOf } from './paths.js';
 import { STATE_FILE, TEMP_SUFFIX } from './state.js';
-import { isWithin } from '../shared/locations.js';
+import { besideOutput, isWithin } from '../shared/locations.js';
 import { stampOf } from './stamps.js';
 
 /**
@@ -99,7 +99,7 @@ export async function listTree(root: string, paths: () => Iterable<string>, ours
 
 /** Beside the output folder, where new folders are made before they move in. */
 export function stagingDirOf(root: string): string {
-  return path.join(path.dirname(root), `.${path.basename(root)}${STAGING_SUFFIX}`);
+  return besideOutput(root, STAGING_SUFFIX);
 }
 
 /**
