@@ -196,8 +196,8 @@ describe('builds that keep the sizes of previews', () => {
     const dir = await contentDir({ ...files, 'c.yaml': 'id: "m:5"\ntype: movie\nname: Five\n', 'd.yaml': 'id: "m:6"\ntype: movie\nname: Six\n' });
     const measured: string[] = [];
     class Counted extends PreviewSizes {
-      override sizeOf(key: string, measure: () => number): number {
-        return super.sizeOf(key, () => (measured.push(key.split('\0')[0]!), measure()));
+      override sizeOf(id: string, fingerprint: string, measure: () => number): number {
+        return super.sizeOf(id, fingerprint, () => (measured.push(id), measure()));
       }
     }
     const kept = { ...keptBetweenBuilds(), previewSizes: new Counted() };
@@ -237,8 +237,8 @@ describe('the file a build keeps beside its output folder', () => {
       const { checkedFiles, previewSizes } = await keptBeside(out, true);
       const stored = [...checkedFiles.stored()].map((file) => {
         if (path.basename(file.file) !== 'b.yaml') return file;
-        const result = deserialize(file.bytes) as { items: { value: { name: string } }[] };
-        result.items[0]!.value.name = 'Taken, not parsed';
+        const result = deserialize(file.bytes) as { items: { values: { name: string }[] } };
+        result.items.values[0]!.name = 'Taken, not parsed';
         return { ...file, bytes: serialize(result) };
       });
       await keepBeside(out, { checkedFiles: restoredFrom(checkedFiles.storedContext!, stored), previewSizes });
@@ -306,7 +306,14 @@ describe('the file a build keeps beside its output folder', () => {
     await expectClean(await build1(dir, out), dir, out, {}, 'damaged');
     // A result that reads, but as something no build made: that file is parsed again.
     const { checkedFiles, previewSizes } = await keptBeside(out, true);
-    const odd = [...checkedFiles.stored()].map((file) => ({ ...file, bytes: serialize({ items: [null], externalTitles: [], usedKeys: [] }) }));
+    const odd = [...checkedFiles.stored()].map((file) => ({
+      ...file,
+      bytes: serialize({
+        items: { values: [null], documents: [0], paths: [[]] },
+        externalTitles: { values: [], documents: [], paths: [] },
+        usedKeys: [],
+      }),
+    }));
     await keepBeside(out, { checkedFiles: restoredFrom(checkedFiles.storedContext!, odd), previewSizes });
     expect(await knownFiles(dir, (await keptBeside(out, true)).checkedFiles)).toEqual([]);
     await writeFile(path.join(dir, 'a.yaml'), files['a.yaml'].replace('One', 'Eins'));

@@ -24,8 +24,10 @@ const FORMAT = 'addon-gen kept between builds 1';
 
 /**
  * The file's layout: each kept content file's result, as CheckedFiles.stored() made it, one after
- * the other; then the index (`Index`, serialized); then the index's length in 4 bytes. The results
- * are written as they are made, and read back only as a build takes them.
+ * the other; the preview sizes, in blocks of PREVIEW_BLOCK; then the index (`Index`, serialized);
+ * then the index's length in 4 bytes. Results are written as they are made, and read back only as
+ * a build takes them; the preview sizes are made into keys a block at a time (a large catalog's
+ * at once weighed tens of MB more at the end of a build).
  */
 interface Index {
   format: typeof FORMAT;
@@ -33,8 +35,11 @@ interface Index {
   generator: string;
   context: string;
   files: { file: string; fingerprint: string; bytes: number }[];
-  previews: [string, number][];
+  /** The bytes of each block of preview sizes: `[keys, sizes]`, serialized. */
+  previews: number[];
 }
+
+const PREVIEW_BLOCK = 8192;
 
 /** What the last build into `outDir` kept; nothing unless `reuse`, or when it is not whole or another's. */
 export async function keptBeside(outDir: string, reuse: boolean): Promise<KeptBetweenBuilds> {
@@ -47,19 +52,42 @@ export async function keptBeside(outDir: string, reuse: boolean): Promise<KeptBe
     offset += bytes;
     return { file: name, fingerprint, read: () => file.read(start, start + bytes) };
   });
-  return { checkedFiles: CheckedFiles.restore(index.context, files), previewSizes: PreviewSizes.restore(index.previews) };
+  const previews: [string, number][] = [];
+  try {
+    for (const bytes of index.previews) {
+      const block: unknown = deserialize(file.read(offset, (offset += bytes)));
+      if (!isPreviewBlock(block)) return keptBetweenBuilds();
+      block[0].forEach((key, i) => previews.push([key, block[1][i]!]));
+    }
+  } catch {
+    return keptBetweenBuilds(); // damaged, or changed since it was opened
+  }
+  return { checkedFiles: CheckedFiles.restore(index.context, files), previewSizes: PreviewSizes.restore(previews) };
 }
 
 /** Keeps `kept` beside `outDir` for the next build into it. */
 export async function keepBeside(outDir: string, kept: KeptBetweenBuilds): Promise<void> {
   const context = kept.checkedFiles.storedContext;
   if (context === undefined) return;
-  const index: Index = { format: FORMAT, generator: generatorFingerprint(), context, files: [], previews: [...kept.previewSizes.entries()] };
+  const index: Index = { format: FORMAT, generator: generatorFingerprint(), context, files: [], previews: [] };
   function* parts(): Generator<Uint8Array> {
     for (const { file, fingerprint, bytes } of kept.checkedFiles.stored()) {
       index.files.push({ file, fingerprint, bytes: bytes.byteLength });
       yield bytes;
     }
+    let block: [string[], number[]] = [[], []];
+    const previewBlock = () => {
+      const bytes = serialize(block);
+      index.previews.push(bytes.byteLength);
+      block = [[], []];
+      return bytes;
+    };
+    for (const [key, size] of kept.previewSizes.entries()) {
+      block[0].push(key);
+      block[1].push(size);
+      if (block[0].length === PREVIEW_BLOCK) yield previewBlock();
+    }
+    if (block[0].length > 0) yield previewBlock();
     const head = serialize(index);
     const length = Buffer.alloc(4);
     length.writeUInt32BE(head.byteLength);
@@ -76,13 +104,14 @@ function indexOf(file: KeptFile): Index | undefined {
     const start = file.size - 4 - length;
     const index: unknown = deserialize(file.read(start, file.size - 4));
     if (!isIndex(index) || index.generator !== generatorFingerprint()) return undefined;
-    return index.files.reduce((sum, entry) => sum + entry.bytes, 0) === start ? index : undefined;
+    const parts = [...index.files.map((entry) => entry.bytes), ...index.previews];
+    return parts.reduce((sum, bytes) => sum + bytes, 0) === start ? index : undefined;
   } catch {
     return undefined; // cut short, or not this layout
   }
 }
 
-/** Checked by hand: the index of a large catalog has a few hundred thousand entries. */
+/** Checked by hand: the index of a large catalog has thousands of entries. */
 function isIndex(index: unknown): index is Index {
   const string = (value: unknown) => typeof value === 'string';
   const [files, previews] = [fieldOf(index, 'files'), fieldOf(index, 'previews')];
@@ -93,6 +122,18 @@ function isIndex(index: unknown): index is Index {
     Array.isArray(files) &&
     files.every((f: unknown) => string(fieldOf(f, 'file')) && string(fieldOf(f, 'fingerprint')) && isCount(fieldOf(f, 'bytes'))) &&
     Array.isArray(previews) &&
-    previews.every((p: unknown) => Array.isArray(p) && p.length === 2 && string(p[0]) && isCount(p[1]))
+    previews.every(isCount)
+  );
+}
+
+function isPreviewBlock(block: unknown): block is [string[], number[]] {
+  if (!Array.isArray(block) || block.length !== 2) return false;
+  const [keys, sizes]: unknown[] = block;
+  return (
+    Array.isArray(keys) &&
+    Array.isArray(sizes) &&
+    keys.length === sizes.length &&
+    keys.every((key) => typeof key === 'string') &&
+    sizes.every(isCount)
   );
 }

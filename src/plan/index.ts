@@ -228,7 +228,7 @@ function planTree(
     const previewSize = (item: Item) => {
       let bytes = previewBytes.get(item);
       if (bytes === undefined) {
-        bytes = kept ? kept.sizes.sizeOf(`${item.id}\0${kept.fingerprintOf(item)}`, () => measure(item)) : measure(item);
+        bytes = kept ? kept.sizes.sizeOf(item.id, kept.fingerprintOf(item), () => measure(item)) : measure(item);
         previewBytes.set(item, bytes);
       }
       return bytes;

@@ -12,17 +12,25 @@ import type { TableLayout } from '../load/csv.js';
 import type { ExternalTitle, Item } from '../shared/content.js';
 import type { Locator } from './issues.js';
 
-/** Where a value was in its file, to point a kept item's locator at the file read this time. */
-interface Placed<T> {
-  value: T;
-  document: number;
-  at: (string | number)[];
+/**
+ * Values of one kind from a file, in order, and where each was (its document, its path there), to
+ * point a kept value's locator at the file read this time. Column by column: an object for each
+ * value, kept to the end of a build, weighed 16 MB at the benchmark's huge size.
+ */
+export interface Placed<T> {
+  values: T[];
+  documents: number[];
+  paths: (string | number)[][];
+}
+
+export function placed<T>(): Placed<T> {
+  return { values: [], documents: [], paths: [] };
 }
 
 /** What one file's values became: its items and titles described elsewhere, in order, and the config keys their `when`s name. */
 export interface FileResult {
-  items: Placed<Item>[];
-  externalTitles: Placed<ExternalTitle>[];
+  items: Placed<Item>;
+  externalTitles: Placed<ExternalTitle>;
   usedKeys: string[];
 }
 
@@ -31,8 +39,8 @@ type Detached<T> = Omit<T, 'source' | 'where'>;
 
 /** A file's result as stored, with what parsing left that locating its items needs. */
 interface StoredResult {
-  items: Placed<Detached<Item>>[];
-  externalTitles: Placed<Detached<ExternalTitle>>[];
+  items: Placed<Detached<Item>>;
+  externalTitles: Placed<Detached<ExternalTitle>>;
   usedKeys: string[];
   spans?: DocumentSpan[];
   table?: TableLayout;
@@ -96,13 +104,13 @@ export class CheckedFiles {
       file.playlist ??= parsed?.playlist;
       // Copies, pointing at this build's reading of the file: the kept values stay as they were.
       // Object.assign, not a spread (see items.ts, normalizeItem).
-      const again = <T extends Item | ExternalTitle>({ value, document, at: path }: Placed<T>) => ({
-        value: Object.assign({}, value, at(document, path)),
-        document,
-        at: path,
+      const again = <T extends Item | ExternalTitle>({ values, documents, paths }: Placed<T>): Placed<T> => ({
+        values: values.map((value, i) => Object.assign({}, value, at(documents[i]!, paths[i]!))),
+        documents,
+        paths,
       });
       const { items, externalTitles, usedKeys } = kept.result;
-      return { items: items.map(again), externalTitles: externalTitles.map(again), usedKeys };
+      return { items: again(items), externalTitles: again(externalTitles), usedKeys };
     }
     const stored = restoredResult(kept);
     if (!stored) throw new Error(`${file.relative} was not kept`);
@@ -110,12 +118,12 @@ export class CheckedFiles {
     kept.restored = undefined;
     file.spans ??= stored.spans;
     file.table ??= stored.table;
-    const own = <T extends Item | ExternalTitle>({ value, document, at: path }: Placed<Detached<T>>) => ({
-      value: Object.assign(value, at(document, path)),
-      document,
-      at: path,
+    const own = <T extends Item | ExternalTitle>({ values, documents, paths }: Placed<Detached<T>>) => ({
+      values: values.map((value, i) => Object.assign(value, at(documents[i]!, paths[i]!))),
+      documents,
+      paths,
     });
-    return { items: stored.items.map(own<Item>), externalTitles: stored.externalTitles.map(own<ExternalTitle>), usedKeys: stored.usedKeys };
+    return { items: own<Item>(stored.items), externalTitles: own<ExternalTitle>(stored.externalTitles), usedKeys: stored.usedKeys };
   }
 
   /** Keeps what `file` became for the next build. */
@@ -198,20 +206,22 @@ function restoredResult(kept: Kept): StoredResult | null {
 function isStoredResult(value: unknown): value is StoredResult {
   const isPath = (at: unknown) => Array.isArray(at) && at.every((part) => typeof part === 'string' || isCount(part));
   const isPlaced = (placed: unknown) => {
-    const item = fieldOf(placed, 'value');
+    const [values, documents, paths] = ['values', 'documents', 'paths'].map((name) => fieldOf(placed, name));
     return (
-      typeof fieldOf(item, 'id') === 'string' &&
-      typeof fieldOf(item, 'type') === 'string' &&
-      isCount(fieldOf(placed, 'document')) &&
-      isPath(fieldOf(placed, 'at'))
+      Array.isArray(values) &&
+      values.every((value) => typeof fieldOf(value, 'id') === 'string' && typeof fieldOf(value, 'type') === 'string') &&
+      Array.isArray(documents) &&
+      documents.length === values.length &&
+      documents.every(isCount) &&
+      Array.isArray(paths) &&
+      paths.length === values.length &&
+      paths.every(isPath)
     );
   };
   const [items, titles, keys, spans, table] = ['items', 'externalTitles', 'usedKeys', 'spans', 'table'].map((name) => fieldOf(value, name));
   return (
-    Array.isArray(items) &&
-    items.every(isPlaced) &&
-    Array.isArray(titles) &&
-    titles.every(isPlaced) &&
+    isPlaced(items) &&
+    isPlaced(titles) &&
     Array.isArray(keys) &&
     keys.every((key) => typeof key === 'string') &&
     (spans === undefined || (Array.isArray(spans) && spans.every((span) => isCount(fieldOf(span, 'start')) && isCount(fieldOf(span, 'end'))))) &&
@@ -223,12 +233,15 @@ function isStoredResult(value: unknown): value is StoredResult {
 function storedResult(kept: Kept): StoredResult {
   const { items, externalTitles, usedKeys } = kept.result!;
   const { spans, table } = kept.source ?? {};
-  return { items: items.map(detached), externalTitles: externalTitles.map(detached), usedKeys, spans, table };
+  return { items: detached(items), externalTitles: detached(externalTitles), usedKeys, spans, table };
 }
 
-function detached<T extends Item | ExternalTitle>({ value, document, at }: Placed<T>): Placed<Detached<T>> {
-  const { source: _source, where: _where, ...rest } = value;
-  // Only a playlist's channels have other playlists (validate/channels.ts), and playlists are not stored.
-  if ('alsoFrom' in rest) delete rest.alsoFrom;
-  return { value: rest, document, at };
+function detached<T extends Item | ExternalTitle>({ values, documents, paths }: Placed<T>): Placed<Detached<T>> {
+  const detach = (value: T): Detached<T> => {
+    const { source: _source, where: _where, ...rest } = value;
+    // Only a playlist's channels have other playlists (validate/channels.ts), and playlists are not stored.
+    if ('alsoFrom' in rest) delete rest.alsoFrom;
+    return rest;
+  };
+  return { values: values.map(detach), documents, paths };
 }

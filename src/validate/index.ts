@@ -22,7 +22,7 @@ import { resolveAddonCatalogs } from './addon-catalogs.js';
 import { checkConfig, checkWhen, warnUnusedOptions, whensOf } from './config.js';
 import type { ConfigOption } from '../shared/configurations.js';
 import { baseUrl as baseUrlSchema, contentSchemas, type AddonSettings } from './schema.js';
-import type { CheckedFiles, FileResult } from './checked-files.js';
+import { placed, type CheckedFiles, type FileResult, type Placed } from './checked-files.js';
 import { sha1, textFingerprint } from '../shared/fingerprint.js';
 import { expandVariables, needsWalk, policyLists, secretPolicy, secretsIn, type Environment } from './secrets.js';
 
@@ -201,8 +201,8 @@ async function checkItemFiles(loaded: Loaded, checks: ValueChecks, kept: Checked
   const externalTitles: ExternalTitle[] = [];
   const usedKeys = new Set<string>();
   const add = (result: FileResult) => {
-    for (const { value } of result.items) items.push(value);
-    for (const { value } of result.externalTitles) externalTitles.push(value);
+    for (const item of result.items.values) items.push(item);
+    for (const title of result.externalTitles.values) externalTitles.push(title);
     for (const key of result.usedKeys) usedKeys.add(key);
   };
   // The file whose values are being checked and what they became, until the next file's come.
@@ -225,7 +225,7 @@ async function checkItemFiles(loaded: Loaded, checks: ValueChecks, kept: Checked
     }
     if (current?.source !== next.source) {
       finish();
-      current = { source: next.source, result: { items: [], externalTitles: [], usedKeys: [] }, resolved: checks.files.resolved() };
+      current = { source: next.source, result: { items: placed(), externalTitles: placed(), usedKeys: [] }, resolved: checks.files.resolved() };
     }
     if (++checked === COMPILE_ITEM_SCHEMA_AT) itemSchema = z.compile(checks.schemas.item);
     checkValue(next, itemSchema, checks, current.result);
@@ -249,14 +249,18 @@ function checkValue(value: SourceValue, schema: ValueChecks['schemas']['item'], 
     for (const { path, when } of whensOf(parsed)) checkWhen(when, path, checks.config, at, diagnostics, keys);
     result.usedKeys.push(...keys);
   }
-  const place = { document: value.document, at: value.at };
+  const place = <T>(into: Placed<T>, made: T) => {
+    into.values.push(made);
+    into.documents.push(value.document);
+    into.paths.push(value.at);
+  };
   if (!hasName(parsed)) {
     if (catalogs) checkType(parsed, catalogs.index, catalogs.types, at, diagnostics, suggest, true);
     const title = externalTitle(parsed, at, value.source, diagnostics);
-    if (title) result.externalTitles.push({ value: title, ...place });
+    if (title) place(result.externalTitles, title);
     return;
   }
-  result.items.push({ value: normalizeItem(parsed, at, value.source, diagnostics, suggest), ...place });
+  place(result.items, normalizeItem(parsed, at, value.source, diagnostics, suggest));
   if (catalogs) {
     checkType(parsed, catalogs.index, catalogs.types, at, diagnostics, suggest);
     checkCatalogNames(parsed, catalogs.index, at, diagnostics, suggest);
