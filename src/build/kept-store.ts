@@ -26,8 +26,8 @@ const FORMAT = 'addon-gen kept between builds 1';
  * The file's layout: each kept content file's result, as CheckedFiles.stored() made it, one after
  * the other; the preview sizes, in blocks of PREVIEW_BLOCK; then the index (`Index`, serialized);
  * then the index's length in 4 bytes. Results are written as they are made, and read back only as
- * a build takes them; the preview sizes are made into keys a block at a time (a large catalog's
- * at once weighed tens of MB more at the end of a build).
+ * a build takes them; the preview sizes are made into keys a block at a time, not all at once
+ * at the end of a build, while its memory is near its peak.
  */
 interface Index {
   format: typeof FORMAT;

@@ -15,7 +15,8 @@ import type { Locator } from './issues.js';
 /**
  * Values of one kind from a file, in order, and where each was (its document, its path there), to
  * point a kept value's locator at the file read this time. Column by column: an object for each
- * value, kept to the end of a build, weighed 16 MB at the benchmark's huge size.
+ * value, kept to the end of a build, weighed on its peak memory (figures: bench/README.md,
+ * 'One-item edits from the CLI').
  */
 export interface Placed<T> {
   values: T[];

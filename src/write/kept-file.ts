@@ -27,7 +27,7 @@ const READ_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants
 /**
  * The file last written for `outDir`, if there is one: a file, not a link, a pipe (O_NONBLOCK: it
  * must not hang the build) or a device. Read in parts, each opened anew, so that a build holds in
- * memory only the part it reads (the large benchmark's file is 53 MB).
+ * memory only the part it reads (figures: bench/README.md, 'One-item edits from the CLI').
  */
 export async function openKeptFile(outDir: string): Promise<KeptFile | undefined> {
   const file = keptFileOf(outDir);
