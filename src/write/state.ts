@@ -7,6 +7,7 @@ import { CANNOT_WRITE } from '../build/lock.js';
 import { errorCode } from '../diagnostics/index.js';
 import { isPlainRelativePath } from './paths.js';
 import { besideOutput } from '../shared/locations.js';
+import { fieldOf } from '../shared/fields.js';
 
 /**
  * The build's own bookkeeping: each file it wrote, with the size of its bytes and the fingerprint
@@ -284,7 +285,7 @@ export async function readStateHead(root: string): Promise<StateHead | undefined
     } catch {
       return undefined;
     }
-    const field = (name: string): unknown => (typeof head === 'object' && head !== null ? Reflect.get(head, name) : undefined);
+    const field = (name: string): unknown => fieldOf(head, name);
     const stamps = field('stamps');
     if (typeof stamps !== 'string' || !/^[\x21-\x7e]*$/.test(stamps) || stamps.includes('"') || stamps.includes('\\')) return undefined;
     const info = await handle.stat({ bigint: true });
