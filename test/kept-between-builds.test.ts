@@ -339,4 +339,30 @@ describe('the file a build keeps beside its output folder', () => {
     expect((await build1(dir, out)).ok).toBe(false);
     expect((await readFile(keptFileOf(out))).equals(before)).toBe(true);
   });
+
+  it('is left as it was by a build that fails once its content is checked, in plan or in write', async () => {
+    const dir = await contentDir({ 'addon.yaml': files['addon.yaml'], 'a.yaml': files['a.yaml'], 'b.yaml': files['b.yaml'] });
+    const out = await tempDir();
+    expect((await build1(dir, out)).ok).toBe(true);
+    const before = await readFile(keptFileOf(out));
+    const unfinished = `${keptFileOf(out)}.addon-gen-tmp`;
+    // Each file is valid alone; plan finds that two items' files differ only in case.
+    await writeFile(path.join(dir, 'b.yaml'), files['b.yaml'].replace('"m:3"', '"M:1"'));
+    const conflicted = await build1(dir, out);
+    expect(conflicted.ok).toBe(false);
+    expect(conflicted.diagnostics.map((d) => d.code)).toContain('case-conflict');
+    expect((await readFile(keptFileOf(out))).equals(before)).toBe(true);
+    await expect(stat(unfinished)).rejects.toThrow(/ENOENT/);
+    // Write finds a file where the output has a folder, and stops.
+    await writeFile(path.join(dir, 'b.yaml'), files['b.yaml'].replace('Three', 'Drei'));
+    await rm(path.join(out, 'meta'), { recursive: true });
+    await writeFile(path.join(out, 'meta'), 'in the way');
+    await expect(build1(dir, out)).rejects.toThrow(/is a file, where the build writes a folder/);
+    expect((await readFile(keptFileOf(out))).equals(before)).toBe(true);
+    await expect(stat(unfinished)).rejects.toThrow(/ENOENT/);
+    // Once out of the way, the next build keeps what this content became.
+    await rm(path.join(out, 'meta'));
+    await expectClean(await build1(dir, out), dir, out, {}, 'after the failures');
+    expect((await readFile(keptFileOf(out))).equals(before)).toBe(false);
+  });
 });

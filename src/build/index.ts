@@ -13,7 +13,7 @@ import type { PageTemplates } from '../plan/page.js';
 import type { OutputFile } from '../plan/index.js';
 export { keptBetweenBuilds, type KeptBetweenBuilds } from './kept-store.js';
 import type { Environment } from '../validate/secrets.js';
-import { keptBeside, keepBeside, type KeptBetweenBuilds } from './kept-store.js';
+import { keptBeside, startKeeping, type KeptBetweenBuilds } from './kept-store.js';
 import { streamOwners, type Content } from '../shared/content.js';
 import { stagingDirOf, writeOutput, type WriteResult } from '../write/index.js';
 import { PAGE_TEMPLATES, templateUrl } from '../shared/package.js';
@@ -196,42 +196,50 @@ async function pipeline(options: BuildOptions, where: { outDir?: string; s3Dir?:
     return done({ ok: false, diagnostics: [...validated.diagnostics, ...listed.diagnostics], sources: loaded.files });
   content = listed.content;
 
-  enter('plan');
-  const templates = await readTemplates();
-  const planned = plan(content, { hosts: options.hosts, templates, generator, outFromS3Dir, previewSizes: kept?.previewSizes });
-  const diagnostics = [...validated.diagnostics, ...planned.diagnostics];
-  const result = {
-    diagnostics,
-    sources: loaded.files,
-    content,
-    addon: { name: content.addon.name, version: content.addon.version },
-    files: planned.files,
-    counts: countsOf(content),
-    manifestUrl: content.baseUrl && manifestUrl(content.baseUrl),
-  };
-  // A build with errors writes nothing: the previous output stays exactly as it was.
-  if (hasErrors(diagnostics)) return done({ ...result, ok: false });
-  if (options.outDir === undefined) return done({ ...result, ok: true });
-  enter('write');
-  const total = planned.files.length;
-  // The record is completed once the files are written: it holds the summary and host report.
-  const known = await recordInputs(inputs, options.contentDir, content, result, recordedSources(settings, loaded.files, readProblems));
-  let report: ReturnType<typeof hostReport> | undefined;
-  const recordOf = (write: WriteResult): BuildRecord => {
-    report = hostReport(options.hosts, planned.files, write, trees(content));
-    const reported = [...diagnostics, ...report.diagnostics].filter((d) => !readProblems.includes(d));
-    return { ...known, diagnostics: portableDiagnostics(reported, options.contentDir), write: summaryOf(write), hosts: report.hosts };
-  };
-  const write = await writeOutput(outDir!, planned.files, {
-    onFile: (done) => options.onProgress?.({ stage: 'write', done, total }),
-    record: recordOf,
-  });
-  // upload.sh names the output folder as seen from the S3 folder: that too must be as it was.
-  if (planned.s3Files.length > 0) await writeOutput(s3Dir!, planned.s3Files, { record: () => ({ inputs, outFromS3Dir }) });
-  // Made after the output, not while it is written: alongside, the write threads waited for the main thread.
-  if (beside && kept) await keepBeside(outDir, kept);
-  const after = [...report!.diagnostics, ...foreignFiles(options.outDir, write.foreign), ...removedConfigurations(write.removedManifests)];
-  return done({ ...result, diagnostics: [...diagnostics, ...after], ok: true, write, hosts: report!.hosts });
+  // What each file became goes beside the output now, while the build holds less than it will
+  // (kept-store.ts, Keeping). That counts as write, though no progress is shown for it.
+  enter('write', false);
+  const keeping = beside && kept ? await startKeeping(outDir, kept) : undefined;
+  try {
+    enter('plan');
+    const templates = await readTemplates();
+    const planned = plan(content, { hosts: options.hosts, templates, generator, outFromS3Dir, previewSizes: kept?.previewSizes });
+    const diagnostics = [...validated.diagnostics, ...planned.diagnostics];
+    const result = {
+      diagnostics,
+      sources: loaded.files,
+      content,
+      addon: { name: content.addon.name, version: content.addon.version },
+      files: planned.files,
+      counts: countsOf(content),
+      manifestUrl: content.baseUrl && manifestUrl(content.baseUrl),
+    };
+    // A build with errors writes nothing: the previous output stays exactly as it was.
+    if (hasErrors(diagnostics)) return done({ ...result, ok: false });
+    if (options.outDir === undefined) return done({ ...result, ok: true });
+    enter('write');
+    const total = planned.files.length;
+    // The record is completed once the files are written: it holds the summary and host report.
+    const known = await recordInputs(inputs, options.contentDir, content, result, recordedSources(settings, loaded.files, readProblems));
+    let report: ReturnType<typeof hostReport> | undefined;
+    const recordOf = (write: WriteResult): BuildRecord => {
+      report = hostReport(options.hosts, planned.files, write, trees(content));
+      const reported = [...diagnostics, ...report.diagnostics].filter((d) => !readProblems.includes(d));
+      return { ...known, diagnostics: portableDiagnostics(reported, options.contentDir), write: summaryOf(write), hosts: report.hosts };
+    };
+    const write = await writeOutput(outDir!, planned.files, {
+      onFile: (done) => options.onProgress?.({ stage: 'write', done, total }),
+      record: recordOf,
+    });
+    // upload.sh names the output folder as seen from the S3 folder: that too must be as it was.
+    if (planned.s3Files.length > 0) await writeOutput(s3Dir!, planned.s3Files, { record: () => ({ inputs, outFromS3Dir }) });
+    // Completed after the output, not while it is written: alongside, the write threads waited for the main thread.
+    await keeping?.finish();
+    const after = [...report!.diagnostics, ...foreignFiles(options.outDir, write.foreign), ...removedConfigurations(write.removedManifests)];
+    return done({ ...result, diagnostics: [...diagnostics, ...after], ok: true, write, hosts: report!.hosts });
+  } finally {
+    await keeping?.close();
+  }
 }
 
 /** Validate waits for the next file's values now and then: that counts as load. */

@@ -4,7 +4,7 @@
 import { deserialize, serialize } from 'node:v8';
 import { CheckedFiles, type RestoredFile } from '../validate/checked-files.js';
 import { PreviewSizes } from '../plan/preview-sizes.js';
-import { openKeptFile, writeKeptFile, type KeptFile } from '../write/index.js';
+import { openKeptFile, startKeptFile, type KeptFile } from '../write/index.js';
 import { generatorFingerprint } from './reuse.js';
 import { fieldOf, isCount } from '../shared/fields.js';
 
@@ -65,16 +65,34 @@ export async function keptBeside(outDir: string, reuse: boolean): Promise<KeptBe
   return { checkedFiles: CheckedFiles.restore(index.context, files), previewSizes: PreviewSizes.restore(previews) };
 }
 
-/** Keeps `kept` beside `outDir` for the next build into it. */
-export async function keepBeside(outDir: string, kept: KeptBetweenBuilds): Promise<void> {
-  const context = kept.checkedFiles.storedContext;
-  if (context === undefined) return;
+/**
+ * What a build is keeping beside its output folder for the next: the checked files' results are
+ * written as soon as validate has made them, while the build holds less than once it has planned
+ * and written (figures: bench/README.md, 'Memory at a million files'); the preview sizes and the
+ * index once the output is written.
+ */
+export interface Keeping {
+  /** Adds the preview sizes, as the build's plan left them, and the index; puts the file in place of the last one. */
+  finish(): Promise<void>;
+  /** Removes what was written, unless finished: a build that fails leaves the last file as it was. */
+  close(): Promise<void>;
+}
+
+/** Starts keeping `kept` beside `outDir`, its checked files' results first; nothing when no file was checked. */
+export async function startKeeping(outDir: string, { checkedFiles, previewSizes }: KeptBetweenBuilds): Promise<Keeping | undefined> {
+  const context = checkedFiles.storedContext;
+  if (context === undefined) return undefined;
   const index: Index = { format: FORMAT, generator: generatorFingerprint(), context, files: [], previews: [] };
-  function* parts(): Generator<Uint8Array> {
-    for (const { file, fingerprint, bytes } of kept.checkedFiles.stored()) {
-      index.files.push({ file, fingerprint, bytes: bytes.byteLength });
-      yield bytes;
-    }
+  const writer = await startKeptFile(outDir);
+  await writer.append(
+    (function* () {
+      for (const { file, fingerprint, bytes } of checkedFiles.stored()) {
+        index.files.push({ file, fingerprint, bytes: bytes.byteLength });
+        yield bytes;
+      }
+    })(),
+  );
+  function* previewParts(): Generator<Uint8Array> {
     let block: [string[], number[]] = [[], []];
     const previewBlock = () => {
       const bytes = serialize(block);
@@ -82,7 +100,7 @@ export async function keepBeside(outDir: string, kept: KeptBetweenBuilds): Promi
       block = [[], []];
       return bytes;
     };
-    for (const [key, size] of kept.previewSizes.entries()) {
+    for (const [key, size] of previewSizes.entries()) {
       block[0].push(key);
       block[1].push(size);
       if (block[0].length === PREVIEW_BLOCK) yield previewBlock();
@@ -94,7 +112,23 @@ export async function keepBeside(outDir: string, kept: KeptBetweenBuilds): Promi
     yield head;
     yield length;
   }
-  await writeKeptFile(outDir, parts());
+  return {
+    async finish() {
+      await writer.append(previewParts());
+      await writer.commit();
+    },
+    close: () => writer.discard(),
+  };
+}
+
+/** Keeps `kept` beside `outDir` for the next build into it, at once. */
+export async function keepBeside(outDir: string, kept: KeptBetweenBuilds): Promise<void> {
+  const keeping = await startKeeping(outDir, kept);
+  try {
+    await keeping?.finish();
+  } finally {
+    await keeping?.close();
+  }
 }
 
 /** The index at the end of `file`, when it is one this code wrote and its results are all there before it. */

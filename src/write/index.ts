@@ -15,7 +15,7 @@ export type { WriteOptions, WriteResult } from './output-run.js';
 export { STATE_FILE, stateFileOf } from './state.js';
 export { stagingDirOf } from './tree.js';
 export { linkOutput } from './link-output.js';
-export { keptFileOf, openKeptFile, writeKeptFile, type KeptFile } from './kept-file.js';
+export { keptFileOf, openKeptFile, startKeptFile, type KeptFile, type KeptFileWriter } from './kept-file.js';
 
 /** Writes `files` below `outDir`; their paths are distinct (plan reports two files at one path). */
 export async function writeOutput(outDir: string, files: readonly OutputFile[], options: WriteOptions = {}): Promise<WriteResult> {

@@ -63,31 +63,65 @@ export async function openKeptFile(outDir: string): Promise<KeptFile | undefined
   return { size: Number(opened.size), read };
 }
 
-/** Replaces what is kept for `outDir` by `parts`, whole or not at all; a failure is ignored. */
-export async function writeKeptFile(outDir: string, parts: Iterable<Uint8Array>): Promise<void> {
+/**
+ * A kept file being written, into a temporary file beside it until `commit` puts it in place of
+ * the last one. Failures are ignored: after one, nothing more is written and nothing is committed.
+ */
+export interface KeptFileWriter {
+  append(parts: Iterable<Uint8Array>): Promise<void>;
+  /** Replaces the kept file by what was appended, whole or not at all. */
+  commit(): Promise<void>;
+  /** Removes what was appended, unless committed: the last kept file stays as it was. */
+  discard(): Promise<void>;
+}
+
+export async function startKeptFile(outDir: string): Promise<KeptFileWriter> {
   const target = keptFileOf(outDir);
   const scratch = `${target}${TEMP_SUFFIX}`;
-  try {
-    const handle = await createNew(scratch);
-    try {
-      let batch: Uint8Array[] = [];
-      let bytes = 0;
-      const flush = async () => {
-        // appendFile, unlike write, writes all of its bytes.
-        await handle.appendFile(Buffer.concat(batch, bytes));
-        [batch, bytes] = [[], 0];
-      };
-      for (const part of parts) {
-        batch.push(part);
-        bytes += part.byteLength;
-        if (bytes >= WRITE_BYTES) await flush();
-      }
-      await flush();
-    } finally {
-      await handle.close();
-    }
-    await rename(scratch, target);
-  } catch {
+  let handle = await createNew(scratch).catch(() => undefined);
+  // The handle, once: whoever ends the writer closes it.
+  const take = () => {
+    const open = handle;
+    handle = undefined;
+    return open;
+  };
+  const discard = async () => {
+    const open = take();
+    if (!open) return;
+    await open.close().catch(() => {});
     await rm(scratch, { force: true }).catch(() => {});
-  }
+  };
+  return {
+    async append(parts) {
+      if (!handle) return;
+      try {
+        let batch: Uint8Array[] = [];
+        let bytes = 0;
+        const flush = async () => {
+          // appendFile, unlike write, writes all of its bytes.
+          await handle!.appendFile(Buffer.concat(batch, bytes));
+          [batch, bytes] = [[], 0];
+        };
+        for (const part of parts) {
+          batch.push(part);
+          bytes += part.byteLength;
+          if (bytes >= WRITE_BYTES) await flush();
+        }
+        await flush();
+      } catch {
+        await discard();
+      }
+    },
+    async commit() {
+      const open = take();
+      if (!open) return;
+      try {
+        await open.close();
+        await rename(scratch, target);
+      } catch {
+        await rm(scratch, { force: true }).catch(() => {});
+      }
+    },
+    discard,
+  };
 }
