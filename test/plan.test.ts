@@ -4,6 +4,8 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { build } from '../src/build/index.js';
+import { keptPreviews } from '../src/plan/previews.js';
+import { genreLinks, metaPreview } from '../src/plan/wire.js';
 import { addonYaml, contentDir, movies, readTree, tempDir } from './support/content.js';
 import { walkCatalog } from './support/walk.js';
 
@@ -143,5 +145,62 @@ describe('subtitles files', () => {
     const list = tree.get('subtitles/movie/m:subs.json')!.toString();
     expect(JSON.parse(list).subtitles).toHaveLength(1);
     expect(tree.get('subtitles/movie/m:subs/filename=a.mkv&videoSize=42&videoHash=0011223344556677.json')!.toString()).toBe(list);
+  });
+});
+
+describe('previews on catalog pages', () => {
+  const content = {
+    'addon.yaml': addonYaml(
+      'baseUrl: https://example.org/addon/\ncatalogs:\n  - { id: films, type: movie, name: Films, genres: auto }\n  - { id: shows, type: series, name: Shows, genres: auto }\n',
+    ),
+    'titles.yaml': [
+      '- { id: "t:1", type: movie, name: "Été à Paris", genres: [Drama, Comedy] }',
+      '- id: "t:2"',
+      '  type: movie',
+      '  name: Cast',
+      '  genres: [Drama]',
+      '  links: [ { name: Someone, category: Cast, url: "stremio:///search?search=Someone" } ]',
+      '- { id: "t:3", type: series, name: Show, genres: [Drama], behaviorHints: { defaultVideoId: "t:3:1:1" }, videos: [ { season: 1, episode: 1 } ] }',
+      '- { id: "t:4", type: movie, name: Plain }',
+      '',
+    ].join('\n'),
+  };
+
+  it('are the meta’s own fields in its order, with its links: genre links alone, after its own, before its hints', async () => {
+    const dir = await contentDir(content);
+    const out = await tempDir();
+    expect((await build({ contentDir: dir, outDir: out })).ok).toBe(true);
+    const tree = await readTree(out);
+    const json = (file: string): unknown => JSON.parse(tree.get(file)!.toString('utf8'));
+    const listed = [
+      ...(json('catalog/movie/films.json') as { metas: Record<string, unknown>[] }).metas,
+      ...(json('catalog/series/shows.json') as { metas: Record<string, unknown>[] }).metas,
+    ];
+    expect(listed.map((preview) => preview.id).sort()).toEqual(['t:1', 't:2', 't:3', 't:4']);
+    for (const preview of listed) {
+      const { meta } = json(`meta/${String(preview.type)}/${String(preview.id)}.json`) as { meta: Record<string, unknown> };
+      const shared = Object.keys(meta).filter((key) => key !== 'videos');
+      expect(Object.keys(preview), String(preview.id)).toEqual(shared);
+      expect(preview).toEqual(Object.fromEntries(shared.map((key) => [key, meta[key]])));
+    }
+    const byId = new Map(listed.map((preview) => [preview.id, preview]));
+    const categories = (id: string) => (byId.get(id)!.links as { category: string; name: string }[]).map((l) => `${l.category}:${l.name}`);
+    expect(categories('t:1')).toEqual(['Genres:Drama', 'Genres:Comedy']);
+    expect(categories('t:2')).toEqual(['Cast:Someone', 'Genres:Drama']);
+    expect(categories('t:3')).toEqual(['Genres:Drama']);
+    expect(byId.get('t:4')!.links).toBeUndefined();
+  });
+
+  it('are measured at the bytes they are written with', async () => {
+    const result = await build({ contentDir: await contentDir(content) });
+    const links = genreLinks(result.content!);
+    const previews = keptPreviews((item) => links.get(item));
+    for (const item of result.content!.items) {
+      // Measured first, as plan measures the output before it renders a page.
+      const bytes = previews.bytesOf(item);
+      const text = previews.previewOf(item);
+      expect(text, item.id).toBe(JSON.stringify(metaPreview(item, links.get(item))));
+      expect(bytes, item.id).toBe(Buffer.byteLength(text));
+    }
   });
 });

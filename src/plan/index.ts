@@ -30,7 +30,8 @@ import { outputTooLarge, searchBudget, type Layout } from './output-size.js';
 import { renderPages, type PageTemplates } from './page.js';
 import type { PreviewSizes } from './preview-sizes.js';
 import { subtitlesWithoutStreams } from './subtitles.js';
-import { envelope, genreLinks, metaPreview, type Link } from './wire.js';
+import { envelope, genreLinks, type Link } from './wire.js';
+import { keptPreviews } from './previews.js';
 import { HOST_FILES } from '../hosts/index.js';
 
 export { catalogPages, PAGE_SIZE } from './catalog-pages.js';
@@ -193,16 +194,9 @@ function planTree(
 
   const fingerprints = options.generator === undefined ? undefined : inputFingerprints(content, linksOf, options.generator);
   // Rendered once per item, when the output is measured (below), and used by the pages that list
-  // it. An item is on several pages, so previews are kept until every page has been rendered once
-  // (write renders the pages first), then forgotten: kept to the end they weigh on the build's
-  // peak memory (figures: bench/README.md, 'Previews kept until every page is rendered'). A page
-  // rendered again after that (a file written twice, a caller's second look) only renders them again.
-  const previews = new Map<Item, string>();
-  const previewOf = (item: Item) => {
-    let preview = previews.get(item);
-    if (preview === undefined) previews.set(item, (preview = JSON.stringify(metaPreview(item, linksOf(item)))));
-    return preview;
-  };
+  // it; a page rendered again after they are let go of (a file written twice, a caller's second
+  // look) only renders them again.
+  const previews = keptPreviews(linksOf);
   const catalogEnvelope = envelope('metas', cache('catalog'));
   const rendering: ItemRendering = {
     linksOf,
@@ -224,7 +218,7 @@ function planTree(
     const previewBytes = new Map<Item, number>();
     // Kept between builds by what a preview is rendered from: an edit renders few again.
     const kept = options.previewSizes && fingerprints && { sizes: options.previewSizes, fingerprintOf: fingerprints.item };
-    const measure = (item: Item) => Buffer.byteLength(previewOf(item));
+    const measure = (item: Item) => previews.bytesOf(item);
     const previewSize = (item: Item) => {
       let bytes = previewBytes.get(item);
       if (bytes === undefined) {
@@ -240,7 +234,7 @@ function planTree(
     if (tree.measureOnly) return { manifest };
   }
 
-  const pages: PageRendering = { envelope: catalogEnvelope, previewOf, forgetPreviews: () => previews.clear(), fingerprintOf: fingerprints?.page };
+  const pages: PageRendering = { envelope: catalogEnvelope, previewOf: previews.previewOf, forgetPreviews: previews.forget, fingerprintOf: fingerprints?.page };
   addCatalogPageFiles(own, lists, pages);
   addItemFiles(own, content, manifest, rendering, fingerprints?.item);
   addAddonCatalogFiles(own, content.addonCatalogs, envelope('addons', cache('addon_catalog')));
