@@ -41,6 +41,12 @@ export interface WriteOptions {
   record?: (result: WriteResult) => unknown;
 }
 
+/** What was written for each file, by position: its size, and the fingerprint of its inputs. */
+export interface Recorded {
+  bytes: Float64Array;
+  inputs: (string | undefined)[];
+}
+
 /** One writeOutput: its files, the last build's state, the folder as listed, and what is done so far. */
 export interface OutputRun {
   root: string;
@@ -49,11 +55,11 @@ export interface OutputRun {
   options: WriteOptions;
   result: WriteResult;
   /**
-   * What was written for each of `files`, by position: a map of their paths to it costs a first
-   * build main-thread time and peak RSS (figures: bench/README.md, 'What was written, by
-   * position').
+   * What was written for each of `files`, by position, column by column: a map of their paths to
+   * it costs a first build main-thread time and peak RSS, and so does an object for each
+   * (figures: bench/README.md, 'What was written, by position').
    */
-  recorded: Written[];
+  recorded: Recorded;
   /** The output folder as listed before anything was written. */
   existing: Tree;
   /** Files of others in the output folder, reported or not. */
@@ -132,7 +138,7 @@ export async function prepareOutput(
     previous,
     options,
     result,
-    recorded: new Array<Written>(files.length),
+    recorded: { bytes: new Float64Array(files.length), inputs: new Array<string | undefined>(files.length) },
     existing,
     foreign,
     staging,
@@ -201,7 +207,7 @@ function intentRecorder(run: OutputRun): () => Promise<void> {
       yield* previous.files;
       for (const file of files) if (!previous.files.has(file.path) && !run.isStaged(file.path)) yield [file.path, UNKNOWN];
     };
-    return (started = writeState(root, { files: intent(), complete: false, foreign }).then(() => {
+    return (started = writeState(root, { files: intent, complete: false, foreign }).then(() => {
       run.touched = true;
     }));
   };

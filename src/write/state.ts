@@ -169,17 +169,12 @@ const SLOT_FILL = '.';
 /**
  * Writes the state file. Its files are in the order given (the plan's, for a complete build): a
  * reader makes a map of them, and sorting every path, twice a build, takes time (figures:
- * bench/README.md, 'Bookkeeping in the plan's order'). `slot` characters are kept for the
- * stamps of the output's folders, written in place once the build's last write is done
- * (writeStampsSlot).
+ * bench/README.md, 'Bookkeeping in the plan's order'). `files` gives them anew for each column:
+ * gathered into arrays first, a million entries weighed on the end of a build, when its memory
+ * peaks (same file, 'Memory at a million files'). `slot` characters are kept for the stamps of
+ * the output's folders, written in place once the build's last write is done (writeStampsSlot).
  */
-export async function writeState(root: string, state: Omit<State, 'files'> & { files: Iterable<[string, Written]> }, slot = 0) {
-  const paths: string[] = [];
-  const entries: Written[] = [];
-  for (const [file, written] of state.files) {
-    paths.push(file);
-    entries.push(written);
-  }
+export async function writeState(root: string, state: Omit<State, 'files'> & { files: () => Iterable<[string, Written]> }, slot = 0) {
   const fingerprints = new Map<string, number>();
   const indexOf = (inputs: string | undefined) => {
     if (inputs === undefined) return -1;
@@ -199,11 +194,15 @@ export async function writeState(root: string, state: Omit<State, 'files'> & { f
   // at once stayed in the heap to the end of the build, when its memory peaks (figures:
   // bench/README.md, 'Bookkeeping written in pieces'). The bytes are those of
   // JSON.stringify(whole); appendFile, unlike write, writes all of its text.
-  const columns: { [K in 'paths' | 'sizes' | 'inputs' | 'fingerprints']: () => StateFile[K] } = {
-    paths: () => paths,
-    sizes: () => entries.map((e) => e.bytes),
-    inputs: () => entries.map((e) => indexOf(e.inputs)),
-    fingerprints: () => [...fingerprints.keys()], // numbered as `inputs` was made, just before
+  const column = <T>(value: (path: string, written: Written) => T) =>
+    function* (): Generator<T> {
+      for (const [path, written] of state.files()) yield value(path, written);
+    };
+  const columns: { [K in 'paths' | 'sizes' | 'inputs' | 'fingerprints']: () => Iterable<StateFile[K][number]> } = {
+    paths: column((path) => path),
+    sizes: column((_, written) => written.bytes),
+    inputs: column((_, written) => indexOf(written.inputs)),
+    fingerprints: () => fingerprints.keys(), // numbered as `inputs` was made, just before
   };
   const inside = stateFileInside(root);
   let target = stateFileOf(root);
@@ -221,15 +220,22 @@ export async function writeState(root: string, state: Omit<State, 'files'> & { f
   try {
     await handle.appendFile(`${HEAD_START}${head}${rest}`);
     let separator = '';
-    for (const [name, value] of Object.entries(columns)) {
-      const field = value();
+    for (const [name, values] of Object.entries(columns)) {
       await handle.appendFile(`${separator}${JSON.stringify(name)}:`);
-      for (let from = 0; from < field.length; from += STATE_CHUNK) {
-        // The entries inside the brackets of the slice's JSON: as the whole array's JSON has them.
-        const json = JSON.stringify(field.slice(from, from + STATE_CHUNK));
-        await handle.appendFile(`${from === 0 ? '[' : ','}${json.slice(1, -1)}`);
+      let chunk: unknown[] = [];
+      let written = 0;
+      const flush = async () => {
+        // The entries inside the brackets of the chunk's JSON: as the whole array's JSON has them.
+        await handle.appendFile(`${written === 0 ? '[' : ','}${JSON.stringify(chunk).slice(1, -1)}`);
+        written += chunk.length;
+        chunk = [];
+      };
+      for (const value of values()) {
+        chunk.push(value);
+        if (chunk.length === STATE_CHUNK) await flush();
       }
-      await handle.appendFile(field.length === 0 ? '[]' : ']');
+      if (chunk.length > 0) await flush();
+      await handle.appendFile(written === 0 ? '[]' : ']');
       separator = ',';
     }
     await handle.appendFile('}');

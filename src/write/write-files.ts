@@ -85,7 +85,8 @@ function addUnlessUnchanged(run: OutputRun, index: number, batch: BatchBuilder, 
 function count(run: OutputRun, index: number, written: Written): void {
   const { result } = run;
   const file = run.files[index]!;
-  run.recorded[index] = written;
+  run.recorded.bytes[index] = written.bytes;
+  run.recorded.inputs[index] = written.inputs;
   const tally = (result.byResource[file.resource] ??= { files: 0, bytes: 0, written: 0 });
   tally.files++;
   tally.bytes += written.bytes;
@@ -128,7 +129,7 @@ export async function recordComplete(run: OutputRun): Promise<void> {
   const { files, previous, recorded, result, foreign } = run;
   // Every file was counted: each has what was written.
   const nextFiles = function* (): Generator<[string, Written]> {
-    for (let i = 0; i < files.length; i++) yield [files[i]!.path, recorded[i]!];
+    for (let i = 0; i < files.length; i++) yield [files[i]!.path, { bytes: recorded.bytes[i]!, inputs: recorded.inputs[i] }];
   };
   const record = run.options.record?.(result);
   const changed =
@@ -139,7 +140,7 @@ export async function recordComplete(run: OutputRun): Promise<void> {
     !sameFiles(previous.files, nextFiles()) ||
     JSON.stringify(record) !== JSON.stringify(previous.record);
   if (changed || foreign.length !== previous.foreign.length) {
-    await writeState(run.root, { files: nextFiles(), complete: true, foreign, record }, slotFor(run.folders()));
+    await writeState(run.root, { files: nextFiles, complete: true, foreign, record }, slotFor(run.folders()));
   }
 }
 
