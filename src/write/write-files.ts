@@ -67,7 +67,7 @@ function addUnlessUnchanged(run: OutputRun, index: number, batch: BatchBuilder, 
   const trusted = previous.complete && before && before.bytes >= 0 && run.existing.has(file.path) ? before : undefined;
   // Rendered from the same inputs as the file a complete build left: the same bytes.
   if (trusted && file.inputs !== undefined && trusted.inputs === file.inputs) {
-    count(run, index, trusted);
+    count(run, index, trusted.bytes, trusted.inputs);
     run.result.unchanged++;
     return false;
   }
@@ -77,21 +77,21 @@ function addUnlessUnchanged(run: OutputRun, index: number, batch: BatchBuilder, 
   // an interrupted one, any file may hold the bytes of the build that was cut off, whatever its
   // size: the thread compares them all.
   const bytes = batch.add(inside(staged ? staging.dir : run.root, file.path), body, staged, trusted?.bytes);
-  count(run, index, { bytes, inputs: file.inputs });
+  count(run, index, bytes, file.inputs);
   return true;
 }
 
 /** Records what was written for `files[index]`, and adds it to the result's tallies. */
-function count(run: OutputRun, index: number, written: Written): void {
+function count(run: OutputRun, index: number, bytes: number, inputs: string | undefined): void {
   const { result } = run;
   const file = run.files[index]!;
-  run.recorded.bytes[index] = written.bytes;
-  run.recorded.inputs[index] = written.inputs;
+  run.recorded.bytes[index] = bytes;
+  run.recorded.inputs[index] = inputs;
   const tally = (result.byResource[file.resource] ??= { files: 0, bytes: 0, written: 0 });
   tally.files++;
-  tally.bytes += written.bytes;
-  result.bytes += written.bytes;
-  if (written.bytes > result.largest.bytes) result.largest = { path: file.path, bytes: written.bytes };
+  tally.bytes += bytes;
+  result.bytes += bytes;
+  if (bytes > result.largest.bytes) result.largest = { path: file.path, bytes };
 }
 
 /** Removes the files the last build wrote and this one does not. */
