@@ -234,7 +234,12 @@ function planTree(
     if (tree.measureOnly) return { manifest };
   }
 
-  const pages: PageRendering = { envelope: catalogEnvelope, previewOf: previews.previewOf, forgetPreviews: previews.forget, fingerprintOf: fingerprints?.page };
+  const pages: PageRendering = {
+    envelope: catalogEnvelope,
+    previewOf: previews.previewOf,
+    forgetPreviews: previews.forget,
+    fingerprintOf: fingerprints?.page,
+  };
   addCatalogPageFiles(own, lists, pages);
   addItemFiles(own, content, manifest, rendering, fingerprints?.item);
   addAddonCatalogFiles(own, content.addonCatalogs, envelope('addons', cache('addon_catalog')));
