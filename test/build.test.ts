@@ -9,7 +9,6 @@ import { describe, expect, it } from 'vitest';
 import { build } from '../src/build/index.js';
 import type { Host } from '../src/hosts/index.js';
 import { stateFileOf } from '../src/write/index.js';
-import { markIncomplete, readStateHead } from '../src/write/state.js';
 import { addonYaml, contentDir, readTree, tempDir } from './support/content.js';
 import { expectSecretRefused } from './support/secrets.js';
 import { clientRequest, envelopeProblems, hostFileFor } from './support/envelope.js';
@@ -253,34 +252,6 @@ describe('an existing output folder', () => {
     const repaired = await build({ contentDir: dir, outDir: out });
     expect(repaired.write!.written).toBe(1);
     expect(await readTree(out)).toEqual(clean);
-  });
-
-  it('records an edit under way by marking the last bookkeeping in place, which the next build treats as interrupted', async () => {
-    const dir = await oneMovie();
-    const out = await tempDir();
-    await build({ contentDir: dir, outDir: out });
-    const clean = await readTree(out);
-    const before = JSON.parse(await readFile(stateFileOf(out), 'utf8'));
-    expect(before.complete).toBe(true);
-    // What an edit's build leaves when it is killed after recording its intent and renaming one
-    // file into place: the same files, marked as under way, and new bytes.
-    const head = await readStateHead(out);
-    expect(await markIncomplete(head!)).toBe(true);
-    const marked = JSON.parse(await readFile(stateFileOf(out), 'utf8'));
-    expect(marked).toEqual({ ...before, complete: false, stamps: expect.stringMatching(/^\.*$/) });
-    await writeFile(path.join(out, 'meta/movie/x.json'), '{"meta":{"id":"x","type":"movie","name":"Other"}}');
-    await writeFile(path.join(out, 'meta/movie/x.json.7.addon-gen-tmp'), '{"meta":');
-    const repaired = await build({ contentDir: dir, outDir: out });
-    expect(repaired.write!.written).toBe(1);
-    expect(await readTree(out)).toEqual(clean);
-    expect(JSON.parse(await readFile(stateFileOf(out), 'utf8')).complete).toBe(true);
-
-    // Bookkeeping of another layout (as an earlier version wrote it, `true` without the space
-    // that makes it as long as `false`) is left alone: the intent is written whole.
-    const older = (await readFile(stateFileOf(out), 'utf8')).replace('"complete":true ,', '"complete":true, ');
-    await writeFile(stateFileOf(out), older);
-    expect(await markIncomplete((await readStateHead(out))!)).toBe(false);
-    expect(await readFile(stateFileOf(out), 'utf8')).toBe(older);
   });
 
   it('ends up correct when its bookkeeping is missing, corrupt or of another format', async () => {

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { IoError, ioFailure } from '../diagnostics/index.js';
 import type { OutputFile } from '../plan/index.js';
 import { topFolderOf } from './paths.js';
-import { markIncomplete, UNKNOWN, writeState, type State, type StateHead, type Written } from './state.js';
+import { UNKNOWN, writeState, type State, type StateHead, type Written } from './state.js';
 import { foldersOf, treeByStamps } from './stamps.js';
 import { listTree, removeAll, stageNewFolders, stagingDirOf, type Tree } from './tree.js';
 
@@ -151,7 +151,7 @@ export async function prepareOutput(
     done: 0,
     folders: foldersOfFiles,
   };
-  run.recordIntent = intentRecorder(run, head);
+  run.recordIntent = intentRecorder(run);
   return run;
 }
 
@@ -195,7 +195,7 @@ function refuseWhatIsInTheWay(root: string, existing: Tree): void {
  * record is then a few files, not every path, which held up its first writes (figures:
  * bench/README.md, 'The intent record').
  */
-function intentRecorder(run: OutputRun, head: StateHead | undefined): () => Promise<void> {
+function intentRecorder(run: OutputRun): () => Promise<void> {
   let started: Promise<void> | undefined;
   const { root, files, previous, foreign } = run;
   return () => {
@@ -209,17 +209,8 @@ function intentRecorder(run: OutputRun, head: StateHead | undefined): () => Prom
       yield* previous.files;
       for (const file of added) yield [file.path, UNKNOWN];
     };
-    // When it would hold what the last build's does, that one is only marked as under way.
-    const asLast = added.length === 0 && previous.complete && !previous.inside && head !== undefined && sameList(foreign, previous.foreign);
-    const record = async () => {
-      if (!asLast || !(await markIncomplete(head))) await writeState(root, { files: intent, complete: false, foreign });
-    };
-    return (started = record().then(() => {
+    return (started = writeState(root, { files: intent, complete: false, foreign }).then(() => {
       run.touched = true;
     }));
   };
-}
-
-function sameList(a: readonly string[], b: readonly string[]): boolean {
-  return a.length === b.length && a.every((entry, i) => entry === b[i]);
 }

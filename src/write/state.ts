@@ -165,11 +165,6 @@ const HEAD_START = '{"generator":"addon-gen","format":3,"head":';
 const COLUMNS_START = '"paths":';
 /** What fills the stamps slot around its text: a character a JSON string holds unescaped. */
 const SLOT_FILL = '.';
-/**
- * The field that says whether the build was complete, as written: of one length either way (JSON
- * allows the space), so that markIncomplete can turn one into the other in place.
- */
-const COMPLETE = { true: '"complete":true ', false: '"complete":false' } as const;
 
 /**
  * Writes the state file. Its files are in the order given (the plan's, for a complete build): a
@@ -189,7 +184,7 @@ export async function writeState(root: string, state: Omit<State, 'files'> & { f
   // The head first, with its own length: the offset of the columns, so that it can be read alone.
   // Its length counts its own digits: a few rounds settle it.
   const rest =
-    `,"stamps":${JSON.stringify(SLOT_FILL.repeat(slot))},${COMPLETE[`${state.complete}`]},"foreign":${JSON.stringify(state.foreign)}` +
+    `,"stamps":${JSON.stringify(SLOT_FILL.repeat(slot))},"complete":${JSON.stringify(state.complete)},"foreign":${JSON.stringify(state.foreign)}` +
     `${state.record === undefined ? '' : `,"record":${JSON.stringify(state.record)}`},`;
   const lengthWith = (head: number) => Buffer.byteLength(`${HEAD_START}${head}${rest}`);
   let head = 0;
@@ -309,28 +304,6 @@ export async function readStateHead(root: string): Promise<StateHead | undefined
       bytes: Number(info.size),
       mtimeNs: info.mtimeNs,
     };
-  } finally {
-    await handle.close();
-  }
-}
-
-/**
- * Marks the state file `head` was read from as the record of a build under way, in place: its
- * stamps emptied and `complete` false, every file as it was. A rebuild that adds no path to it
- * records its intent so (output-run.ts, intentRecorder), rather than writing all of it again
- * (figures: bench/README.md, 'The intent record'). False, with nothing written, when the file
- * does not say `complete` where this version writes it.
- */
-export async function markIncomplete(head: StateHead): Promise<boolean> {
-  const handle = await open(head.file, constants.O_RDWR | (constants.O_NOFOLLOW ?? 0));
-  try {
-    const after = `",${COMPLETE.true}`;
-    const at = head.slot.offset + head.slot.length;
-    const found = Buffer.alloc(after.length);
-    const { bytesRead } = await handle.read(found, 0, after.length, at);
-    if (bytesRead !== after.length || found.toString('latin1') !== after) return false;
-    await handle.write(`${SLOT_FILL.repeat(head.slot.length)}",${COMPLETE.false}`, head.slot.offset, 'latin1');
-    return true;
   } finally {
     await handle.close();
   }
