@@ -17,7 +17,7 @@ export interface Previews {
  * forgotten: kept to the end they weigh on the build's peak memory (figures: bench/README.md,
  * 'Previews kept until every page is rendered'). Most previews end with genre links that a
  * few hundred lists make for all the items: such a preview is kept without them, and its
- * links' JSON once per list, joined to it as a page is rendered (same entry, 'Previews without
+ * links' JSON once per list, joined to it as a page is rendered (same file, 'Previews without
  * their genre links').
  */
 export function keptPreviews(linksOf: (item: Item) => Link[] | undefined): Previews {
