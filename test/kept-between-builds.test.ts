@@ -8,7 +8,7 @@ import { deserialize, serialize } from 'node:v8';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { build, keptBetweenBuilds, type BuildOptions, type BuildResult, type KeptBetweenBuilds } from '../src/build/index.js';
-import { keptBeside, keepBeside } from '../src/build/kept-store.js';
+import { keptBeside, startKeeping } from '../src/build/kept-store.js';
 import { CheckedFiles, type StoredFile } from '../src/validate/checked-files.js';
 import { loadContent } from '../src/load/index.js';
 import { PreviewSizes } from '../src/plan/preview-sizes.js';
@@ -30,6 +30,12 @@ const files = {
   'd.yaml': 'id: "m:6"\ntype: movie\nname: Six\nposter: poster.png\n',
   'poster.png': Buffer.from('PNG, not really a picture'),
 };
+
+/** Keeps `kept` beside `out` as a build does, all at once. */
+async function keepBeside(out: string, kept: KeptBetweenBuilds): Promise<void> {
+  const keeping = await startKeeping(out, kept);
+  await keeping?.finish();
+}
 
 /** The item files a build with `checked` would not parse: those it kept, unchanged since. */
 async function knownFiles(dir: string, checked: CheckedFiles): Promise<string[]> {

@@ -121,16 +121,6 @@ export async function startKeeping(outDir: string, { checkedFiles, previewSizes 
   };
 }
 
-/** Keeps `kept` beside `outDir` for the next build into it, at once. */
-export async function keepBeside(outDir: string, kept: KeptBetweenBuilds): Promise<void> {
-  const keeping = await startKeeping(outDir, kept);
-  try {
-    await keeping?.finish();
-  } finally {
-    await keeping?.close();
-  }
-}
-
 /** The index at the end of `file`, when it is one this code wrote and its results are all there before it. */
 function indexOf(file: KeptFile): Index | undefined {
   try {

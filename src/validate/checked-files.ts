@@ -92,10 +92,20 @@ export class CheckedFiles {
     const kept = this.kept.get(file.file);
     if (!kept || !this.has(file)) throw new Error(`${file.relative} was not kept`);
     this.next.set(file.file, kept);
+    // Each value pointed at this build's reading of the file: the kept ones copied, so that they
+    // stay as they were; those read back for this build alone, in place. Object.assign, not a
+    // spread (see items.ts, normalizeItem).
+    const pointed = <T extends Item | ExternalTitle>({ values, documents, paths }: Placed<Detached<T>>, copy: boolean) => ({
+      values: values.map((value, i) => {
+        const place = { source: file, where: locatorOf(file, documents[i]!, paths[i]!) };
+        return copy ? Object.assign({}, value, place) : Object.assign(value, place);
+      }),
+      documents,
+      paths,
+    });
     // What parsing the same text left, which a file that is not parsed again lacks: a playlist's
     // channels (validate/channels.ts merges those of several playlists), and the positions and
     // table layout that locate its problems.
-    const at = (document: number, path: (string | number)[]) => ({ source: file, where: locatorOf(file, document, path) });
     if (kept.result) {
       const parsed = kept.source;
       file.spans ??= parsed?.spans;
@@ -103,28 +113,20 @@ export class CheckedFiles {
       file.lines ??= parsed?.lines;
       file.table ??= parsed?.table;
       file.playlist ??= parsed?.playlist;
-      // Copies, pointing at this build's reading of the file: the kept values stay as they were.
-      // Object.assign, not a spread (see items.ts, normalizeItem).
-      const again = <T extends Item | ExternalTitle>({ values, documents, paths }: Placed<T>): Placed<T> => ({
-        values: values.map((value, i) => Object.assign({}, value, at(documents[i]!, paths[i]!))),
-        documents,
-        paths,
-      });
       const { items, externalTitles, usedKeys } = kept.result;
-      return { items: again(items), externalTitles: again(externalTitles), usedKeys };
+      return { items: pointed<Item>(items, true), externalTitles: pointed<ExternalTitle>(externalTitles, true), usedKeys };
     }
     const stored = restoredResult(kept);
     if (!stored) throw new Error(`${file.relative} was not kept`);
-    // Read for this build alone: completed in place, and read again should another build ask.
+    // Read for this build alone, and read again should another build ask.
     kept.restored = undefined;
     file.spans ??= stored.spans;
     file.table ??= stored.table;
-    const own = <T extends Item | ExternalTitle>({ values, documents, paths }: Placed<Detached<T>>) => ({
-      values: values.map((value, i) => Object.assign(value, at(documents[i]!, paths[i]!))),
-      documents,
-      paths,
-    });
-    return { items: own<Item>(stored.items), externalTitles: own<ExternalTitle>(stored.externalTitles), usedKeys: stored.usedKeys };
+    return {
+      items: pointed<Item>(stored.items, false),
+      externalTitles: pointed<ExternalTitle>(stored.externalTitles, false),
+      usedKeys: stored.usedKeys,
+    };
   }
 
   /** Keeps what `file` became for the next build. */
