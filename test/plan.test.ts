@@ -1,9 +1,11 @@
 // Catalog paging on built files: a client walk from the first page to the empty one, for the sizes
 // around the page boundary, with and without a genre, in both orders of extras. And optional
 // fields, which are written only where the content sets them.
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { build } from '../src/build/index.js';
+import { earlyAnswers } from '../src/plan/early-answers.js';
 import { keptPreviews } from '../src/plan/previews.js';
 import { genreLinks, metaPreview } from '../src/plan/wire.js';
 import { addonYaml, contentDir, movies, readTree, tempDir } from './support/content.js';
@@ -202,5 +204,62 @@ describe('previews on catalog pages', () => {
       expect(text, item.id).toBe(JSON.stringify(metaPreview(item, links.get(item))));
       expect(bytes, item.id).toBe(Buffer.byteLength(text));
     }
+  });
+});
+
+describe('early answers (serve --watch)', () => {
+  // Two files of movies with genres and streams, one edited between two builds into folders of
+  // their own: the early answers are compared with what the second build wrote.
+  const addon = (extra = '') =>
+    addonYaml(`baseUrl: https://example.org/addon/\ncatalogs:\n  - { id: all, type: movie, name: All, genres: auto, sort: name }\n${extra}`);
+  const edited = (text: string) => text.replace('name: Movie 1\n', 'name: Edited 1\n  description: Now with one\n');
+  async function twoBuilds(files: Record<string, string>, edit: Record<string, string>) {
+    const dir = await contentDir(files);
+    const beforeOut = await tempDir();
+    const before = await build({ contentDir: dir, outDir: beforeOut });
+    for (const [name, text] of Object.entries(edit)) await writeFile(path.join(dir, name), text);
+    const afterOut = await tempDir();
+    const after = await build({ contentDir: dir, outDir: afterOut });
+    expect(before.ok && after.ok).toBe(true);
+    const manifest = await readFile(path.join(beforeOut, 'manifest.json'), 'utf8');
+    const sources = new Set(Object.keys(edit).map((name) => after.sources.find((source) => source.relative === name)!.file));
+    return { answers: earlyAnswers({ content: before.content!, manifest }, after.content!, sources), afterOut };
+  }
+  const a = movies(3, (i) => (i === 1 ? ['Drama', 'Comedy'] : ['Drama']));
+  const b = movies(3, () => ['Comedy']).replaceAll('t:000', 'u:000');
+
+  it("are the bytes the rebuild writes for each file of the edited file's items, and only those", async () => {
+    const { answers, afterOut } = await twoBuilds({ 'addon.yaml': addon(), 'a.yaml': a, 'b.yaml': b }, { 'a.yaml': edited(a) });
+    expect(answers).toBeDefined();
+    const written = await readTree(afterOut);
+    const ofA = [...written.keys()].filter((file) => /^(meta|stream|subtitles)\/movie\/t:/.test(file));
+    expect([...answers!.keys()].sort()).toEqual(ofA.sort());
+    for (const [file, body] of answers!) expect(body, file).toBe(written.get(file)!.toString());
+    // The edit is in them, and the genre links the pages follow.
+    const meta = JSON.parse(answers!.get('meta/movie/t:0001.json')!) as { meta: { name: string; links: { url: string }[] } };
+    expect(meta.meta.name).toBe('Edited 1');
+    expect(meta.meta.links.map((link) => link.url)).toEqual([
+      'stremio:///discover/https%3A%2F%2Fexample.org%2Faddon%2Fmanifest.json/movie/all?genre=Drama',
+      'stremio:///discover/https%3A%2F%2Fexample.org%2Faddon%2Fmanifest.json/movie/all?genre=Comedy',
+    ]);
+  });
+
+  it('are none for an edit that changes more than its items files', async () => {
+    const files = { 'addon.yaml': addon(), 'a.yaml': a, 'b.yaml': b };
+    const refused = {
+      // A genre no item had: the manifest offers it.
+      'a new genre': { 'a.yaml': a.replace('genres: [Drama, Comedy]', 'genres: [Drama, Western]') },
+      // An id added: a meta the served tree does not have.
+      'an added id': { 'a.yaml': `${a}- { id: "t:0009", type: movie, name: Added }\n` },
+      // An id removed: its files go.
+      'a removed id': { 'a.yaml': a.slice(0, a.indexOf('- id: "t:0002"')) },
+      // Other settings: another cache time in every body.
+      'addon.yaml': { 'addon.yaml': addon('cache: { maxAge: 60 }\n'), 'a.yaml': edited(a) },
+    };
+    for (const [what, edit] of Object.entries(refused)) {
+      expect((await twoBuilds(files, edit)).answers, what).toBeUndefined();
+    }
+    const configurable = addon('config:\n  - { key: hd, type: checkbox, title: HD }\n');
+    expect((await twoBuilds({ ...files, 'addon.yaml': configurable }, { 'a.yaml': edited(a) })).answers).toBeUndefined();
   });
 });

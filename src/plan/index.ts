@@ -23,20 +23,21 @@ import { addAddonCatalogFiles } from './addon-catalogs.js';
 import { addCatalogPageFiles, catalogLists, type PageRendering } from './catalog-pages.js';
 import { conflicts } from './conflicts.js';
 import { inputFingerprints } from './fingerprints.js';
-import { addItemFiles, type ItemRendering } from './item-files.js';
+import { addItemFiles, itemRendering } from './item-files.js';
 import { buildManifest, manifestTooLarge } from './manifest.js';
 import type { OutputFile } from './output-file.js';
 import { outputTooLarge, searchBudget, type Layout } from './output-size.js';
 import { renderPages, type PageTemplates } from './page.js';
 import type { PreviewSizes } from './preview-sizes.js';
 import { subtitlesWithoutStreams } from './subtitles.js';
-import { envelope, genreLinks, type Link } from './wire.js';
+import { envelope } from './wire.js';
 import { keptPreviews } from './previews.js';
 import { HOST_FILES } from '../hosts/index.js';
 
 export { catalogPages, PAGE_SIZE } from './catalog-pages.js';
 export { MANIFEST_LIMIT_BYTES } from './manifest.js';
 export { searchAnswers, type SearchRequest } from './search-answers.js';
+export { earlyAnswers, type BuiltTree } from './early-answers.js';
 export type { OutputFile } from './output-file.js';
 
 export interface PlanOptions {
@@ -164,9 +165,9 @@ function planTree(
   options: PlanOptions,
   tree: TreeOptions,
 ): { manifest: Manifest; tooLarge?: Diagnostic } {
-  // Worked out when first needed: by the first preview, measured before anything is laid out.
-  let links: Map<Item, Link[]> | undefined;
-  const linksOf = (item: Item) => (links ??= genreLinks(content)).get(item);
+  // Genre links are worked out when first needed: by the first preview, measured before anything is laid out.
+  const rendering = itemRendering(content);
+  const { linksOf } = rendering;
   const cache = (resource: ResourceName) => cacheHints(content, resource);
 
   const manifest = (tree.manifest ?? ((own: Manifest) => own))(buildManifest(content));
@@ -198,14 +199,6 @@ function planTree(
   // look) only renders them again.
   const previews = keptPreviews(linksOf);
   const catalogEnvelope = envelope('metas', cache('catalog'));
-  const rendering: ItemRendering = {
-    linksOf,
-    envelopes: {
-      meta: envelope('meta', cache('meta')),
-      stream: envelope('streams', cache('stream')),
-      subtitles: envelope('subtitles', cache('subtitles')),
-    },
-  };
 
   // Measured before anything is laid out: hostile content can ask for millions of pages, and
   // the list of them would fill memory before a limit on it was checked. The previews it

@@ -4,12 +4,29 @@ import type { Manifest } from '../validate/schema.js';
 import { streamOwners, type Content, type FileOrigin, type Item, type StreamOwner } from '../shared/content.js';
 import type { OutputFile } from './output-file.js';
 import { playerSubtitlesExtras, resourceDeclares } from './subtitles.js';
-import { metaItem, wireStream, wireSubtitle, type Envelope, type Link } from './wire.js';
+import { envelope, genreLinks, metaItem, wireStream, wireSubtitle, type Envelope, type Link } from './wire.js';
+import { cacheHints } from '../hosts/index.js';
 
 /** What item files are rendered with, besides their item: one for the whole plan. */
 export interface ItemRendering {
   linksOf: (item: Item) => Link[] | undefined;
   envelopes: Record<ItemFile['resource'], Envelope>;
+}
+
+/**
+ * What the item files of `content` are rendered with (`only` those of some of its items); genre
+ * links are worked out when first asked for.
+ */
+export function itemRendering(content: Content, only?: readonly Item[]): ItemRendering {
+  let links: Map<Item, Link[]> | undefined;
+  return {
+    linksOf: (item) => (links ??= genreLinks(content, only)).get(item),
+    envelopes: {
+      meta: envelope('meta', cacheHints(content, 'meta')),
+      stream: envelope('streams', cacheHints(content, 'stream')),
+      subtitles: envelope('subtitles', cacheHints(content, 'subtitles')),
+    },
+  };
 }
 
 /**

@@ -109,16 +109,19 @@ export function wireSubtitle(subtitle: Subtitle): WireSubtitle {
 /**
  * Genre links that open this addon's own catalog filtered by the genre. Without them the client
  * turns `genres` into links to Cinemeta. A genre links to the first catalog that lists the item
- * and offers the genre, else to any catalog of the item's type that offers it.
+ * and offers the genre, else to any catalog of the item's type that offers it. For every item of
+ * `content`, or `only` those.
  */
-export function genreLinks(content: Content): Map<Item, Link[]> {
+export function genreLinks(content: Content, only?: readonly Item[]): Map<Item, Link[]> {
   const links = new Map<Item, Link[]>();
   const { baseUrl } = content;
   if (baseUrl === undefined) return links;
   // The catalogs that list each item, as their positions in content.catalogs.
   const memberOf = new Map<Item, number[]>();
+  const wanted = only && new Set(only);
   content.catalogs.forEach((catalog, index) => {
     for (const item of catalog.items) {
+      if (wanted && !wanted.has(item)) continue;
       const positions = memberOf.get(item);
       if (positions) positions.push(index);
       else memberOf.set(item, [index]);
@@ -146,7 +149,7 @@ export function genreLinks(content: Content): Map<Item, Link[]> {
   // An item's links follow from its type, the catalogs that list it and its genres: worked out
   // once for each such kind of item (hundreds in the large benchmark), not for each of 51,000.
   const kinds = new Map<string, Link[]>();
-  for (const item of content.items) {
+  for (const item of only ?? content.items) {
     if (!item.genres?.length || item.links?.some((l) => l.category === 'Genres')) continue;
     const positions = memberOf.get(item) ?? [];
     const kind = `${item.type}\0${positions.join(',')}\0${item.genres.join('\0')}`;
