@@ -13,6 +13,7 @@ import { run } from '../src/cli/index.js';
 import { headerRules, renderHeadersFile } from '../src/hosts/index.js';
 import { parseHeadersFile, route, startServer, type AddonServer } from '../src/serve/index.js';
 import { watchFolders } from '../src/serve/watch.js';
+import { createAddonServer, readManifest, type Tree } from '../src/serve/http.js';
 import { linkOutput, stateFileOf } from '../src/write/index.js';
 import { addonYaml, contentDir, movies, readTree, tempDir } from './support/content.js';
 
@@ -449,6 +450,102 @@ describe('serve --watch', () => {
     }
   });
 
+  it("answers an edit's item files once the content is checked, before the rebuild ends; not an edit that changes more", async () => {
+    const dir = await contentDir({
+      'addon.yaml': addonYaml('catalogs:\n  - { id: c, type: movie, name: C, genres: auto }\n'),
+      'm.yaml': movies(30, () => ['Drama']),
+      'w.yaml': 'id: "w:1"\ntype: movie\nname: Before\ngenres: [Drama]\n',
+    });
+    const events: string[] = [];
+    let asked: Promise<Reply> | undefined;
+    const server: AddonServer = await startServer({
+      contentDir: dir,
+      port: 0,
+      watch: true,
+      debounceMs: 30,
+      onBuild: (result) => events.push(result.ok ? 'built' : 'failed'),
+      onEarly: (paths) => {
+        events.push(`early: ${[...paths].sort().join(' ')}`);
+        // Asked at once: answered from the early files, or from the new tree should it be in by
+        // then, which has the same bytes.
+        asked = get(server.url, '/meta/movie/w%3A1.json');
+      },
+    });
+    const rebuilt = async (count: number, text: string) => {
+      await writeFile(path.join(dir, 'w.yaml'), text);
+      await waitFor(() => events.filter((event) => event === 'built').length === count, `rebuild ${count - 1}`);
+      return readTree(server.root!);
+    };
+    try {
+      const tree = await rebuilt(2, 'id: "w:1"\ntype: movie\nname: After\ngenres: [Drama]\n');
+      // Every file of the item, and nothing else, before the rebuild ended.
+      const files = [...tree.keys()].filter((file) => /^(meta|stream|subtitles)\/movie\/w:1[./]/.test(file)).sort();
+      expect(files).toContain('meta/movie/w:1.json');
+      expect(events).toEqual(['built', `early: ${files.join(' ')}`, 'built']);
+      const reply = await asked!;
+      expect((json(reply).meta as { name: string }).name).toBe('After');
+      expect(reply.text).toBe(tree.get('meta/movie/w:1.json')!.toString());
+
+      // An edit saved while another file is broken: the build that fixes that file parses only
+      // it, and still answers the edit's files early.
+      const failures = async (count: number, file: string, text: string) => {
+        await writeFile(path.join(dir, file), text);
+        await waitFor(() => events.filter((event) => event === 'failed').length === count, `failure ${count}`);
+      };
+      await failures(1, 'm.yaml', `${movies(30, () => ['Drama'])}- [broken\n`);
+      await failures(2, 'w.yaml', 'id: "w:1"\ntype: movie\nname: Again\ngenres: [Drama]\n');
+      await writeFile(
+        path.join(dir, 'm.yaml'),
+        movies(30, () => ['Drama']),
+      );
+      await waitFor(() => events.filter((event) => event === 'built').length === 3, 'the fix');
+      expect(events[5]).toMatch(/^early: .*meta\/movie\/w:1\.json/);
+      expect((json(await asked!).meta as { name: string }).name).toBe('Again');
+
+      // An id added, then a genre the catalog did not offer: the rebuild alone shows them.
+      await rebuilt(4, 'id: "w:1"\ntype: movie\nname: After\ngenres: [Drama]\n---\nid: "w:2"\ntype: movie\nname: Added\n');
+      await rebuilt(5, 'id: "w:1"\ntype: movie\nname: After\ngenres: [Western]\n');
+      expect(events.slice(7)).toEqual(['built', 'built']);
+      expect((await get(server.url, '/meta/movie/w%3A2.json')).status).toBe(404);
+      expect(json(await get(server.url, '/catalog/movie/c/genre=Western.json')).metas).toHaveLength(1);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("answers a tree's early files with the headers of their paths, and the others from its folder", async () => {
+    const out = await tempDir();
+    const result = await build({ contentDir: await contentDir(FILES), outDir: out, hosts: [], baseUrl: 'http://127.0.0.1:7000/' });
+    expect(result.ok).toBe(true);
+    const early = Buffer.from('{"meta":{"id":"t:0001","type":"movie","name":"Early"}}');
+    const tree: Tree = {
+      root: out,
+      manifest: (await readManifest(out, 'the build')).manifest,
+      rules: headerRules(result.content!),
+      rewrites: false,
+      early: new Map([['meta/movie/t:0001.json', early]]),
+    };
+    const server = createAddonServer(() => ({ tree, basePath: '/' }));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(server.address() as { port: number }).port}/`;
+    try {
+      const reply = await get(base, '/meta/movie/t%3A0001.json');
+      expect(reply.status).toBe(200);
+      expect(reply.text).toBe(early.toString());
+      expectCors(reply);
+      expect(reply.headers['content-type']).toBe(JSON_TYPE);
+      expect(reply.headers['cache-control']).toBe(CACHE.meta);
+      expect(reply.headers['content-length']).toBe(String(early.length));
+      expect((await get(base, '/meta/movie/t%3A0001.json', 'HEAD')).text).toBe('');
+      const other = await get(base, '/meta/movie/t%3A0002.json');
+      expect(other.text).toBe(await readFile(path.join(out, 'meta/movie/t:0002.json'), 'utf8'));
+      expect(other.headers['cache-control']).toBe(CACHE.meta);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
   it('makes the second tree of hard links to the first, and a rebuild there leaves the served tree as it was', async () => {
     const dir = await contentDir({
       'addon.yaml': addonYaml('catalogs:\n  - { id: c, type: movie, name: C }\n'),
@@ -469,13 +566,12 @@ describe('serve --watch', () => {
 
       // Each rebuild writes the tree not served; the one served keeps every byte.
       await writeFile(path.join(dir, 'w.yaml'), 'id: "w:1"\ntype: movie\nname: After\n');
-      await waitFor(async () => (await name()) === 'After', 'the edit');
-      expect(server.root).toBe(other);
+      // The edited meta is answered before the rebuild ends: then the other tree is swapped in.
+      await waitFor(async () => (await name()) === 'After' && server.root === other, 'the edit');
       expect(await readTree(first)).toEqual(firstTree);
       const otherTree = await readTree(other);
       await writeFile(path.join(dir, 'w.yaml'), 'id: "w:1"\ntype: movie\nname: Again\n');
-      await waitFor(async () => (await name()) === 'Again', 'the second edit');
-      expect(server.root).toBe(first);
+      await waitFor(async () => (await name()) === 'Again' && server.root === first, 'the second edit');
       expect(await readTree(other)).toEqual(otherTree);
       expect(JSON.parse((await readTree(first)).get(meta)!.toString()).meta.name).toBe('Again');
     } finally {
@@ -613,7 +709,11 @@ describe('addon-gen serve', () => {
       }
       await writeFile(path.join(dir, 'm.yaml'), 'id: "w:1"\ntype: movie\nname: Fixed\n');
       await waitFor(async () => (await name()) === 'Fixed', 'the fix');
-      expect(out.stdout).toMatch(/Rebuilt in [\d.]+ s: \d+ files\n/);
+      // The fixed meta is answered before the rebuild ends, which is then reported.
+      await waitFor(() => out.stdout.includes('Rebuilt in'), 'the report of the rebuild');
+      expect(out.stdout).toMatch(
+        /\nServing 2 files of the edited items now; catalog pages follow when the rebuild ends\nRebuilt in [\d.]+ s: \d+ files\n/,
+      );
     } finally {
       controller.abort();
     }

@@ -6,7 +6,7 @@ import { lockOutput } from './lock.js';
 import { portableDiagnostics, recordInputs, type BuildRecord } from './last-build.js';
 import { buildInputs, lastBuildRead, lastBuildUnread, recordedSources } from './reuse.js';
 import { errorCode, hasErrors, problem, UsageError, type Diagnostic } from '../diagnostics/index.js';
-import { loadContent, type SourceFile } from '../load/index.js';
+import { loadContent, type Loaded, type SourceFile } from '../load/index.js';
 import { manifestUrl } from '../shared/paths.js';
 import { hostReport, HOSTS, type Host, type HostReport } from '../hosts/index.js';
 import type { PageTemplates } from '../plan/page.js';
@@ -53,6 +53,13 @@ export interface BuildOptions {
    * that writes keeps its own beside the output folder (build/kept-store.ts).
    */
   kept?: KeptBetweenBuilds;
+  /**
+   * The build adds each content file it parses to it (`file`, as load names it): those it does not
+   * take from `kept`, among them every one changed since the builds that kept the others.
+   */
+  parsed?: Set<string>;
+  /** Called once the content is checked and has no errors, before it is planned. */
+  onChecked?: (content: Content) => void;
 }
 
 const STAGES = ['load', 'validate', 'plan', 'write'] as const;
@@ -156,11 +163,12 @@ async function pipeline(options: BuildOptions, where: { outDir?: string; s3Dir?:
   // beside it, read below. Load asks only once validate starts.
   const beside = outDir !== undefined && !options.kept;
   let kept = options.kept;
-  const loaded = await loadContent(options.contentDir, {
-    maxFileSize: options.maxFileSize,
-    env,
-    ...((beside || kept) && { known: (file: SourceFile) => kept?.checkedFiles.has(file) === true }),
-  });
+  const known = (file: SourceFile) => {
+    if (kept?.checkedFiles.has(file) === true) return true;
+    options.parsed?.add(file.file);
+    return false;
+  };
+  const loaded = await loadContent(options.contentDir, { maxFileSize: options.maxFileSize, env, known });
   // What reading the files found (links not followed, say): every build reads them again.
   const readProblems = loaded.diagnostics.list();
   const { generator, inputs, settings } = await buildInputs(options, loaded);
@@ -176,25 +184,10 @@ async function pipeline(options: BuildOptions, where: { outDir?: string; s3Dir?:
   enter('validate');
   loaded.items = waitsAsLoad(loaded.items, enter);
   // Loaded only by a build that goes past its look at the last one: most of the code, and zod's schemas.
-  const [{ validate }, { withAddonManifests }, { plan }] = await Promise.all([
-    import('../validate/index.js'),
-    import('../load/addon-manifests.js'),
-    import('../plan/index.js'),
-  ]);
-  const validated = await validate(loaded, {
-    contentDir: options.contentDir,
-    baseUrl: options.baseUrl,
-    env,
-    allowCredentialsInOutput: options.allowCredentialsInOutput,
-    checkedFiles: kept?.checkedFiles,
-  });
-  let { content } = validated;
-  if (!content) return done({ ok: false, diagnostics: validated.diagnostics, sources: loaded.files });
-  // The manifests that addon collections list (load/addon-manifests.ts): a problem there writes nothing.
-  const listed = await withAddonManifests(content, { contentDir: options.contentDir, env });
-  if (listed.diagnostics.length > 0)
-    return done({ ok: false, diagnostics: [...validated.diagnostics, ...listed.diagnostics], sources: loaded.files });
-  content = listed.content;
+  const [checked, { plan }] = await Promise.all([checkContent(options, loaded, env, kept), import('../plan/index.js')]);
+  const { content } = checked;
+  if (!content) return done({ ok: false, diagnostics: checked.diagnostics, sources: loaded.files });
+  options.onChecked?.(content);
 
   // What each file became goes beside the output now, while the build holds less than it will
   // (kept-store.ts, Keeping). That counts as write, though no progress is shown for it.
@@ -204,7 +197,7 @@ async function pipeline(options: BuildOptions, where: { outDir?: string; s3Dir?:
     enter('plan');
     const templates = await readTemplates();
     const planned = plan(content, { hosts: options.hosts, templates, generator, outFromS3Dir, previewSizes: kept?.previewSizes });
-    const diagnostics = [...validated.diagnostics, ...planned.diagnostics];
+    const diagnostics = [...checked.diagnostics, ...planned.diagnostics];
     const result = {
       diagnostics,
       sources: loaded.files,
@@ -240,6 +233,24 @@ async function pipeline(options: BuildOptions, where: { outDir?: string; s3Dir?:
   } finally {
     await keeping?.close();
   }
+}
+
+/** Stage 2, and the manifests that addon collections list (load/addon-manifests.ts): the content, or the problems. */
+async function checkContent(options: BuildOptions, loaded: Loaded, env: Environment, kept: KeptBetweenBuilds | undefined) {
+  const [{ validate }, { withAddonManifests }] = await Promise.all([import('../validate/index.js'), import('../load/addon-manifests.js')]);
+  const validated = await validate(loaded, {
+    contentDir: options.contentDir,
+    baseUrl: options.baseUrl,
+    env,
+    allowCredentialsInOutput: options.allowCredentialsInOutput,
+    checkedFiles: kept?.checkedFiles,
+    catalogOrders: kept?.catalogOrders,
+  });
+  if (!validated.content) return { diagnostics: validated.diagnostics };
+  // A problem with a listed manifest writes nothing, as any other.
+  const listed = await withAddonManifests(validated.content, { contentDir: options.contentDir, env });
+  if (listed.diagnostics.length > 0) return { diagnostics: [...validated.diagnostics, ...listed.diagnostics] };
+  return { content: listed.content, diagnostics: validated.diagnostics };
 }
 
 /** Validate waits for the next file's values now and then: that counts as load. */

@@ -14,7 +14,10 @@ import type { SearchRequest } from '../plan/index.js';
 import { isWithin } from '../shared/locations.js';
 import { FileCache, KEPT_FILE_BYTES, openInside, readInside, readPart, type OpenedFile } from './tree-files.js';
 
-/** One served tree: swapped as a whole, so a request never mixes two builds. */
+/**
+ * One served tree: swapped as a whole, so a request never mixes two builds, but for the `early`
+ * answers of the build under way: the edited items' own meta, stream and subtitles files.
+ */
 export interface Tree {
   root: string;
   manifest: Manifest;
@@ -26,6 +29,11 @@ export interface Tree {
    * from (plan/search-answers.ts); absent for a tree served as it is (`--dir`).
    */
   search?: (request: SearchRequest) => string | undefined;
+  /**
+   * Files of the build under way, answered before its tree is swapped in: those of the items an
+   * edit touched (plan/early-answers.ts), by path below the root.
+   */
+  early?: ReadonlyMap<string, Buffer>;
 }
 
 /**
@@ -113,6 +121,8 @@ async function handle(req: IncomingMessage, res: ServerResponse, tree: Tree | un
         const absolute = path.resolve(tree.root, ...file.split('/'));
         if (!isWithin(tree.root, absolute)) continue;
         const headers = headersFor(tree.rules, `/${file}`);
+        const early = tree.early?.get(file);
+        if (early) return sendFile(req, res, { bytes: early }, file, headers);
         const kept = cache.get(absolute);
         if (kept) return sendFile(req, res, { bytes: kept }, file, headers);
         const opened = openInside(tree.root, absolute);
@@ -300,7 +310,8 @@ function refuse(socket: Duplex, underway: Set<ServerResponse> | undefined, refus
   socket.end(text, () => socket.destroy());
 }
 
-export async function readManifest(root: string, what: string): Promise<Manifest> {
+/** The manifest of the tree at `root`, and its text. */
+export async function readManifest(root: string, what: string): Promise<{ manifest: Manifest; text: string }> {
   const text = readInside(root, MANIFEST_FILE);
   if (text === undefined) throw new UsageError(`${what} has no ${MANIFEST_FILE}; build the addon first`);
   let json: unknown;
@@ -316,5 +327,5 @@ export async function readManifest(root: string, what: string): Promise<Manifest
     const problem = printable(`${issue.path.join('.') || 'the object'}: ${issue.message}`);
     throw new UsageError(`${path.join(what, MANIFEST_FILE)} is not an addon manifest: ${problem}`);
   }
-  return parsed.data;
+  return { manifest: parsed.data, text };
 }

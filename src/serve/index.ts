@@ -50,10 +50,15 @@ export interface ServeOptions {
   allowCredentialsInOutput?: boolean;
   /** Content files larger than this many bytes are refused unread; default 16 MiB. */
   maxFileSize?: number;
-  /** Quiet time after the last change before a rebuild, in ms; default 100. */
+  /** Quiet time after the last change before a rebuild, in ms; default 50. */
   debounceMs?: number;
   /** Every build's result: the first, and each rebuild under `watch` (failed ones keep the last good tree). */
   onBuild?: (result: BuildResult) => void;
+  /**
+   * Under `watch`, once a rebuild has checked the content: the paths of the edited items' files,
+   * answered from then on as the rebuild will write them, before it ends (plan/early-answers.ts).
+   */
+  onEarly?: (paths: readonly string[]) => void;
   /** A rebuild that threw (an I/O error, or the content folder gone), not a content problem. */
   onError?: (error: Error) => void;
 }
@@ -111,7 +116,7 @@ export async function startServer(options: ServeOptions): Promise<AddonServer> {
       });
       const headersFile = readInside(root, '_headers');
       state.headerSource = headersFile === undefined ? 'none' : '_headers';
-      state.tree = { root, manifest: await readManifest(root, options.dir), rules: parseHeadersFile(headersFile ?? ''), rewrites };
+      state.tree = { root, manifest: (await readManifest(root, options.dir)).manifest, rules: parseHeadersFile(headersFile ?? ''), rewrites };
     } else {
       builds = await startBuilds(options.contentDir!, baseUrl, options, state);
     }

@@ -6,7 +6,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { build, keptBetweenBuilds, type BuildOptions, type BuildResult } from '../build/index.js';
 import { hasRewrites, headerRules } from '../hosts/index.js';
-import { searchAnswers } from '../plan/index.js';
+import { earlyAnswers, searchAnswers, type BuiltTree } from '../plan/index.js';
+import type { Content } from '../shared/content.js';
 import { readManifest, type Tree } from './http.js';
 import { linkOutput } from '../write/index.js';
 import type { AddonServer, ServeOptions } from './index.js';
@@ -33,7 +34,8 @@ export interface Builds {
 /**
  * Builds the content into a private folder and serves it; with `watch`, again after each change.
  * Two slots: each build writes into the one not being served, and only a good build is swapped
- * in, so a request never sees a half-written or failed build.
+ * in, so a request never sees a half-written or failed build. Once a rebuild has checked the
+ * content, the edited items' own files are answered as it will write them (servedTrees).
  */
 export async function startBuilds(contentDir: string, baseUrl: string, options: ServeOptions, state: ServedState): Promise<Builds> {
   const workspace = await realpath(await mkdtemp(path.join(os.tmpdir(), 'addon-gen-serve-')));
@@ -44,12 +46,13 @@ export async function startBuilds(contentDir: string, baseUrl: string, options: 
   let building: Promise<void> | undefined;
   let pending = false;
   const settings = buildSettings(contentDir, baseUrl, options);
+  const trees = servedTrees(state, options);
   const onError = (cause: unknown) => options.onError?.(cause instanceof Error ? cause : new Error(String(cause)));
 
   const folders = options.watch
     ? watchFolders(contentDir, () => {
         clearTimeout(timer);
-        timer = setTimeout(rebuild, options.debounceMs ?? 100);
+        timer = setTimeout(rebuild, options.debounceMs ?? 50);
       })
     : undefined;
 
@@ -57,20 +60,19 @@ export async function startBuilds(contentDir: string, baseUrl: string, options: 
     // Folders made since the last build are watched before this build reads them.
     await folders?.sync();
     const slot = served === 0 ? 1 : 0;
-    const result = await build({ ...settings, outDir: slots[slot] });
-    if (result.ok && !closed) {
-      state.tree = {
-        root: slots[slot],
-        manifest: await readManifest(slots[slot], 'the build'),
-        rules: headerRules(result.content!),
-        search: searchAnswers(result.content!),
-        rewrites: hasRewrites(options.like ?? 'github-pages'),
-      };
-      state.headerSource = 'content';
-      served = slot;
+    try {
+      const early = options.watch && { parsed: trees.unserved, onChecked: trees.answerEarly };
+      const result = await build({ ...settings, outDir: slots[slot], ...early });
+      if (result.ok && !closed) {
+        await trees.swapIn(slots[slot], result.content!);
+        served = slot;
+      }
+      options.onBuild?.(result);
+      return result;
+    } finally {
+      // The new tree has the early answers' files; a failed build drops them.
+      trees.dropEarly();
     }
-    options.onBuild?.(result);
-    return result;
   }
 
   /** One build at a time: both would write the same slot. A change during a build queues one more. */
@@ -126,6 +128,43 @@ export async function startBuilds(contentDir: string, baseUrl: string, options: 
     throw cause;
   }
   return { close };
+}
+
+/**
+ * The tree served and what it was built from, and the content files parsed since: every file an
+ * edit changed since that build is among them, through failed builds too. From a rebuild's check
+ * of the content to its end, the tree is served with the edited items' files as that build will
+ * write them (plan/early-answers.ts).
+ */
+function servedTrees(state: ServedState, options: ServeOptions) {
+  let served: { tree: Tree; built: BuiltTree } | undefined;
+  const unserved = new Set<string>();
+  return {
+    /** The content files parsed since the served tree's build began: the builds add to it (`parsed`). */
+    unserved,
+    /** A rebuild's onChecked. */
+    answerEarly: (content: Content): void => {
+      if (!served) return;
+      const answers = earlyAnswers(served.built, content, unserved);
+      if (!answers || answers.size === 0) return;
+      state.tree = { ...served.tree, early: new Map([...answers].map(([path, body]) => [path, Buffer.from(body)])) };
+      options.onEarly?.([...answers.keys()]);
+    },
+    /** Serves a good build's tree, at `root`, built from `content`. */
+    swapIn: async (root: string, content: Content): Promise<void> => {
+      const { manifest, text } = await readManifest(root, 'the build');
+      const rewrites = hasRewrites(options.like ?? 'github-pages');
+      const tree = { root, manifest, rules: headerRules(content), search: searchAnswers(content), rewrites };
+      served = { tree, built: { content, manifest: text } };
+      state.tree = tree;
+      state.headerSource = 'content';
+      unserved.clear();
+    },
+    /** Serves the tree without early answers. */
+    dropEarly: (): void => {
+      if (served) state.tree = served.tree;
+    },
+  };
 }
 
 /** The options of every build of one server, but the folder it writes. */
