@@ -1,16 +1,21 @@
 // How long `serve --watch` takes to show an edit: from the write of a content file (one movie
-// renamed) to the first answer of that movie's meta with the new name, polled every 20 ms. The
-// server runs in a process of its own on the content the bench generated.
+// renamed) to the first answer of that movie's meta with the new name, polled every 20 ms; and to
+// the end of its rebuild, when the catalog pages have it too (the server's "Rebuilt" line). The
+// server runs in a process of its own on the content the bench generated, and each edit is made
+// once it is idle: after the first build it links the other tree's files in the background.
 import { spawn } from 'node:child_process';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 const BIN = fileURLToPath(new URL('../bin/addon-gen.js', import.meta.url));
 
 export interface WatchReport {
   /** Seconds from the write to the first answer with the new bytes, per edit. */
   seconds: number[];
+  /** Seconds from the write to the end of the rebuild, per edit. */
+  rebuilt: number[];
 }
 
 /** Polls `url` until `ready` says its body is what is awaited; the seconds it took. */
@@ -30,9 +35,18 @@ async function until(url: string, ready: (status: number, body: string) => boole
 /** Serves `content` with --watch on `port`, renames the first movie `edits` times, and times each. */
 export async function measureWatch(content: string, port: number, edits = 3): Promise<WatchReport> {
   const base = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, [BIN, 'serve', content, '--watch', '--port', String(port)], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawn(process.execPath, [BIN, 'serve', content, '--watch', '--port', String(port)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  // When each rebuild ended, as the server printed it.
+  const rebuilds: number[] = [];
+  let rest = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    const lines = (rest + chunk).split('\n');
+    rest = lines.pop()!;
+    for (const line of lines) if (line.startsWith('Rebuilt in')) rebuilds.push(performance.now());
+  });
   try {
     await until(`${base}/manifest.json`, (status) => status === 200, 600_000);
+    await idle(child.pid!);
     const file = path.join(content, 'movies', (await readdir(path.join(content, 'movies'))).sort()[0]!);
     const text = await readFile(file, 'utf8');
     const first = /- id: "?([^"\n]+)"?\n\s+type: movie\n\s+name: "([^"]*)"/.exec(text);
@@ -40,16 +54,37 @@ export async function measureWatch(content: string, port: number, edits = 3): Pr
     const [, id, name] = first;
     const meta = `${base}/meta/movie/${encodeURIComponent(id!)}.json`;
     const seconds: number[] = [];
+    const rebuilt: number[] = [];
     for (let edit = 1; edit <= edits; edit++) {
       const renamed = `Edited ${edit} ${name}`;
+      const saved = performance.now();
       await writeFile(file, text.replace(`name: "${name}"`, `name: "${renamed}"`));
       seconds.push(await until(meta, (status, body) => status === 200 && body.includes(renamed), 600_000));
+      while (!rebuilds.some((at) => at > saved)) await sleep(20);
+      rebuilt.push((rebuilds.find((at) => at > saved)! - saved) / 1000);
+      await idle(child.pid!);
     }
     await writeFile(file, text);
-    return { seconds };
+    return { seconds, rebuilt };
   } finally {
     const exited = new Promise((resolve) => child.once('exit', resolve));
     child.kill('SIGINT');
     await exited;
+  }
+}
+
+/** Waits until the process `pid` has used no CPU time for a second (Linux: /proc/PID/stat). */
+async function idle(pid: number): Promise<void> {
+  const cpu = async () => {
+    // utime and stime, after the command name in parentheses (which may hold spaces).
+    const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ');
+    return Number(fields[11]) + Number(fields[12]);
+  };
+  let last = await cpu();
+  for (let quiet = 0; quiet < 4;) {
+    await sleep(250);
+    const now = await cpu();
+    quiet = now === last ? quiet + 1 : 0;
+    last = now;
   }
 }
