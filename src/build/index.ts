@@ -244,7 +244,6 @@ async function checkContent(options: BuildOptions, loaded: Loaded, env: Environm
     env,
     allowCredentialsInOutput: options.allowCredentialsInOutput,
     checkedFiles: kept?.checkedFiles,
-    catalogOrders: kept?.catalogOrders,
   });
   if (!validated.content) return { diagnostics: validated.diagnostics };
   // A problem with a listed manifest writes nothing, as any other.

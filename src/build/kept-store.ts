@@ -1,7 +1,6 @@
 // What builds keep for the next, so that an edit's build does again little more than the edit
 // asks: in memory for a long-lived caller (serve --watch), and for the CLI's builds in a file
 // beside the output folder (write/kept-file.ts), which the next build into it reads back.
-import { CatalogOrders } from '../validate/catalog-orders.js';
 import { deserialize, serialize } from 'node:v8';
 import { CheckedFiles, type RestoredFile } from '../validate/checked-files.js';
 import { PreviewSizes } from '../plan/preview-sizes.js';
@@ -14,16 +13,9 @@ export interface KeptBetweenBuilds {
   checkedFiles: CheckedFiles;
   /** The size of each item's preview, which measuring the output needs. */
   previewSizes: PreviewSizes;
-  /** The order of each sorted catalog; not stored beside the output, only kept in memory (serve --watch). */
-  catalogOrders?: CatalogOrders;
 }
 
-/** What a long-lived caller keeps between its builds (serve --watch). */
 export function keptBetweenBuilds(): KeptBetweenBuilds {
-  return { ...nothingKept(), catalogOrders: new CatalogOrders() };
-}
-
-function nothingKept(): KeptBetweenBuilds {
   return { checkedFiles: new CheckedFiles(), previewSizes: new PreviewSizes() };
 }
 
@@ -53,7 +45,7 @@ const PREVIEW_BLOCK = 8192;
 export async function keptBeside(outDir: string, reuse: boolean): Promise<KeptBetweenBuilds> {
   const file = reuse ? await openKeptFile(outDir) : undefined;
   const index = file && indexOf(file);
-  if (!file || !index) return nothingKept();
+  if (!file || !index) return keptBetweenBuilds();
   let offset = 0;
   const files: RestoredFile[] = index.files.map(({ file: name, fingerprint, bytes }) => {
     const start = offset;
@@ -64,11 +56,11 @@ export async function keptBeside(outDir: string, reuse: boolean): Promise<KeptBe
   try {
     for (const bytes of index.previews) {
       const block: unknown = deserialize(file.read(offset, (offset += bytes)));
-      if (!isPreviewBlock(block)) return nothingKept();
+      if (!isPreviewBlock(block)) return keptBetweenBuilds();
       block[0].forEach((key, i) => previews.push([key, block[1][i]!]));
     }
   } catch {
-    return nothingKept(); // damaged, or changed since it was opened
+    return keptBetweenBuilds(); // damaged, or changed since it was opened
   }
   return { checkedFiles: CheckedFiles.restore(index.context, files), previewSizes: PreviewSizes.restore(previews) };
 }

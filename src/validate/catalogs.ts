@@ -6,7 +6,6 @@ import type { Catalog, Item } from '../shared/content.js';
 import { uniqueInOrder } from './ids.js';
 import { autoGenres, NATURAL_ORDER } from '../shared/genres.js';
 import type { Locator } from './issues.js';
-import type { CatalogOrders } from './catalog-orders.js';
 import type { CatalogSettings, ContentItem } from './schema.js';
 
 const collator = NATURAL_ORDER;
@@ -19,7 +18,6 @@ export function resolveCatalogs(
   at: Locator,
   diagnostics: DiagnosticList,
   suggest: Suggest,
-  orders?: CatalogOrders,
 ): Catalog[] {
   const catalogs = new Map<string, Catalog & { settings: CatalogSettings; index: number }>();
   settings.forEach((s, index) => {
@@ -69,11 +67,7 @@ export function resolveCatalogs(
   const reported = new Map<Item, Set<number>>();
   return [...catalogs.values()].map(({ settings: s, index: _i, ...catalog }) => {
     if (Array.isArray(s.genres)) checkGenres(catalog, s.genres, reported, diagnostics, suggest);
-    if (s.sort) {
-      const key = `${catalogKey(catalog.type, catalog.id)} ${s.sort}`;
-      sortItems(catalog.items, s.sort, orders?.ranks(key));
-      orders?.keep(key, catalog.items);
-    }
+    sortItems(catalog.items, s.sort);
     if (s.genres === 'auto') return { ...catalog, genres: autoGenres(catalog.items), autoGenres: true };
     // Listed twice, a genre's pages would be written twice.
     return { ...catalog, genres: uniqueInOrder(s.genres ?? []) };
@@ -251,8 +245,8 @@ const SORT_FIELDS = {
   '-releaseInfo': 'releaseInfo',
 } as const satisfies Record<NonNullable<CatalogSettings['sort']>, keyof Item>;
 
-/** Sorts `items` by `sort`; from the order of the last build (`last`, the rank of each id) when there was one. */
-function sortItems(items: Item[], sort: NonNullable<CatalogSettings['sort']>, last: ReadonlyMap<string, number> | undefined) {
+function sortItems(items: Item[], sort: CatalogSettings['sort']) {
+  if (!sort) return;
   const descending = sort.startsWith('-');
   const field = SORT_FIELDS[sort];
   const direction = descending ? -1 : 1;
@@ -263,14 +257,11 @@ function sortItems(items: Item[], sort: NonNullable<CatalogSettings['sort']>, la
   };
   const compare = (x: number | string, y: number | string) =>
     typeof x === 'number' && typeof y === 'number' ? x - y : collator.compare(String(x), String(y));
-  // Items without the field go last in both directions; equal keys keep the order they were read
-  // in. That order is compared, not left to the sort's stability, so that the sort may start from
-  // any order: that of the last build, nearly sorted (catalog-orders.ts). Ids new since go last.
-  const keyed = items.map((item, read) => ({ item, key: keyOf(item), read, rank: last?.get(item.id) ?? items.length + read }));
-  if (last) keyed.sort((x, y) => x.rank - y.rank);
-  keyed.sort((x, y) => {
-    if (x.key === undefined || y.key === undefined) return x.key === y.key ? x.read - y.read : x.key === undefined ? 1 : -1;
-    return direction * compare(x.key, y.key) || x.read - y.read;
+  // Items without the field go last in both directions; equal keys keep the order they were read in.
+  const keyed = items.map((item) => ({ item, key: keyOf(item) }));
+  keyed.sort(({ key: x }, { key: y }) => {
+    if (x === undefined || y === undefined) return x === y ? 0 : x === undefined ? 1 : -1;
+    return direction * compare(x, y);
   });
   keyed.forEach(({ item }, index) => (items[index] = item));
 }

@@ -1,6 +1,5 @@
 // Stage 2, validate: check the loaded YAML against the content schemas and across items, and
 // resolve it into `Content`, the complete, checked description of the addon that plan lays out.
-import type { CatalogOrders } from './catalog-orders.js';
 import path from 'node:path';
 import { z } from 'zod';
 import { hasErrors, problem, suggester, type Diagnostic, type DiagnosticList } from '../diagnostics/index.js';
@@ -53,8 +52,6 @@ export interface ValidateOptions {
   allowCredentialsInOutput?: boolean;
   /** What earlier builds' checks of each item file found, to take instead of checking it again; this build's are added. */
   checkedFiles?: CheckedFiles;
-  /** The order of each sorted catalog in the last build, to sort from; this build's replace them. */
-  catalogOrders?: CatalogOrders;
 }
 
 export interface Validated {
@@ -138,7 +135,7 @@ async function checkLoaded(loaded: Loaded, options: ValidateOptions): Promise<Va
   externalTitles = titlesDescribedElsewhere(externalTitles, items, addon.catalogs, addonAt, diagnostics);
   checkUniqueIds([...mergePlaylistChannels(items), ...externalTitles], diagnostics);
   const inputBytes = contentBytes([loaded.addon.source, ...items.map((item) => item.source), ...externalTitles.map((title) => title.source)]);
-  const catalogs = resolveCatalogs(addon.catalogs, items, inputBytes, addonAt, diagnostics, suggest, options.catalogOrders);
+  const catalogs = resolveCatalogs(addon.catalogs, items, inputBytes, addonAt, diagnostics, suggest);
   checkPlacement(catalogs, addon.catalogs, diagnostics);
   warnUncatalogued(items, catalogs, catalogIndex?.typos ?? new Map(), diagnostics);
   const addonCatalogs = resolveAddonCatalogs(addon.addonCatalogs, addonAt, loaded.addon.source.absolute, diagnostics);
