@@ -74,14 +74,16 @@ export async function measureWatch(content: string, port: number, edits = 3): Pr
 }
 
 /** Waits until the process `pid` has used no CPU time for a second (Linux: /proc/PID/stat). */
-async function idle(pid: number): Promise<void> {
+async function idle(pid: number, timeoutMs = 600_000): Promise<void> {
   const cpu = async () => {
     // utime and stime, after the command name in parentheses (which may hold spaces).
     const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ');
     return Number(fields[11]) + Number(fields[12]);
   };
+  const started = performance.now();
   let last = await cpu();
   for (let quiet = 0; quiet < 4;) {
+    if (performance.now() - started > timeoutMs) throw new Error(`the server was still busy after ${timeoutMs} ms`);
     await sleep(250);
     const now = await cpu();
     quiet = now === last ? quiet + 1 : 0;
