@@ -244,7 +244,7 @@ describe('early answers (serve --watch)', () => {
     ]);
   });
 
-  it('are none for an edit that changes more than its items files', async () => {
+  it("are none for an edit that changes more than its items' files", async () => {
     const files = { 'addon.yaml': addon(), 'a.yaml': a, 'b.yaml': b };
     const refused = {
       // A genre no item had: the manifest offers it.
