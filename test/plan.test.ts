@@ -3,6 +3,7 @@
 // fields, which are written only where the content sets them.
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { build } from '../src/build/index.js';
 import { earlyAnswers } from '../src/plan/early-answers.js';
@@ -242,6 +243,23 @@ describe('early answers (serve --watch)', () => {
       'stremio:///discover/https%3A%2F%2Fexample.org%2Faddon%2Fmanifest.json/movie/all?genre=Drama',
       'stremio:///discover/https%3A%2F%2Fexample.org%2Faddon%2Fmanifest.json/movie/all?genre=Comedy',
     ]);
+  });
+
+  it('are the stream and subtitles files of an edited title that another addon describes', async () => {
+    // The bundled stream addon for Cinemeta's titles, one stream's URL edited.
+    const example = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'examples', 'streams');
+    const files = Object.fromEntries(
+      await Promise.all(['addon.yaml', 'titles.yaml'].map(async (name) => [name, await readFile(path.join(example, name), 'utf8')])),
+    );
+    const url = 'https://archive.org/download/his_girl_friday/his_girl_friday_512kb.mp4';
+    expect(files['titles.yaml']).toContain(url);
+    const edit = { 'titles.yaml': files['titles.yaml']!.replace(url, 'https://example.org/his-girl-friday.mp4') };
+    const { answers, afterOut } = await twoBuilds(files, edit);
+    const written = await readTree(afterOut);
+    const titleFiles = [...written.keys()].filter((file) => /^(stream|subtitles)\/(movie|series)\//.test(file));
+    expect([...answers!.keys()].sort()).toEqual(titleFiles.sort());
+    for (const [file, body] of answers!) expect(body, file).toBe(written.get(file)!.toString());
+    expect(answers!.get('stream/movie/tt0032599.json')).toContain('https://example.org/his-girl-friday.mp4');
   });
 
   it("are none for an edit that changes more than its items' files", async () => {
