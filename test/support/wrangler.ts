@@ -101,6 +101,19 @@ function wranglerEnv(home: string): NodeJS.ProcessEnv {
 
 /** Serves `dir` with `wrangler pages dev` on 127.0.0.1 and resolves once it answers HTTP. */
 export async function startPagesDev(dir: string, options: PagesDevOptions = {}): Promise<PagesDev> {
+  // The inspector's port is found free here and bound by workerd a moment later: a server of
+  // another test file, listening on port 0 meanwhile, can take it (seen in CI). Such a start is
+  // tried again, with another inspector port.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startPagesDevOnce(dir, options);
+    } catch (error) {
+      if (attempt === 3 || !(error instanceof Error) || !error.message.includes('Address already in use')) throw error;
+    }
+  }
+}
+
+async function startPagesDevOnce(dir: string, options: PagesDevOptions): Promise<PagesDev> {
   const timeoutMs = options.timeoutMs ?? 60_000;
   const port = options.port ?? (await freePort());
   const inspectorPort = await freePort();
