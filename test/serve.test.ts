@@ -712,7 +712,7 @@ describe('addon-gen serve', () => {
       // The fixed meta is answered before the rebuild ends, which is then reported.
       await waitFor(() => out.stdout.includes('Rebuilt in'), 'the report of the rebuild');
       expect(out.stdout).toMatch(
-        /\nServing 2 files of the edited items now; catalog pages follow when the rebuild ends\nRebuilt in [\d.]+ s: \d+ files\n/,
+        /\nServing the 2 meta, stream and subtitles files of the edited files now; catalog pages follow when the rebuild ends\nRebuilt in [\d.]+ s: \d+ files\n/,
       );
     } finally {
       controller.abort();

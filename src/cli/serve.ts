@@ -40,7 +40,10 @@ export async function serve(contentDir: string, options: ServeFlags, io: Io): Pr
           io.stderr('The rebuild failed; still serving the last good build.\n');
         }
       },
-      onEarly: (paths) => io.stdout(`Serving ${paths.length} files of the edited items now; catalog pages follow when the rebuild ends\n`),
+      onEarly: (paths) =>
+        io.stdout(
+          `Serving the ${paths.length} meta, stream and subtitles files of the edited files now; catalog pages follow when the rebuild ends\n`,
+        ),
       onError: (error) => io.stderr(`addon-gen: ${failure(error).message}\n`),
     });
   } catch (error) {
