@@ -59,7 +59,13 @@ describe('the example addon on the Cloudflare Pages runtime (wrangler pages dev)
     expect(result.ok).toBe(true);
     const genres = await build({ contentDir: await contentDir(GENRES), outDir: genresOut, baseUrl: `http://127.0.0.1:${genresPort}/` });
     expect(genres.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
-    [server, genresServer] = await Promise.all([startPagesDev(out, { port }), startPagesDev(genresOut, { port: genresPort })]);
+    // Both awaited, and each kept once it is up: afterAll stops the one that started when the
+    // other did not (a server left running held its ports past the run).
+    const started = await Promise.allSettled([
+      startPagesDev(out, { port }).then((pages) => (server = pages)),
+      startPagesDev(genresOut, { port: genresPort }).then((pages) => (genresServer = pages)),
+    ]);
+    for (const start of started) if (start.status === 'rejected') throw start.reason;
   }, 90_000);
 
   afterAll(async () => {
