@@ -1,12 +1,13 @@
 // Catalog paging on built files: a client walk from the first page to the empty one, for the sizes
 // around the page boundary, with and without a genre, in both orders of extras. And optional
 // fields, which are written only where the content sets them.
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { build } from '../src/build/index.js';
-import { earlyAnswers } from '../src/plan/early-answers.js';
+import { earlyAnswers, provisionalContent } from '../src/plan/early-answers.js';
+import type { CheckedItems } from '../src/validate/index.js';
 import { keptPreviews } from '../src/plan/previews.js';
 import { genreLinks, metaPreview } from '../src/plan/wire.js';
 import { addonYaml, contentDir, movies, readTree, tempDir } from './support/content.js';
@@ -214,24 +215,35 @@ describe('early answers (serve --watch)', () => {
   const addon = (extra = '') =>
     addonYaml(`baseUrl: https://example.org/addon/\ncatalogs:\n  - { id: all, type: movie, name: All, genres: auto, sort: name }\n${extra}`);
   const edited = (text: string) => text.replace('name: Movie 1\n', 'name: Edited 1\n  description: Now with one\n');
-  async function twoBuilds(files: Record<string, string>, edit: Record<string, string>) {
+  /** `edit`: the files written before the second build; null removes one. */
+  async function twoBuilds(files: Record<string, string>, edit: Record<string, string | null>) {
     const dir = await contentDir(files);
     const beforeOut = await tempDir();
-    const before = await build({ contentDir: dir, outDir: beforeOut });
-    for (const [name, text] of Object.entries(edit)) await writeFile(path.join(dir, name), text);
+    // What each build had once every file was checked on its own (provisionalContent).
+    const checked: CheckedItems[] = [];
+    const onItemsChecked = (items: CheckedItems) => void checked.push(items);
+    const before = await build({ contentDir: dir, outDir: beforeOut, onItemsChecked });
+    for (const [name, text] of Object.entries(edit)) await (text === null ? rm(path.join(dir, name)) : writeFile(path.join(dir, name), text));
     const afterOut = await tempDir();
-    const after = await build({ contentDir: dir, outDir: afterOut });
+    const after = await build({ contentDir: dir, outDir: afterOut, onItemsChecked });
     expect(before.ok && after.ok).toBe(true);
+    expect(checked).toHaveLength(2);
     const manifest = await readFile(path.join(beforeOut, 'manifest.json'), 'utf8');
-    const sources = new Set(Object.keys(edit).map((name) => after.sources.find((source) => source.relative === name)!.file));
-    return { answers: earlyAnswers({ content: before.content!, manifest }, after.content!, sources), afterOut };
+    const sources = new Set(after.sources.filter((source) => source.relative in edit).map((source) => source.file));
+    const built = { content: before.content!, manifest, settings: checked[0]!.settings };
+    const answers = earlyAnswers(built, after.content!, sources);
+    const content = provisionalContent(built, checked[1]!, sources);
+    const sooner = content && earlyAnswers(built, content, sources);
+    return { answers, sooner, afterOut };
   }
   const a = movies(3, (i) => (i === 1 ? ['Drama', 'Comedy'] : ['Drama']));
   const b = movies(3, () => ['Comedy']).replaceAll('t:000', 'u:000');
 
   it("are the bytes the rebuild writes for each file of the edited file's items, and only those", async () => {
-    const { answers, afterOut } = await twoBuilds({ 'addon.yaml': addon(), 'a.yaml': a, 'b.yaml': b }, { 'a.yaml': edited(a) });
+    const { answers, sooner, afterOut } = await twoBuilds({ 'addon.yaml': addon(), 'a.yaml': a, 'b.yaml': b }, { 'a.yaml': edited(a) });
     expect(answers).toBeDefined();
+    // Made from the files checked each on its own, before the checks across them: the same.
+    expect(sooner).toEqual(answers);
     const written = await readTree(afterOut);
     const ofA = [...written.keys()].filter((file) => /^(meta|stream|subtitles)\/movie\/t:/.test(file));
     expect([...answers!.keys()].sort()).toEqual(ofA.sort());
@@ -254,7 +266,8 @@ describe('early answers (serve --watch)', () => {
     const url = 'https://archive.org/download/his_girl_friday/his_girl_friday_512kb.mp4';
     expect(files['titles.yaml']).toContain(url);
     const edit = { 'titles.yaml': files['titles.yaml']!.replace(url, 'https://example.org/his-girl-friday.mp4') };
-    const { answers, afterOut } = await twoBuilds(files, edit);
+    const { answers, sooner, afterOut } = await twoBuilds(files, edit);
+    expect(sooner).toEqual(answers);
     const written = await readTree(afterOut);
     const titleFiles = [...written.keys()].filter((file) => /^(stream|subtitles)\/(movie|series)\//.test(file));
     expect([...answers!.keys()].sort()).toEqual(titleFiles.sort());
@@ -275,9 +288,53 @@ describe('early answers (serve --watch)', () => {
       'addon.yaml': { 'addon.yaml': addon('cache: { maxAge: 60 }\n'), 'a.yaml': edited(a) },
     };
     for (const [what, edit] of Object.entries(refused)) {
-      expect((await twoBuilds(files, edit)).answers, what).toBeUndefined();
+      const { answers, sooner } = await twoBuilds(files, edit);
+      expect(answers, what).toBeUndefined();
+      expect(sooner, what).toBeUndefined();
     }
     const configurable = addon('config:\n  - { key: hd, type: checkbox, title: HD }\n');
-    expect((await twoBuilds({ ...files, 'addon.yaml': configurable }, { 'a.yaml': edited(a) })).answers).toBeUndefined();
+    const { answers, sooner } = await twoBuilds({ ...files, 'addon.yaml': configurable }, { 'a.yaml': edited(a) });
+    expect(answers).toBeUndefined();
+    expect(sooner).toBeUndefined();
+  });
+
+  it('are given the items checked each on its own before the checks across them, which wait for them', async () => {
+    const events: string[] = [];
+    const dir = await contentDir({ 'addon.yaml': addon(), 'a.yaml': a });
+    const result = await build({
+      contentDir: dir,
+      onItemsChecked: ({ items }) => {
+        events.push(`checked ${items.map((item) => item.id).join(' ')}`);
+        return new Promise<void>((resolve) => setTimeout(() => resolve(void events.push('settled')), 100));
+      },
+      onChecked: () => void events.push('across'),
+    });
+    expect(result.ok).toBe(true);
+    expect(events).toEqual(['checked t:0000 t:0001 t:0002', 'settled', 'across']);
+    // Not when an item has an error: the build fails.
+    events.length = 0;
+    await writeFile(path.join(dir, 'a.yaml'), a.replace('type: movie', 'type: 7'));
+    expect((await build({ contentDir: dir, onItemsChecked: () => void events.push('checked') })).ok).toBe(false);
+    expect(events).toEqual([]);
+  });
+
+  it('are made before the checks across items only when what those decide is known to be as it was', async () => {
+    // c.yaml's ids have the prefix of a.yaml's: the manifest's prefixes stay as they were without it.
+    const files = { 'addon.yaml': addon(), 'a.yaml': a, 'b.yaml': b, 'c.yaml': movies(2, () => ['Drama']).replaceAll('t:000', 't:010') };
+    // Each of these leaves the manifest and the paths as they were, so the checked content gives
+    // the answers; the files checked on their own do not tell that they would.
+    const later = {
+      // The same genres in another order: the same genres on offer, the links in the new order.
+      'genres reordered': { 'a.yaml': a.replace('genres: [Drama, Comedy]', 'genres: [Comedy, Drama]') },
+      // A catalog named: in the same one as before, which a file alone does not tell.
+      'a catalog named': { 'a.yaml': a.replace('name: Movie 1\n', 'name: Movie 1\n  catalogs: [all]\n') },
+      // A file gone: the edited file's items are listed as before, with fewer beside them.
+      'another file removed': { 'a.yaml': edited(a), 'c.yaml': null },
+    };
+    for (const [what, edit] of Object.entries(later)) {
+      const { answers, sooner } = await twoBuilds(files, edit);
+      expect(answers, what).toBeDefined();
+      expect(sooner, what).toBeUndefined();
+    }
   });
 });

@@ -13,6 +13,7 @@ import type { PageTemplates } from '../plan/page.js';
 import type { OutputFile } from '../plan/index.js';
 export { keptBetweenBuilds, type KeptBetweenBuilds } from './kept-store.js';
 import type { Environment } from '../validate/secrets.js';
+import type { ValidateOptions } from '../validate/index.js';
 import { keptBeside, startKeeping, type KeptBetweenBuilds } from './kept-store.js';
 import { streamOwners, type Content } from '../shared/content.js';
 import { stagingDirOf, writeOutput, type WriteResult } from '../write/index.js';
@@ -58,6 +59,8 @@ export interface BuildOptions {
    * take from `kept`, among them every one changed since the builds that kept the others.
    */
   parsed?: Set<string>;
+  /** Passed to validate (ValidateOptions): called once each item file is checked, before the checks across them. */
+  onItemsChecked?: ValidateOptions['onItemsChecked'];
   /** Called once the content is checked and has no errors, before it is planned. */
   onChecked?: (content: Content) => void;
 }
@@ -244,6 +247,7 @@ async function checkContent(options: BuildOptions, loaded: Loaded, env: Environm
     env,
     allowCredentialsInOutput: options.allowCredentialsInOutput,
     checkedFiles: kept?.checkedFiles,
+    onItemsChecked: options.onItemsChecked,
   });
   if (!validated.content) return { diagnostics: validated.diagnostics };
   // A problem with a listed manifest writes nothing, as any other.

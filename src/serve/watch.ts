@@ -6,7 +6,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { build, keptBetweenBuilds, type BuildOptions, type BuildResult } from '../build/index.js';
 import { hasRewrites, headerRules } from '../hosts/index.js';
-import { earlyAnswers, searchAnswers, type BuiltTree } from '../plan/index.js';
+import { earlyAnswers, provisionalContent, searchAnswers, type BuiltTree } from '../plan/index.js';
+import type { CheckedItems } from '../validate/index.js';
 import type { Content } from '../shared/content.js';
 import { readManifest, type Tree } from './http.js';
 import { linkOutput } from '../write/index.js';
@@ -61,7 +62,7 @@ export async function startBuilds(contentDir: string, baseUrl: string, options: 
     await folders?.sync();
     const slot = served === 0 ? 1 : 0;
     try {
-      const early = options.watch && { parsed: trees.unserved, onChecked: trees.answerEarly };
+      const early = options.watch && { parsed: trees.unserved, onItemsChecked: trees.answerSooner, onChecked: trees.answerEarly };
       const result = await build({ ...settings, outDir: slots[slot], ...early });
       if (result.ok && !closed) {
         await trees.swapIn(slots[slot], result.content!);
@@ -133,36 +134,61 @@ export async function startBuilds(contentDir: string, baseUrl: string, options: 
 /**
  * The tree served and what it was built from, and the content files parsed since: every file an
  * edit changed since that build is among them, through failed builds too. From a rebuild's check
- * of the content to its end, the tree is served with the edited items' files as that build will
- * write them (plan/early-answers.ts).
+ * of the edited files to its end, the tree is served with the edited items' files as that build
+ * will write them (plan/early-answers.ts): first from the files checked each on their own, then
+ * again from the content checked across them.
  */
 function servedTrees(state: ServedState, options: ServeOptions) {
   let served: { tree: Tree; built: BuiltTree } | undefined;
   const unserved = new Set<string>();
+  // The settings the running build checked its items with, for its tree once swapped in.
+  let settings: string | undefined;
+  // The paths answered early for the running build.
+  let early: readonly string[] | undefined;
+  const answer = (answers: ReadonlyMap<string, string> | undefined): boolean => {
+    if (!served || !answers || answers.size === 0) {
+      if (served) state.tree = served.tree;
+      early = undefined;
+      return false;
+    }
+    state.tree = { ...served.tree, early: new Map([...answers].map(([path, body]) => [path, Buffer.from(body)])) };
+    const paths = [...answers.keys()];
+    if (!early || early.length !== paths.length || early.some((path, i) => path !== paths[i])) options.onEarly?.(paths);
+    early = paths;
+    return true;
+  };
   return {
     /** The content files parsed since the served tree's build began: the builds add to it (`parsed`). */
     unserved,
-    /** A rebuild's onChecked. */
+    /**
+     * A rebuild's onItemsChecked. With early answers, it settles after two turns of the event loop:
+     * the requests that came while the files were checked get them before the checks across items.
+     */
+    answerSooner: (checked: CheckedItems): Promise<void> | undefined => {
+      settings = checked.settings;
+      const content = served && provisionalContent(served.built, checked, unserved);
+      if (!served || !content || !answer(earlyAnswers(served.built, content, unserved))) return undefined;
+      return new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
+    },
+    /** A rebuild's onChecked: the answers made again from the checked content, or none. */
     answerEarly: (content: Content): void => {
-      if (!served) return;
-      const answers = earlyAnswers(served.built, content, unserved);
-      if (!answers || answers.size === 0) return;
-      state.tree = { ...served.tree, early: new Map([...answers].map(([path, body]) => [path, Buffer.from(body)])) };
-      options.onEarly?.([...answers.keys()]);
+      if (served) answer(earlyAnswers(served.built, content, unserved));
     },
     /** Serves a good build's tree, at `root`, built from `content`. */
     swapIn: async (root: string, content: Content): Promise<void> => {
       const { manifest, text } = await readManifest(root, 'the build');
       const rewrites = hasRewrites(options.like ?? 'github-pages');
       const tree = { root, manifest, rules: headerRules(content), search: searchAnswers(content), rewrites };
-      served = { tree, built: { content, manifest: text } };
+      served = { tree, built: { content, manifest: text, settings } };
       state.tree = tree;
       state.headerSource = 'content';
       unserved.clear();
     },
-    /** Serves the tree without early answers. */
+    /** Serves the tree without early answers; the next build starts. */
     dropEarly: (): void => {
       if (served) state.tree = served.tree;
+      settings = undefined;
+      early = undefined;
     },
   };
 }

@@ -52,6 +52,20 @@ export interface ValidateOptions {
   allowCredentialsInOutput?: boolean;
   /** What earlier builds' checks of each item file found, to take instead of checking it again; this build's are added. */
   checkedFiles?: CheckedFiles;
+  /**
+   * Called once every item file is checked, with no error so far, before the checks across items;
+   * validate goes on once what it returns settles. serve --watch answers an edit's item files from
+   * it (plan/early-answers.ts, provisionalContent).
+   */
+  onItemsChecked?: (checked: CheckedItems) => void | Promise<void>;
+}
+
+/** The items and titles of every item file, checked each on its own, in file order, and the settings they were checked with. */
+export interface CheckedItems {
+  /** addon.yaml's checked value and the base URL, as one string: equal for the same settings. */
+  settings: string;
+  items: readonly Item[];
+  externalTitles: readonly ExternalTitle[];
 }
 
 export interface Validated {
@@ -129,6 +143,9 @@ async function checkLoaded(loaded: Loaded, options: ValidateOptions): Promise<Va
   let externalTitles = checkedTitles;
   for (const key of named) usedKeys.add(key);
   if (!addon || !loaded.addon || !config) return { diagnostics: diagnostics.list() };
+  if (options.onItemsChecked && !hasErrors(diagnostics.list())) {
+    await options.onItemsChecked({ settings: JSON.stringify([addon, baseUrl ?? null]), items, externalTitles });
+  }
 
   const addonAt = locatorOf(loaded.addon);
   warnUnusedOptions(config, usedKeys, addonAt, diagnostics);
