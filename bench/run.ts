@@ -281,6 +281,7 @@ async function main() {
   const watch = huge ? undefined : await measureWatch(content, await freePort());
   if (watch) {
     console.log(`serve --watch, save to new answer (s): ${watch.seconds.map((s) => s.toFixed(2)).join(', ')}`);
+    console.log(`serve --watch, save to catalog pages answered early (s): ${watch.pages.map((s) => s?.toFixed(2) ?? 'none').join(', ')}`);
     console.log(`serve --watch, save to end of rebuild (s): ${watch.rebuilt.map((s) => s.toFixed(2)).join(', ')}`);
   }
 

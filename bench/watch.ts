@@ -1,6 +1,7 @@
 // How long `serve --watch` takes to show an edit: from the write of a content file (one movie
-// renamed) to the first answer of that movie's meta with the new name, polled every 20 ms; and to
-// the end of its rebuild, when the catalog pages have it too (the server's "Rebuilt" line). The
+// renamed) to the first answer of that movie's meta with the new name, polled every 20 ms; to the
+// catalog pages that list it answered early (the server's "catalog page" line); and to the end of
+// its rebuild (the server's "Rebuilt" line). The
 // server runs in a process of its own on the content the bench generated, and each edit is made
 // once it is idle: after the first build it links the other tree's files in the background.
 import { spawn } from 'node:child_process';
@@ -14,6 +15,8 @@ const BIN = fileURLToPath(new URL('../bin/addon-gen.js', import.meta.url));
 export interface WatchReport {
   /** Seconds from the write to the first answer with the new bytes, per edit. */
   seconds: number[];
+  /** Seconds from the write to the catalog pages answered early, per edit; null when they came with the rebuild. */
+  pages: (number | null)[];
   /** Seconds from the write to the end of the rebuild, per edit. */
   rebuilt: number[];
 }
@@ -36,13 +39,17 @@ async function until(url: string, ready: (status: number, body: string) => boole
 export async function measureWatch(content: string, port: number, edits = 3): Promise<WatchReport> {
   const base = `http://127.0.0.1:${port}`;
   const child = spawn(process.execPath, [BIN, 'serve', content, '--watch', '--port', String(port)], { stdio: ['ignore', 'pipe', 'inherit'] });
-  // When each rebuild ended, as the server printed it.
+  // When each rebuild ended, and when catalog pages were answered early, as the server printed it.
   const rebuilds: number[] = [];
+  const early: number[] = [];
   let rest = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
     const lines = (rest + chunk).split('\n');
     rest = lines.pop()!;
-    for (const line of lines) if (line.startsWith('Rebuilt in')) rebuilds.push(performance.now());
+    for (const line of lines) {
+      if (line.startsWith('Rebuilt in')) rebuilds.push(performance.now());
+      if (/^Serving the edit's .*catalog page/.test(line)) early.push(performance.now());
+    }
   });
   try {
     await until(`${base}/manifest.json`, (status) => status === 200, 600_000);
@@ -55,6 +62,7 @@ export async function measureWatch(content: string, port: number, edits = 3): Pr
     const meta = `${base}/meta/movie/${encodeURIComponent(id!)}.json`;
     const seconds: number[] = [];
     const rebuilt: number[] = [];
+    const pages: (number | null)[] = [];
     for (let edit = 1; edit <= edits; edit++) {
       const renamed = `Edited ${edit} ${name}`;
       const saved = performance.now();
@@ -62,10 +70,12 @@ export async function measureWatch(content: string, port: number, edits = 3): Pr
       seconds.push(await until(meta, (status, body) => status === 200 && body.includes(renamed), 600_000));
       while (!rebuilds.some((at) => at > saved)) await sleep(20);
       rebuilt.push((rebuilds.find((at) => at > saved)! - saved) / 1000);
+      const answered = early.find((at) => at > saved);
+      pages.push(answered === undefined ? null : (answered - saved) / 1000);
       await idle(child.pid!);
     }
     await writeFile(file, text);
-    return { seconds, rebuilt };
+    return { seconds, pages, rebuilt };
   } finally {
     const exited = new Promise((resolve) => child.once('exit', resolve));
     child.kill('SIGINT');

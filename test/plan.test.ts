@@ -232,9 +232,10 @@ describe('early answers (serve --watch)', () => {
     const sources = new Set(after.sources.filter((source) => source.relative in edit).map((source) => source.file));
     const built = { content: before.content!, manifest, settings: checked[0]!.settings };
     const answers = earlyAnswers(built, after.content!, sources);
+    const withPages = earlyAnswers(built, after.content!, sources, { pages: true });
     const content = provisionalContent(built, checked[1]!, sources);
     const sooner = content && earlyAnswers(built, content, sources);
-    return { answers, sooner, afterOut };
+    return { answers, withPages, sooner, beforeOut, afterOut };
   }
   const a = movies(3, (i) => (i === 1 ? ['Drama', 'Comedy'] : ['Drama']));
   const b = movies(3, () => ['Comedy']).replaceAll('t:000', 'u:000');
@@ -296,6 +297,35 @@ describe('early answers (serve --watch)', () => {
     const { answers, sooner } = await twoBuilds({ ...files, 'addon.yaml': configurable }, { 'a.yaml': edited(a) });
     expect(answers).toBeUndefined();
     expect(sooner).toBeUndefined();
+  });
+
+  it('are, once the content is checked, also the catalog pages that changed, an item moved across them', async () => {
+    // 250 movies sorted by name over three pages, and two genres: the renamed one moves from
+    // the first page to the last, and every page between lists others.
+    const many = movies(250, (i) => (i % 3 === 0 ? ['Drama', 'Comedy'] : ['Drama']));
+    const files = {
+      'addon.yaml': addon(),
+      'a.yaml': many.slice(0, many.indexOf('- id: "t:0100"')),
+      'b.yaml': many.slice(many.indexOf('- id: "t:0100"')),
+    };
+    // And one renamed in its place: Comedy's pages list the same ids, one of them edited (the
+    // moved one is not a comedy).
+    const renamed = { 'a.yaml': files['a.yaml'].replace('name: Movie 4\n', 'name: Zebra\n').replace('name: Movie 72\n', 'name: Movie 72b\n') };
+    const { answers, withPages, beforeOut, afterOut } = await twoBuilds(files, renamed);
+    const [before, after] = [await readTree(beforeOut), await readTree(afterOut)];
+    const changedPages = [...after.keys()].filter((file) => file.startsWith('catalog/') && !after.get(file)!.equals(before.get(file)!));
+    expect(changedPages.length).toBeGreaterThan(4);
+    const pages = [...withPages!.keys()].filter((file) => file.startsWith('catalog/'));
+    // Every page that changed, and the others it renders are the bytes they had.
+    expect(pages).toEqual(expect.arrayContaining(changedPages));
+    for (const [file, body] of withPages!) expect(body, file).toBe(after.get(file)!.toString());
+    // Without pages: the item files alone.
+    expect([...answers!.keys()].sort()).toEqual([...withPages!.keys()].filter((file) => !file.startsWith('catalog/')).sort());
+    // Nor pages when a list's length changes, with the item files still answered.
+    const fewer = { 'a.yaml': files['a.yaml'].replace('genres: [Drama, Comedy]', 'genres: [Drama]') };
+    const shorter = (await twoBuilds(files, fewer)).withPages!;
+    expect(shorter.size).toBeGreaterThan(0);
+    expect([...shorter.keys()].filter((file) => file.startsWith('catalog/'))).toEqual([]);
   });
 
   it('are given the items checked each on its own before the checks across them, which wait for them', async () => {

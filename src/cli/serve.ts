@@ -40,10 +40,7 @@ export async function serve(contentDir: string, options: ServeFlags, io: Io): Pr
           io.stderr('The rebuild failed; still serving the last good build.\n');
         }
       },
-      onEarly: (paths) =>
-        io.stdout(
-          `Serving the ${paths.length} meta, stream and subtitles files of the edited files now; catalog pages follow when the rebuild ends\n`,
-        ),
+      onEarly: (paths) => io.stdout(`${earlyLine(paths)}\n`),
       onError: (error) => io.stderr(`addon-gen: ${failure(error).message}\n`),
     });
   } catch (error) {
@@ -105,4 +102,15 @@ function processSignals(): { signal: AbortSignal; dispose: () => void } {
 function aborted(signal: AbortSignal): Promise<void> {
   if (signal.aborted) return Promise.resolve();
   return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+}
+
+/** What serve --watch answers before a rebuild ends, in words: item files first, then the catalog pages that changed. */
+function earlyLine(paths: readonly string[]): string {
+  const pages = paths.filter((path) => path.startsWith('catalog/')).length;
+  const items = paths.length - pages;
+  const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`;
+  const parts = [items > 0 && plural(items, 'meta, stream and subtitles file'), pages > 0 && plural(pages, 'catalog page')]
+    .filter(Boolean)
+    .join(' and ');
+  return `Serving the edit's ${parts} now, before the rebuild ends`;
 }

@@ -136,7 +136,7 @@ export function addCatalogPageFiles(files: OutputFile[], lists: ReadonlyMap<Cata
         let toHand = 0;
         const body = () => {
           if (toHand === 0) {
-            text = `${catalogEnvelope.open}[${listed.map(previewOf).join(',')}]${catalogEnvelope.close}`;
+            text = pageBody(catalogEnvelope, listed, previewOf);
             toHand = orders.length;
             rendered();
           }
@@ -146,11 +146,21 @@ export function addCatalogPageFiles(files: OutputFile[], lists: ReadonlyMap<Cata
         };
         const inputs = fingerprintOf?.(listed);
         for (const extras of orders) {
-          const path = resourcePath('catalog', catalog.type, catalog.id, extras);
+          const path = pagePath(catalog, extras);
           files.push({ path, resource: 'catalog', body, inputs, ...(caseVariant && { caseVariant }) });
         }
         pagesToRender++;
       }
     }
   }
+}
+
+/** The body of a catalog page that lists `listed`. */
+export function pageBody(envelope: Envelope, listed: readonly Item[], previewOf: (item: Item) => string): string {
+  return `${envelope.open}[${listed.map(previewOf).join(',')}]${envelope.close}`;
+}
+
+/** The path of a catalog page asked for with `extras`. */
+export function pagePath(catalog: Catalog, extras: readonly Extra[]): string {
+  return resourcePath('catalog', catalog.type, catalog.id, extras);
 }

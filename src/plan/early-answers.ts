@@ -1,13 +1,19 @@
-// The files of the items an edit touched, answered by serve --watch before the rest of the rebuild
-// is planned and written: the edited item's meta, streams and subtitles show within the time it
-// takes to check the edited files, and its catalog pages follow with the rebuild.
-import type { Content, ExternalTitle, FileOrigin, Item } from '../shared/content.js';
+// The files an edit touched, answered by serve --watch before the rest of the rebuild is planned
+// and written: the edited items' meta, streams and subtitles show within the time it takes to
+// check the edited files, and the catalog pages that list them once the content is checked.
+import type { Catalog, Content, ExternalTitle, FileOrigin, Item } from '../shared/content.js';
 import type { CheckedItems } from '../validate/index.js';
+import { cacheHints } from '../hosts/index.js';
+import { catalogLists, catalogPages, pageBody, pagePath, PAGE_SIZE } from './catalog-pages.js';
 import { addItemFiles, itemRendering, type ItemFile } from './item-files.js';
 import { buildManifest } from './manifest.js';
+import { keptPreviews } from './previews.js';
+import { envelope } from './wire.js';
 
 /** More owners than this and the rebuild is not much further off than their files would be. */
 export const EARLY_OWNERS_LIMIT = 1_000;
+/** More catalog pages than this to render again, and they follow with the rebuild. */
+export const EARLY_PAGES_LIMIT = 1_000;
 
 /** A built tree: the content it was planned from and its manifest's text. */
 export interface BuiltTree {
@@ -19,7 +25,8 @@ export interface BuiltTree {
 
 /**
  * The bodies, by path, that the plan of `after` gives the item files of the items and titles from
- * the content files `edited`; undefined when that is not all an edit changed, or not known to be:
+ * the content files `edited`, and with `pages` the catalog pages that changed (see changedPages);
+ * undefined when that is not all an edit changed, or not known to be:
  *   - a configurable addon: each configuration is a tree of its own;
  *   - other settings in addon.yaml, or another base URL;
  *   - another manifest (a genre the catalogs now offer or no longer do): its resources decide
@@ -28,7 +35,12 @@ export interface BuiltTree {
  *     than EARLY_OWNERS_LIMIT items and titles.
  * Rendered as the plan renders them (item-files.ts), from the same content: the same bytes.
  */
-export function earlyAnswers(before: BuiltTree, after: Content, edited: ReadonlySet<string>): Map<string, string> | undefined {
+export function earlyAnswers(
+  before: BuiltTree,
+  after: Content,
+  edited: ReadonlySet<string>,
+  { pages = false }: { pages?: boolean } = {},
+): Map<string, string> | undefined {
   const was = before.content;
   if (was.config.length > 0 || after.config.length > 0) return undefined;
   // The settings give the bodies' cache hints, and the served tree's headers theirs.
@@ -48,7 +60,48 @@ export function earlyAnswers(before: BuiltTree, after: Content, edited: Readonly
   if (!old || !now) return undefined;
   const paths = new Set(old.map((file) => file.path));
   if (now.length !== paths.size || now.some((file) => !paths.has(file.path))) return undefined;
-  return new Map(now.map((file) => [file.path, file.body()]));
+  const answers = new Map(now.map((file) => [file.path, file.body()]));
+  if (pages) for (const [path, body] of changedPages(was, after, edited) ?? []) answers.set(path, body);
+  return answers;
+}
+
+/**
+ * The catalog pages of `now` that list an item of the edited files, or other items than the same
+ * page of `was` listed, as the plan renders them (catalog-pages.ts); undefined when pages differ
+ * in more than that, or are many (EARLY_PAGES_LIMIT):
+ *   - a list with other members, more or fewer: its pages are others;
+ *   - a catalog with search: its queries' lists come from names an edit may change.
+ * Given the settings and the manifest `was` had, the other items' previews are as they were: each
+ * is rendered from its item, the catalogs that list it and the genres they offer.
+ */
+function changedPages(was: Content, now: Content, edited: ReadonlySet<string>): Map<string, string> | undefined {
+  if (was.catalogs.length !== now.catalogs.length || now.catalogs.some((catalog) => catalog.search)) return undefined;
+  const changed: { catalog: Catalog; listed: Item[]; paths: string[] }[] = [];
+  for (let c = 0; c < now.catalogs.length; c++) {
+    const catalog = now.catalogs[c]!;
+    const [before, after] = [catalogLists(was.catalogs[c]!), catalogLists(catalog)];
+    if (before.length !== after.length) return undefined;
+    for (let l = 0; l < after.length; l++) {
+      const [old, list] = [before[l]!.members, after[l]!];
+      if (old.length !== list.members.length || before[l]!.extra?.join('\0') !== list.extra?.join('\0')) return undefined;
+      for (const { skip, extras } of catalogPages(list.members.length, list.extra)) {
+        const listed = list.members.slice(skip, skip + PAGE_SIZE);
+        const same = listed.every((item, i) => !edited.has(item.source.file) && item.id === old[skip + i]!.id);
+        if (same) continue;
+        changed.push({ catalog, listed, paths: extras.map((order) => pagePath(catalog, order)) });
+        if (changed.length > EARLY_PAGES_LIMIT) return undefined;
+      }
+    }
+  }
+  const items = [...new Set(changed.flatMap(({ listed }) => listed))];
+  const { previewOf } = keptPreviews(itemRendering(now, items).linksOf);
+  const metas = envelope('metas', cacheHints(now, 'catalog'));
+  const pages = new Map<string, string>();
+  for (const { listed, paths } of changed) {
+    const body = pageBody(metas, listed, previewOf);
+    for (const path of paths) pages.set(path, body);
+  }
+  return pages;
 }
 
 /**

@@ -55,9 +55,10 @@ export interface ServeOptions {
   /** Every build's result: the first, and each rebuild under `watch` (failed ones keep the last good tree). */
   onBuild?: (result: BuildResult) => void;
   /**
-   * Under `watch`, once a rebuild has checked the content: the paths of the meta, stream and
-   * subtitles files of the items in the edited content files, answered from then on as the
-   * rebuild will write them, before it ends (plan/early-answers.ts).
+   * Under `watch`, the paths a rebuild answers from then on as it will write them, before it
+   * ends (plan/early-answers.ts): once it has checked the edited files, the meta, stream and
+   * subtitles files of their items; once it has checked the content, the catalog pages that
+   * changed. Each call has the paths not told before.
    */
   onEarly?: (paths: readonly string[]) => void;
   /** A rebuild that threw (an I/O error, or the content folder gone), not a content problem. */

@@ -144,17 +144,17 @@ function servedTrees(state: ServedState, options: ServeOptions) {
   // The settings the running build checked its items with, for its tree once swapped in.
   let settings: string | undefined;
   // The paths answered early for the running build.
-  let early: readonly string[] | undefined;
+  let early = new Set<string>();
   const answer = (answers: ReadonlyMap<string, string> | undefined): boolean => {
     if (!served || !answers || answers.size === 0) {
       if (served) state.tree = served.tree;
-      early = undefined;
+      early = new Set();
       return false;
     }
     state.tree = { ...served.tree, early: new Map([...answers].map(([path, body]) => [path, Buffer.from(body)])) };
-    const paths = [...answers.keys()];
-    if (!early || early.length !== paths.length || early.some((path, i) => path !== paths[i])) options.onEarly?.(paths);
-    early = paths;
+    const added = [...answers.keys()].filter((path) => !early.has(path));
+    early = new Set(answers.keys());
+    if (added.length > 0) options.onEarly?.(added);
     return true;
   };
   return {
@@ -170,9 +170,9 @@ function servedTrees(state: ServedState, options: ServeOptions) {
       if (!served || !content || !answer(earlyAnswers(served.built, content, unserved))) return undefined;
       return new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
     },
-    /** A rebuild's onChecked: the answers made again from the checked content, or none. */
+    /** A rebuild's onChecked: the answers made again from the checked content, with the catalog pages that changed; or none. */
     answerEarly: (content: Content): void => {
-      if (served) answer(earlyAnswers(served.built, content, unserved));
+      if (served) answer(earlyAnswers(served.built, content, unserved, { pages: true }));
     },
     /** Serves a good build's tree, at `root`, built from `content`. */
     swapIn: async (root: string, content: Content): Promise<void> => {
@@ -188,7 +188,7 @@ function servedTrees(state: ServedState, options: ServeOptions) {
     dropEarly: (): void => {
       if (served) state.tree = served.tree;
       settings = undefined;
-      early = undefined;
+      early = new Set();
     },
   };
 }
