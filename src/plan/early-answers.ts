@@ -69,7 +69,7 @@ export function earlyAnswers(
  * The catalog pages of `now` that list an item of the edited files, or other items than the same
  * page of `was` listed, as the plan renders them (catalog-pages.ts); undefined when pages differ
  * in more than that, or are many (EARLY_PAGES_LIMIT):
- *   - a list with other members, more or fewer: its pages are others;
+ *   - a list longer or shorter: its pages are others (the last, empty one is at `skip=<length>`);
  *   - a catalog with search: its queries' lists come from names an edit may change.
  * Given the settings and the manifest `was` had, the other items' previews are as they were: each
  * is rendered from its item, the catalogs that list it and the genres they offer.
