@@ -234,17 +234,17 @@ describe('early answers (serve --watch)', () => {
     const answers = earlyAnswers(built, after.content!, sources);
     const withPages = earlyAnswers(built, after.content!, sources, { pages: true });
     const content = provisionalContent(built, checked[1]!, sources);
-    const sooner = content && earlyAnswers(built, content, sources);
+    const sooner = content && earlyAnswers(built, content, sources, { pages: true });
     return { answers, withPages, sooner, beforeOut, afterOut };
   }
   const a = movies(3, (i) => (i === 1 ? ['Drama', 'Comedy'] : ['Drama']));
   const b = movies(3, () => ['Comedy']).replaceAll('t:000', 'u:000');
 
   it("are the bytes the rebuild writes for each file of the edited file's items, and only those", async () => {
-    const { answers, sooner, afterOut } = await twoBuilds({ 'addon.yaml': addon(), 'a.yaml': a, 'b.yaml': b }, { 'a.yaml': edited(a) });
+    const { answers, withPages, sooner, afterOut } = await twoBuilds({ 'addon.yaml': addon(), 'a.yaml': a, 'b.yaml': b }, { 'a.yaml': edited(a) });
     expect(answers).toBeDefined();
     // Made from the files checked each on its own, before the checks across them: the same.
-    expect(sooner).toEqual(answers);
+    expect(sooner).toEqual(withPages);
     const written = await readTree(afterOut);
     const ofA = [...written.keys()].filter((file) => /^(meta|stream|subtitles)\/movie\/t:/.test(file));
     expect([...answers!.keys()].sort()).toEqual(ofA.sort());
@@ -267,8 +267,8 @@ describe('early answers (serve --watch)', () => {
     const url = 'https://archive.org/download/his_girl_friday/his_girl_friday_512kb.mp4';
     expect(files['titles.yaml']).toContain(url);
     const edit = { 'titles.yaml': files['titles.yaml']!.replace(url, 'https://example.org/his-girl-friday.mp4') };
-    const { answers, sooner, afterOut } = await twoBuilds(files, edit);
-    expect(sooner).toEqual(answers);
+    const { answers, withPages, sooner, afterOut } = await twoBuilds(files, edit);
+    expect(sooner).toEqual(withPages);
     const written = await readTree(afterOut);
     const titleFiles = [...written.keys()].filter((file) => /^(stream|subtitles)\/(movie|series)\//.test(file));
     expect([...answers!.keys()].sort()).toEqual(titleFiles.sort());
@@ -309,9 +309,17 @@ describe('early answers (serve --watch)', () => {
       'b.yaml': many.slice(many.indexOf('- id: "t:0100"')),
     };
     // And one renamed in its place: Comedy's pages list the same ids, one of them edited (the
-    // moved one is not a comedy).
-    const renamed = { 'a.yaml': files['a.yaml'].replace('name: Movie 4\n', 'name: Zebra\n').replace('name: Movie 72\n', 'name: Movie 72b\n') };
-    const { answers, withPages, beforeOut, afterOut } = await twoBuilds(files, renamed);
+    // moved one is not a comedy). And one given the name of one read before it: equal names keep
+    // the order they were read in.
+    const renamed = {
+      'a.yaml': files['a.yaml']
+        .replace('name: Movie 4\n', 'name: Zebra\n')
+        .replace('name: Movie 72\n', 'name: Movie 72b\n')
+        .replace('name: Movie 9\n', 'name: Movie 7\n'),
+    };
+    const { answers, withPages, sooner, beforeOut, afterOut } = await twoBuilds(files, renamed);
+    // The same from the files checked each on its own: the moved one placed again by name.
+    expect(sooner).toEqual(withPages);
     const [before, after] = [await readTree(beforeOut), await readTree(afterOut)];
     const changedPages = [...after.keys()].filter((file) => file.startsWith('catalog/') && !after.get(file)!.equals(before.get(file)!));
     expect(changedPages.length).toBeGreaterThan(4);

@@ -3,6 +3,7 @@
 // check the edited files, and the catalog pages that list them once the content is checked.
 import type { Catalog, Content, ExternalTitle, FileOrigin, Item } from '../shared/content.js';
 import type { CheckedItems } from '../validate/index.js';
+import { catalogOrder } from '../validate/catalogs.js';
 import { cacheHints } from '../hosts/index.js';
 import { catalogLists, catalogPages, pageBody, pagePath, PAGE_SIZE } from './catalog-pages.js';
 import { addItemFiles, itemRendering, type ItemFile } from './item-files.js';
@@ -107,15 +108,15 @@ function changedPages(was: Content, now: Content, edited: ReadonlySet<string>): 
 /**
  * The content `before` was built from, with the items and titles of the content files `edited`
  * as a rebuild has checked them, each on its own, before it checks across them (`checked`): what
- * earlyAnswers renders the edited items' files from, half a second sooner on a large catalog than
- * from the checked content. Undefined unless everything else those files depend on is known to
+ * earlyAnswers renders the edited items' files and catalog pages from, half a second sooner on a
+ * large catalog than from the checked content. Undefined unless everything else those files depend on is known to
  * be as it was:
  *   - the same settings: addon.yaml and the base URL;
  *   - the same files, with the same items and titles in the same order. A file not edited is as
  *     the served build read it (serve keeps what each became);
  *   - each edited item with its id, type, genres and catalogs: then the catalogs list the same
  *     items and offer the same genres, so its genre links and the manifest are as they were. A
- *     new name may move it in a catalog's order, which its own files do not depend on;
+ *     new name may move it in a sorted catalog: it is placed again by the catalog's order;
  *   - no channel of a playlist: those of several playlists are merged after this point.
  * The rebuild's check across items comes after; the early answers are made again from the
  * checked content then, and dropped if the rebuild fails.
@@ -128,8 +129,41 @@ export function provisionalContent(before: BuiltTree, checked: CheckedItems, edi
   const titlesNow = new Map<ExternalTitle, ExternalTitle>();
   const externalTitles = aligned(was.externalTitles, checked.externalTitles, edited, titlesNow, (old, now) => old.type === now.type);
   if (!items || !externalTitles) return undefined;
-  const catalogs = was.catalogs.map((catalog) => ({ ...catalog, items: catalog.items.map((item) => itemsNow.get(item) ?? item) }));
+  const edits = new Set(itemsNow.values());
+  let readAt: Map<Item, number> | undefined;
+  const catalogs = was.catalogs.map((catalog) => {
+    const members = catalog.items.map((item) => itemsNow.get(item) ?? item);
+    if (!catalog.sort || !members.some((item) => edits.has(item))) return { ...catalog, items: members };
+    readAt ??= new Map(items.map((item, i) => [item, i]));
+    return { ...catalog, items: placedAgain(members, edits, catalog.sort, readAt) };
+  });
   return { ...was, items, externalTitles, catalogs };
+}
+
+/**
+ * A sorted catalog's members, with the edited ones (`edits`) taken out and put back where the
+ * catalog's order puts them now: the others are in that order already. Ties go by the order the
+ * items were read in (`readAt`), as validate's stable sort leaves them.
+ */
+function placedAgain(
+  members: readonly Item[],
+  edits: ReadonlySet<Item>,
+  sort: NonNullable<Catalog['sort']>,
+  readAt: ReadonlyMap<Item, number>,
+): Item[] {
+  const { keyOf, compare } = catalogOrder(sort);
+  const before = (a: Item, b: Item) => (compare(keyOf(a), keyOf(b)) || readAt.get(a)! - readAt.get(b)!) < 0;
+  const placed = members.filter((item) => !edits.has(item));
+  for (const item of members.filter((member) => edits.has(member))) {
+    let [low, high] = [0, placed.length];
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (before(placed[middle]!, item)) low = middle + 1;
+      else high = middle;
+    }
+    placed.splice(low, 0, item);
+  }
+  return placed;
 }
 
 /**

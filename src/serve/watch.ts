@@ -167,7 +167,7 @@ function servedTrees(state: ServedState, options: ServeOptions) {
     answerSooner: (checked: CheckedItems): Promise<void> | undefined => {
       settings = checked.settings;
       const content = served && provisionalContent(served.built, checked, unserved);
-      if (!served || !content || !answer(earlyAnswers(served.built, content, unserved))) return undefined;
+      if (!served || !content || !answer(earlyAnswers(served.built, content, unserved, { pages: true }))) return undefined;
       return new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
     },
     /** A rebuild's onChecked: the answers made again from the checked content, with the catalog pages that changed; or none. */

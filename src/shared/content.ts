@@ -6,7 +6,15 @@ import type { SourceFile } from '../load/index.js';
 import type { Locator } from '../validate/issues.js';
 import type { ConfigOption, Configuration, When } from './configurations.js';
 import type { SearchQueries } from './search.js';
-import type { AddonSettings, ContentItem, ContentStream, ContentSubtitle, ContentVideo, ManifestPreview } from '../validate/schema.js';
+import type {
+  AddonSettings,
+  CatalogSettings,
+  ContentItem,
+  ContentStream,
+  ContentSubtitle,
+  ContentVideo,
+  ManifestPreview,
+} from '../validate/schema.js';
 
 /** A subtitle with its id (items.ts numbers those written without one). */
 export type Subtitle = Required<Omit<ContentSubtitle, 'when'>> & Pick<ContentSubtitle, 'when'>;
@@ -73,6 +81,8 @@ export interface Catalog {
   autoGenres?: true;
   /** Members in catalog order. */
   items: Item[];
+  /** What that order is by (validate/catalogs.ts, catalogOrder); without it, the order they were read in. */
+  sort?: NonNullable<CatalogSettings['sort']>;
   /** false: off the Board, in Discover only, behind a required genre filter that opens on ALL_GENRES. */
   board: boolean;
   /** Declares the search extra: also found by search, or (`only`) a catalog for search alone. */

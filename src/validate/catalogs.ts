@@ -33,7 +33,18 @@ export function resolveCatalogs(
       file: at.file,
     });
     const search = s.search === false ? undefined : { only: s.search === 'only', queries: s.searchQueries ?? 'all' };
-    const catalog = { id: s.id, type: s.type, name: s.name, genres: [], items: [], board: s.board, where, settings: s, index };
+    const catalog = {
+      id: s.id,
+      type: s.type,
+      name: s.name,
+      genres: [],
+      items: [],
+      board: s.board,
+      where,
+      settings: s,
+      index,
+      ...(s.sort && { sort: s.sort }),
+    };
     catalogs.set(key, { ...catalog, ...(search && { search }), ...(s.when && { when: s.when }) });
   });
 
@@ -245,23 +256,30 @@ const SORT_FIELDS = {
   '-releaseInfo': 'releaseInfo',
 } as const satisfies Record<NonNullable<CatalogSettings['sort']>, keyof Item>;
 
-function sortItems(items: Item[], sort: CatalogSettings['sort']) {
-  if (!sort) return;
-  const descending = sort.startsWith('-');
+/**
+ * How a catalog sorted by `sort` orders its items: each item's key, and how two keys compare.
+ * Items without the field go last in both directions; items of equal keys are in the order they
+ * were read in (sortItems sorts stably, from that order).
+ */
+export function catalogOrder(sort: NonNullable<CatalogSettings['sort']>) {
   const field = SORT_FIELDS[sort];
-  const direction = descending ? -1 : 1;
-  // Keys are computed once per item, not once per comparison: catalogs reach 100,000 items.
+  const direction = sort.startsWith('-') ? -1 : 1;
   const keyOf = (item: Item): number | string | undefined => {
     const value = item[field];
     return value !== undefined && field === 'released' ? Date.parse(value) : value;
   };
-  const compare = (x: number | string, y: number | string) =>
-    typeof x === 'number' && typeof y === 'number' ? x - y : collator.compare(String(x), String(y));
-  // Items without the field go last in both directions; equal keys keep the order they were read in.
-  const keyed = items.map((item) => ({ item, key: keyOf(item) }));
-  keyed.sort(({ key: x }, { key: y }) => {
+  const compare = (x: number | string | undefined, y: number | string | undefined): number => {
     if (x === undefined || y === undefined) return x === y ? 0 : x === undefined ? 1 : -1;
-    return direction * compare(x, y);
-  });
+    return direction * (typeof x === 'number' && typeof y === 'number' ? x - y : collator.compare(String(x), String(y)));
+  };
+  return { keyOf, compare };
+}
+
+function sortItems(items: Item[], sort: CatalogSettings['sort']) {
+  if (!sort) return;
+  const { keyOf, compare } = catalogOrder(sort);
+  // Keys are computed once per item, not once per comparison: catalogs reach 100,000 items.
+  const keyed = items.map((item) => ({ item, key: keyOf(item) }));
+  keyed.sort((x, y) => compare(x.key, y.key));
   keyed.forEach(({ item }, index) => (items[index] = item));
 }
