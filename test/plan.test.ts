@@ -6,7 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { build } from '../src/build/index.js';
-import { earlyAnswers, provisionalContent } from '../src/plan/early-answers.js';
+import { earlyAnswers, provisionalContent, type EarlyAnswers } from '../src/plan/early-answers.js';
 import type { CheckedItems } from '../src/validate/index.js';
 import { keptPreviews } from '../src/plan/previews.js';
 import { genreLinks, metaPreview } from '../src/plan/wire.js';
@@ -231,11 +231,12 @@ describe('early answers (serve --watch)', () => {
     const manifest = await readFile(path.join(beforeOut, 'manifest.json'), 'utf8');
     const sources = new Set(after.sources.filter((source) => source.relative in edit).map((source) => source.file));
     const built = { content: before.content!, manifest, settings: checked[0]!.settings };
-    const answers = earlyAnswers(built, after.content!, sources);
-    const withPages = earlyAnswers(built, after.content!, sources, { pages: true });
+    const early = earlyAnswers(built, after.content!, sources);
+    // The item files, then the same with the catalog pages, as serve answers them.
+    const withPages = (answers: EarlyAnswers | undefined) => answers && new Map([...answers.files, ...(answers.pages() ?? [])]);
     const content = provisionalContent(built, checked[1]!, sources);
-    const sooner = content && earlyAnswers(built, content, sources, { pages: true });
-    return { answers, withPages, sooner, beforeOut, afterOut };
+    const sooner = withPages(content && earlyAnswers(built, content, sources));
+    return { answers: early?.files, withPages: withPages(early), sooner, beforeOut, afterOut };
   }
   const a = movies(3, (i) => (i === 1 ? ['Drama', 'Comedy'] : ['Drama']));
   const b = movies(3, () => ['Comedy']).replaceAll('t:000', 'u:000');

@@ -24,24 +24,28 @@ export interface BuiltTree {
   settings?: string;
 }
 
+/** What a rebuild answers before it ends: the edited items' files, and the catalog pages when asked for. */
+export interface EarlyAnswers {
+  /** The item files' bodies, by path. */
+  files: Map<string, string>;
+  /** The catalog pages that changed, by path; undefined when they wait for the rebuild (see changedPages). */
+  pages(): Map<string, string> | undefined;
+}
+
 /**
  * The bodies, by path, that the plan of `after` gives the item files of the items and titles from
- * the content files `edited`, and with `pages` the catalog pages that changed (see changedPages);
- * undefined when that is not all an edit changed, or not known to be:
+ * the content files `edited`, and the catalog pages that changed (see changedPages); undefined
+ * when that is not all an edit changed, or not known to be:
  *   - a configurable addon: each configuration is a tree of its own;
  *   - other settings in addon.yaml, or another base URL;
  *   - another manifest (a genre the catalogs now offer or no longer do): its resources decide
  *     which item files there are;
  *   - other paths than `before` had for those files (an id added, removed or moved), or more
  *     than EARLY_OWNERS_LIMIT items and titles.
- * Rendered as the plan renders them (item-files.ts), from the same content: the same bytes.
+ * Rendered as the plan renders them (item-files.ts, catalog-pages.ts), from the same content: the
+ * same bytes.
  */
-export function earlyAnswers(
-  before: BuiltTree,
-  after: Content,
-  edited: ReadonlySet<string>,
-  { pages = false }: { pages?: boolean } = {},
-): Map<string, string> | undefined {
+export function earlyAnswers(before: BuiltTree, after: Content, edited: ReadonlySet<string>): EarlyAnswers | undefined {
   const was = before.content;
   if (was.config.length > 0 || after.config.length > 0) return undefined;
   // The settings give the bodies' cache hints, and the served tree's headers theirs.
@@ -59,50 +63,58 @@ export function earlyAnswers(
   };
   const [old, now] = [filesOf(was), filesOf(after)];
   if (!old || !now) return undefined;
-  const paths = new Set(old.map((file) => file.path));
-  if (now.length !== paths.size || now.some((file) => !paths.has(file.path))) return undefined;
-  const answers = new Map(now.map((file) => [file.path, file.body()]));
-  if (pages) for (const [path, body] of changedPages(was, after, edited) ?? []) answers.set(path, body);
-  return answers;
+  const oldAt = new Map(old.map((file) => [file.path, file]));
+  if (now.length !== oldAt.size || now.some((file) => !oldAt.has(file.path))) return undefined;
+  const files = new Map(now.map((file) => [file.path, file.body()]));
+  // The items whose previews may have changed: those whose meta did. A preview is its meta but
+  // for the videos and trailers.
+  const changed = new Set<Item>();
+  for (const { path, resource, origin } of now) {
+    if (resource === 'meta' && 'name' in origin && files.get(path) !== oldAt.get(path)!.body()) changed.add(origin);
+  }
+  return { files, pages: () => changedPages(was, after, changed) };
 }
 
 /**
- * The catalog pages of `now` that list an item of the edited files, or other items than the same
- * page of `was` listed, as the plan renders them (catalog-pages.ts); undefined when pages differ
- * in more than that, or are many (EARLY_PAGES_LIMIT):
+ * The catalog pages of `now` that list an item of `changed`, or other items than the same page of
+ * `was` listed, as the plan renders them (catalog-pages.ts); undefined when pages differ in more
+ * than that, or are many (EARLY_PAGES_LIMIT):
  *   - a list longer or shorter: its pages are others (the last, empty one is at `skip=<length>`);
  *   - a catalog with search: its queries' lists come from names an edit may change.
  * Given the settings and the manifest `was` had, the other items' previews are as they were: each
  * is rendered from its item, the catalogs that list it and the genres they offer.
  */
-function changedPages(was: Content, now: Content, edited: ReadonlySet<string>): Map<string, string> | undefined {
+function changedPages(was: Content, now: Content, changed: ReadonlySet<Item>): Map<string, string> | undefined {
   if (was.catalogs.length !== now.catalogs.length || now.catalogs.some((catalog) => catalog.search)) return undefined;
-  const changed: { catalog: Catalog; listed: Item[]; paths: string[] }[] = [];
+  const pages: { catalog: Catalog; listed: Item[]; paths: string[] }[] = [];
   for (let c = 0; c < now.catalogs.length; c++) {
     const catalog = now.catalogs[c]!;
     const [before, after] = [catalogLists(was.catalogs[c]!), catalogLists(catalog)];
     if (before.length !== after.length) return undefined;
     for (let l = 0; l < after.length; l++) {
-      const [old, list] = [before[l]!.members, after[l]!];
-      if (old.length !== list.members.length || before[l]!.extra?.join('\0') !== list.extra?.join('\0')) return undefined;
-      for (const { skip, extras } of catalogPages(list.members.length, list.extra)) {
-        const listed = list.members.slice(skip, skip + PAGE_SIZE);
-        const same = listed.every((item, i) => !edited.has(item.source.file) && item.id === old[skip + i]!.id);
-        if (same) continue;
-        changed.push({ catalog, listed, paths: extras.map((order) => pagePath(catalog, order)) });
-        if (changed.length > EARLY_PAGES_LIMIT) return undefined;
+      const [old, { members, extra }] = [before[l]!.members, after[l]!];
+      if (old.length !== members.length || before[l]!.extra?.join('\0') !== extra?.join('\0')) return undefined;
+      // The same object is the same item (a file not edited, in the content made from it).
+      const differs = (i: number) => members[i] !== old[i] && (members[i]!.id !== old[i]!.id || changed.has(members[i]!));
+      for (const { skip, extras } of catalogPages(members.length, extra)) {
+        const end = Math.min(skip + PAGE_SIZE, members.length);
+        let i = skip;
+        while (i < end && !differs(i)) i++;
+        if (i === end) continue;
+        pages.push({ catalog, listed: members.slice(skip, end), paths: extras.map((order) => pagePath(catalog, order)) });
+        if (pages.length > EARLY_PAGES_LIMIT) return undefined;
       }
     }
   }
-  const items = [...new Set(changed.flatMap(({ listed }) => listed))];
+  const items = [...new Set(pages.flatMap(({ listed }) => listed))];
   const { previewOf } = keptPreviews(itemRendering(now, items).linksOf);
   const metas = envelope('metas', cacheHints(now, 'catalog'));
-  const pages = new Map<string, string>();
-  for (const { listed, paths } of changed) {
+  const bodies = new Map<string, string>();
+  for (const { listed, paths } of pages) {
     const body = pageBody(metas, listed, previewOf);
-    for (const path of paths) pages.set(path, body);
+    for (const path of paths) bodies.set(path, body);
   }
-  return pages;
+  return bodies;
 }
 
 /**

@@ -143,36 +143,53 @@ function servedTrees(state: ServedState, options: ServeOptions) {
   const unserved = new Set<string>();
   // The settings the running build checked its items with, for its tree once swapped in.
   let settings: string | undefined;
-  // The paths answered early for the running build.
-  let early = new Set<string>();
-  const answer = (answers: ReadonlyMap<string, string> | undefined): boolean => {
+  // What the running build answers early, by path; and whether the catalog pages are among them.
+  let early: ReadonlyMap<string, Buffer> = new Map();
+  let pagesAnswered = false;
+  const answer = (answers: ReadonlyMap<string, string | Buffer> | undefined): boolean => {
     if (!served || !answers || answers.size === 0) {
       if (served) state.tree = served.tree;
-      early = new Set();
+      early = new Map();
+      pagesAnswered = false;
       return false;
     }
-    state.tree = { ...served.tree, early: new Map([...answers].map(([path, body]) => [path, Buffer.from(body)])) };
     const added = [...answers.keys()].filter((path) => !early.has(path));
-    early = new Set(answers.keys());
+    early = new Map([...answers].map(([path, body]) => [path, typeof body === 'string' ? Buffer.from(body) : body]));
+    state.tree = { ...served.tree, early };
     if (added.length > 0) options.onEarly?.(added);
     return true;
   };
+  // Two turns of the event loop: the requests that came while serve worked get their answers.
+  const turns = () => new Promise<void>((resolve) => setImmediate(() => setImmediate(resolve)));
   return {
     /** The content files parsed since the served tree's build began: the builds add to it (`parsed`). */
     unserved,
     /**
-     * A rebuild's onItemsChecked. With early answers, it settles after two turns of the event loop:
-     * the requests that came while the files were checked get them before the checks across items.
+     * A rebuild's onItemsChecked: the edited items' files, then the catalog pages that changed,
+     * each followed by two turns of the event loop, before the rebuild checks across items.
      */
-    answerSooner: (checked: CheckedItems): Promise<void> | undefined => {
+    answerSooner: async (checked: CheckedItems): Promise<void> => {
       settings = checked.settings;
       const content = served && provisionalContent(served.built, checked, unserved);
-      if (!served || !content || !answer(earlyAnswers(served.built, content, unserved, { pages: true }))) return undefined;
-      return new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
+      const answers = served && content && earlyAnswers(served.built, content, unserved);
+      if (!answers || !answer(answers.files)) return;
+      await turns();
+      const pages = answers.pages();
+      if (!pages) return;
+      pagesAnswered = answer(new Map<string, string | Buffer>([...early, ...pages]));
+      await turns();
     },
-    /** A rebuild's onChecked: the answers made again from the checked content, with the catalog pages that changed; or none. */
+    /**
+     * A rebuild's onChecked: the item files made again from the checked content, or none; the
+     * catalog pages too, unless they were answered already (they would take as long again).
+     */
     answerEarly: (content: Content): void => {
-      if (served) answer(earlyAnswers(served.built, content, unserved, { pages: true }));
+      if (!served) return;
+      const answers = earlyAnswers(served.built, content, unserved);
+      if (!answers) return void answer(undefined);
+      const pages = pagesAnswered ? [...early].filter(([path]) => !answers.files.has(path)) : answers.pages();
+      if (pages) pagesAnswered = answer(new Map<string, string | Buffer>([...answers.files, ...pages]));
+      else answer(answers.files);
     },
     /** Serves a good build's tree, at `root`, built from `content`. */
     swapIn: async (root: string, content: Content): Promise<void> => {
@@ -188,7 +205,8 @@ function servedTrees(state: ServedState, options: ServeOptions) {
     dropEarly: (): void => {
       if (served) state.tree = served.tree;
       settings = undefined;
-      early = new Set();
+      early = new Map();
+      pagesAnswered = false;
     },
   };
 }
