@@ -143,18 +143,21 @@ function servedTrees(state: ServedState, options: ServeOptions) {
   const unserved = new Set<string>();
   // The settings the running build checked its items with, for its tree once swapped in.
   let settings: string | undefined;
-  // What the running build answers early, by path; and whether the catalog pages are among them.
+  // What the running build answers early, by path; and the catalog pages among them, once answered.
   let early: ReadonlyMap<string, Buffer> = new Map();
-  let pagesAnswered = false;
-  const answer = (answers: ReadonlyMap<string, string | Buffer> | undefined): boolean => {
-    if (!served || !answers || answers.size === 0) {
+  let pages: { bodies: ReadonlyMap<string, string>; encoded: [string, Buffer][] } | undefined;
+  const encoded = (bodies: ReadonlyMap<string, string>): [string, Buffer][] => [...bodies].map(([path, body]) => [path, Buffer.from(body)]);
+  const answer = (files: ReadonlyMap<string, string> | undefined, withPages?: ReadonlyMap<string, string>): boolean => {
+    if (!served || !files || files.size === 0) {
       if (served) state.tree = served.tree;
       early = new Map();
-      pagesAnswered = false;
+      pages = undefined;
       return false;
     }
+    if (withPages !== pages?.bodies) pages = withPages && { bodies: withPages, encoded: encoded(withPages) };
+    const answers = new Map([...encoded(files), ...(pages?.encoded ?? [])]);
     const added = [...answers.keys()].filter((path) => !early.has(path));
-    early = new Map([...answers].map(([path, body]) => [path, typeof body === 'string' ? Buffer.from(body) : body]));
+    early = answers;
     state.tree = { ...served.tree, early };
     if (added.length > 0) options.onEarly?.(added);
     return true;
@@ -174,9 +177,9 @@ function servedTrees(state: ServedState, options: ServeOptions) {
       const answers = served && content && earlyAnswers(served.built, content, unserved);
       if (!answers || !answer(answers.files)) return;
       await turns();
-      const pages = answers.pages();
-      if (!pages) return;
-      pagesAnswered = answer(new Map<string, string | Buffer>([...early, ...pages]));
+      const changed = answers.pages();
+      if (!changed) return;
+      answer(answers.files, changed);
       await turns();
     },
     /**
@@ -186,10 +189,7 @@ function servedTrees(state: ServedState, options: ServeOptions) {
     answerEarly: (content: Content): void => {
       if (!served) return;
       const answers = earlyAnswers(served.built, content, unserved);
-      if (!answers) return void answer(undefined);
-      const pages = pagesAnswered ? [...early].filter(([path]) => !answers.files.has(path)) : answers.pages();
-      if (pages) pagesAnswered = answer(new Map<string, string | Buffer>([...answers.files, ...pages]));
-      else answer(answers.files);
+      answer(answers?.files, answers && (pages?.bodies ?? answers.pages()));
     },
     /** Serves a good build's tree, at `root`, built from `content`. */
     swapIn: async (root: string, content: Content): Promise<void> => {
@@ -206,7 +206,7 @@ function servedTrees(state: ServedState, options: ServeOptions) {
       if (served) state.tree = served.tree;
       settings = undefined;
       early = new Map();
-      pagesAnswered = false;
+      pages = undefined;
     },
   };
 }
