@@ -1,6 +1,6 @@
 // The files an edit touched, answered by serve --watch before the rest of the rebuild is planned
-// and written: the edited items' meta, streams and subtitles show within the time it takes to
-// check the edited files, and the catalog pages that list them once the content is checked.
+// and written: the edited items' meta, streams and subtitles, then the catalog pages that list
+// them, show within the time it takes to check the edited files.
 import type { Catalog, Content, ExternalTitle, FileOrigin, Item } from '../shared/content.js';
 import type { CheckedItems } from '../validate/index.js';
 import { catalogOrder } from '../validate/catalogs.js';
@@ -121,8 +121,8 @@ function changedPages(was: Content, now: Content, changed: ReadonlySet<Item>): M
  * The content `before` was built from, with the items and titles of the content files `edited`
  * as a rebuild has checked them, each on its own, before it checks across them (`checked`): what
  * earlyAnswers renders the edited items' files and catalog pages from, half a second sooner on a
- * large catalog than from the checked content. Undefined unless everything else those files depend on is known to
- * be as it was:
+ * large catalog than from the checked content. Undefined unless everything else those files
+ * depend on is known to be as it was:
  *   - the same settings: addon.yaml and the base URL;
  *   - the same files, with the same items and titles in the same order. A file not edited is as
  *     the served build read it (serve keeps what each became);
@@ -130,8 +130,8 @@ function changedPages(was: Content, now: Content, changed: ReadonlySet<Item>): M
  *     items and offer the same genres, so its genre links and the manifest are as they were. A
  *     new name may move it in a sorted catalog: it is placed again by the catalog's order;
  *   - no channel of a playlist: those of several playlists are merged after this point.
- * The rebuild's check across items comes after; the early answers are made again from the
- * checked content then, and dropped if the rebuild fails.
+ * The rebuild's check across items comes after; serve makes the item files again from the
+ * checked content then, and drops every early answer if the rebuild fails.
  */
 export function provisionalContent(before: BuiltTree, checked: CheckedItems, edited: ReadonlySet<string>): Content | undefined {
   const was = before.content;
