@@ -95,6 +95,11 @@ describe('addon-gen init', () => {
     expect(made).toEqual(['.dist-s3.addon-gen.json', '.dist.addon-gen-kept', '.dist.addon-gen.json', 'dist', 'dist-s3']);
     const ignored = (await readFile(path.join(dir, '.gitignore'), 'utf8')).split('\n').map((line) => line.replace(/\/$/, ''));
     for (const entry of made) expect(ignored, entry).toContain(entry);
+    // And by this repository's own: its quick start builds the bundled example the same way.
+    const own = readFileSync(new URL('../.gitignore', import.meta.url), 'utf8')
+      .split('\n')
+      .map((line) => line.replace(/\/$/, ''));
+    for (const entry of made) expect(own, entry).toContain(entry);
 
     const dist = path.join(dir, 'dist');
     const manifest = await readJson(path.join(dist, 'manifest.json'));
