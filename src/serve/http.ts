@@ -16,7 +16,8 @@ import { FileCache, KEPT_FILE_BYTES, openInside, readInside, readPart, type Open
 
 /**
  * One served tree: swapped as a whole, so a request never mixes two builds, but for the `early`
- * answers of the build under way: the edited items' own meta, stream and subtitles files.
+ * answers of the build under way: the edited items' own meta, stream and subtitles files, and the
+ * catalog pages that list them.
  */
 export interface Tree {
   root: string;
@@ -31,7 +32,7 @@ export interface Tree {
   search?: (request: SearchRequest) => string | undefined;
   /**
    * Files of the build under way, answered before its tree is swapped in: those of the items an
-   * edit touched (plan/early-answers.ts), by path below the root.
+   * edit touched and the catalog pages it changed (plan/early-answers.ts), by path below the root.
    */
   early?: ReadonlyMap<string, Buffer>;
 }

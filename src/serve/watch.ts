@@ -36,7 +36,8 @@ export interface Builds {
  * Builds the content into a private folder and serves it; with `watch`, again after each change.
  * Two slots: each build writes into the one not being served, and only a good build is swapped
  * in, so a request never sees a half-written or failed build. Once a rebuild has checked the
- * content, the edited items' own files are answered as it will write them (servedTrees).
+ * edited files, their items' own files and the catalog pages that list them are answered as it
+ * will write them (servedTrees).
  */
 export async function startBuilds(contentDir: string, baseUrl: string, options: ServeOptions, state: ServedState): Promise<Builds> {
   const workspace = await realpath(await mkdtemp(path.join(os.tmpdir(), 'addon-gen-serve-')));
