@@ -1,0 +1,142 @@
+// serve --watch's early answers after random edits of the small benchmark's kind of content (sorted
+// catalogs over several pages, genres, series): whatever the edit, each answer is the bytes a clean
+// build of the edited content writes, and when the catalog pages are answered too, the served tree
+// with the answers is that build's tree. The examples in plan.test.ts show each case; this looks
+// for the ones nobody thought of.
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { generateContent } from '../bench/generate.js';
+import { build, type BuildResult } from '../src/build/index.js';
+import { earlyAnswers, provisionalContent, type BuiltTree, type EarlyAnswers } from '../src/plan/early-answers.js';
+import type { CheckedItems } from '../src/validate/index.js';
+import { readTree, tempDir } from './support/content.js';
+
+/** A seeded PRNG, so that a failure can be replayed with the same edits. */
+function random(seed: number): () => number {
+  let state = seed;
+  return () => {
+    state = (Math.imul(state, 1103515245) + 12345) >>> 0;
+    return state / 2 ** 32;
+  };
+}
+
+interface Built {
+  result: BuildResult;
+  /** What the build had once each file was checked on its own. */
+  checked: CheckedItems;
+  tree: Map<string, Buffer>;
+}
+
+async function buildOnce(contentDir: string): Promise<Built> {
+  const out = await tempDir();
+  let checked: CheckedItems | undefined;
+  const result = await build({ contentDir, outDir: out, hosts: [], onItemsChecked: (items) => void (checked = items) });
+  expect(result.ok, JSON.stringify(result.diagnostics)).toBe(true);
+  return { result, checked: checked!, tree: await readTree(out) };
+}
+
+const ITEM_FILE = /^(meta|stream|subtitles)\//;
+
+/**
+ * Checks answers against the two trees; returns what they held: none (refused), the item files,
+ * or the item files and the catalog pages.
+ */
+function check(answers: EarlyAnswers | undefined, before: Built, after: Built, what: string): 'refused' | 'files' | 'pages' {
+  if (!answers) return 'refused';
+  const bytes = (tree: Map<string, Buffer>, file: string) => tree.get(file)?.toString();
+  for (const [file, body] of answers.files) expect(body, `${what}: ${file}`).toBe(bytes(after.tree, file));
+  const paths = new Set([...before.tree.keys(), ...after.tree.keys()]);
+  const changed = [...paths].filter((file) => bytes(before.tree, file) !== bytes(after.tree, file));
+  // Every item file the edit changed is answered: the served one would be stale.
+  for (const file of changed.filter((f) => ITEM_FILE.test(f))) expect(answers.files.has(file), `${what}: ${file} not answered`).toBe(true);
+  const pages = answers.pages();
+  if (!pages) return 'files';
+  for (const [file, body] of pages) expect(body, `${what}: ${file}`).toBe(bytes(after.tree, file));
+  // With the pages, the answers are all that changed.
+  for (const file of changed) expect(answers.files.has(file) || pages.has(file), `${what}: ${file} changed, not answered`).toBe(true);
+  return 'pages';
+}
+
+/** Replaces the match of `pattern` (global) numbered `pick` of those found, if any. */
+function replaceOne(text: string, pattern: RegExp, pick: number, by: (match: string) => string): string {
+  const matches = [...text.matchAll(pattern)];
+  if (matches.length === 0) return text;
+  const match = matches[Math.floor(pick * matches.length)]!;
+  return text.slice(0, match.index) + by(match[0]) + text.slice(match.index + match[0].length);
+}
+
+describe('early answers after random edits', () => {
+  it('are each the bytes the rebuild writes, and with the catalog pages, all it changes', async () => {
+    const content = await tempDir();
+    await generateContent(content, { movies: 320, series: 12, episodes: 4, itemsPerFile: 40 });
+    const next = random(19);
+    const names = (text: string) => [...text.matchAll(/name: "([^"]*)"/g)].map((m) => m[1]!);
+    const edits: [string, (text: string) => string][] = [
+      // Moves it in the catalog sorted by name, sometimes to a name another has (ties go by the order read).
+      [
+        'rename',
+        (t) => replaceOne(t, /  name: "[^"]*"/g, next(), () => `  name: "${next() < 0.3 ? names(t)[0] : `The ${Math.floor(next() * 1e4)}`}"`),
+      ],
+      [
+        'redate',
+        (t) =>
+          replaceOne(
+            t,
+            /\n  released: [\d-]+/g,
+            next(),
+            () => `\n  released: ${1920 + Math.floor(next() * 100)}-0${1 + Math.floor(next() * 9)}-1${Math.floor(next() * 9)}`,
+          ),
+      ],
+      ['describe', (t) => replaceOne(t, /description: "A synthetic[^"]*"/g, next(), () => `description: "Edited ${Math.floor(next() * 1e6)}"`)],
+      [
+        'restream',
+        (t) => replaceOne(t, /cdn\.example\.org\/[ms]\/[\d/]+\.mp4/g, next(), (m) => m.replace('.mp4', `-v${Math.floor(next() * 100)}.mp4`)),
+      ],
+      [
+        'reorder genres',
+        (t) => replaceOne(t, /genres: \[\w+, [\w ]+\]/g, next(), (m) => `genres: [${m.slice(9, -1).split(', ').reverse().join(', ')}]`),
+      ],
+      ['change a genre', (t) => replaceOne(t, /genres: \[\w+/g, next(), () => `genres: [${next() < 0.5 ? 'Drama' : 'Comedy'}`)],
+      ['episode title', (t) => replaceOne(t, /title: "Episode \d+"/g, next(), () => `title: "Renamed ${Math.floor(next() * 100)}"`)],
+      ['pick', (t) => replaceOne(t, /\n  type: movie\n/g, next(), (m) => `${m}  catalogs: [movies, newest, picks]\n`)],
+      ['remove', (t) => replaceOne(t, /- id: [\s\S]*?(?=\n- id: |\n$)/g, next(), () => '').replace(/^\n/, '')],
+    ];
+    const counts = { refused: 0, files: 0, pages: 0 };
+    let before = await buildOnce(content);
+    for (let step = 0; step < 24; step++) {
+      const edited: string[] = [];
+      const applied: string[] = [];
+      for (let e = 0; e < (next() < 0.3 ? 2 : 1); e++) {
+        // Mostly edits of an item's fields, which are answered early; now and then one that is not.
+        const [name, edit] = edits[Math.floor(next() * (next() < 0.8 ? 7 : edits.length))]!;
+        // Movies more often than series, which alone have episodes.
+        const folder = name === 'episode title' || next() < 0.3 ? 'series' : 'movies';
+        const list = (await readdir(path.join(content, folder))).sort();
+        const relative = `${folder}/${list[Math.floor(next() * list.length)]!}`;
+        const file = path.join(content, relative);
+        await writeFile(file, edit(await readFile(file, 'utf8')));
+        edited.push(relative);
+        applied.push(`${name} in ${relative}`);
+      }
+      const after = await buildOnce(content);
+      const what = `step ${step} (${applied.join(', ')})`;
+      const sources = new Set(after.result.sources.filter((source) => edited.includes(source.relative)).map((source) => source.file));
+      const served: BuiltTree = {
+        content: before.result.content!,
+        manifest: before.tree.get('manifest.json')!.toString(),
+        settings: before.checked.settings,
+      };
+      // As serve makes them: from the checked content, and sooner from the files checked each on its own.
+      const answers = earlyAnswers(served, after.result.content!, sources);
+      const provisional = provisionalContent(served, after.checked, sources);
+      const sooner = provisional && earlyAnswers(served, provisional, sources);
+      counts[check(answers, before, after, what)]++;
+      check(sooner, before, after, `${what}, from the files checked each on its own`);
+      before = after;
+    }
+    // The edits reached each case.
+    expect(counts.pages, JSON.stringify(counts)).toBeGreaterThanOrEqual(8);
+    expect(counts.refused + counts.files, JSON.stringify(counts)).toBeGreaterThanOrEqual(2);
+  }, 120_000);
+});
