@@ -5,7 +5,7 @@ import type { Catalog, Content, ExternalTitle, FileOrigin, Item } from '../share
 import type { CheckedItems } from '../validate/index.js';
 import { catalogOrder } from '../validate/catalogs.js';
 import { cacheHints } from '../hosts/index.js';
-import { catalogLists, catalogPages, pageBody, pagePath, PAGE_SIZE } from './catalog-pages.js';
+import { catalogLists, catalogPages, pageBody, pagePath, PAGE_SIZE, type CatalogList } from './catalog-pages.js';
 import { addItemFiles, itemRendering, type ItemFile } from './item-files.js';
 import { buildManifest } from './manifest.js';
 import { keptPreviews } from './previews.js';
@@ -89,11 +89,13 @@ function changedPages(was: Content, now: Content, changed: ReadonlySet<Item>): M
   const pages: { catalog: Catalog; listed: Item[]; paths: string[] }[] = [];
   for (let c = 0; c < now.catalogs.length; c++) {
     const catalog = now.catalogs[c]!;
-    const [before, after] = [catalogLists(was.catalogs[c]!), catalogLists(catalog)];
+    const [before, after] = [listsOf(was.catalogs[c]!), listsOf(catalog)];
     if (before.length !== after.length) return undefined;
     for (let l = 0; l < after.length; l++) {
       const [old, { members, extra }] = [before[l]!.members, after[l]!];
       if (old.length !== members.length || before[l]!.extra?.join('\0') !== extra?.join('\0')) return undefined;
+      // A list that provisionalContent left as it was.
+      if (members === old) continue;
       // The same object is the same item (a file not edited, in the content made from it).
       const differs = (i: number) => members[i] !== old[i] && (members[i]!.id !== old[i]!.id || changed.has(members[i]!));
       for (const { skip, extras } of catalogPages(members.length, extra)) {
@@ -141,32 +143,72 @@ export function provisionalContent(before: BuiltTree, checked: CheckedItems, edi
   const titlesNow = new Map<ExternalTitle, ExternalTitle>();
   const externalTitles = aligned(was.externalTitles, checked.externalTitles, edited, titlesNow, (old, now) => old.type === now.type);
   if (!items || !externalTitles) return undefined;
-  const edits = new Set(itemsNow.values());
+  const replaced = [...itemsNow];
+  // The order the items were read in breaks ties in a sorted catalog: found when there is one.
   let readAt: Map<Item, number> | undefined;
+  const order = (item: Item) => (readAt ??= new Map(items.map((value, i) => [value, i]))).get(item)!;
   const catalogs = was.catalogs.map((catalog) => {
-    const members = catalog.items.map((item) => itemsNow.get(item) ?? item);
-    if (!catalog.sort || !members.some((item) => edits.has(item))) return { ...catalog, items: members };
-    readAt ??= new Map(items.map((item, i) => [item, i]));
-    return { ...catalog, items: placedAgain(members, edits, catalog.sort, readAt) };
+    const now = { ...catalog, items: listedNow(catalog.items, replaced, catalog.sort, order) };
+    if (catalog.search) return now;
+    // Each list the served tree's pages were written for, with the edited items in place: a
+    // catalog and each of its genres list the same items as before (listsOf, changedPages).
+    const lists = listsOf(catalog).map((list) => ({
+      ...list,
+      members: list.members === catalog.items ? now.items : listedNow(list.members, replaced, catalog.sort, order),
+    }));
+    listsKept.set(now, lists);
+    return now;
   });
   return { ...was, items, externalTitles, catalogs };
 }
 
 /**
- * A sorted catalog's members, with the edited ones (`edits`) taken out and put back where the
- * catalog's order puts them now: the others are in that order already. Ties go by the order the
- * items were read in (`readAt`), as validate's stable sort leaves them.
+ * Each catalog's lists (catalogLists), kept for as long as the catalog is: those of the served
+ * tree are made once, not at each edit, and an edit's are made from them (provisionalContent).
  */
-function placedAgain(
-  members: readonly Item[],
-  edits: ReadonlySet<Item>,
-  sort: NonNullable<Catalog['sort']>,
-  readAt: ReadonlyMap<Item, number>,
-): Item[] {
-  const { keyOf, compare } = catalogOrder(sort);
-  const before = (a: Item, b: Item) => (compare(keyOf(a), keyOf(b)) || readAt.get(a)! - readAt.get(b)!) < 0;
-  const placed = members.filter((item) => !edits.has(item));
-  for (const item of members.filter((member) => edits.has(member))) {
+const listsKept = new WeakMap<Catalog, readonly CatalogList[]>();
+
+function listsOf(catalog: Catalog): readonly CatalogList[] {
+  let lists = listsKept.get(catalog);
+  if (!lists) listsKept.set(catalog, (lists = catalogLists(catalog)));
+  return lists;
+}
+
+/** Lists the catalogs of a tree just served, before an edit asks (listsOf): serve does it while idle. */
+export function listCatalogs(tree: BuiltTree): void {
+  for (const catalog of tree.content.catalogs) if (!catalog.search) listsOf(catalog);
+}
+
+/**
+ * A list of a catalog (`members`) with each edited item in place of the one it replaces (`replaced`,
+ * old and new), itself when it lists none. In a sorted catalog, one whose sort key changed is
+ * taken out and put back where the catalog's order puts it now: the others are in that order
+ * already. Ties go by the order the items were read in (`order`), as validate's stable sort
+ * leaves them. Found by the items' places, not by looking each member up: that touches every
+ * item of a large catalog, and took most of the time.
+ */
+function listedNow<List extends readonly Item[]>(
+  members: List,
+  replaced: readonly (readonly [Item, Item])[],
+  sort: Catalog['sort'],
+  order: (item: Item) => number,
+): List | Item[] {
+  const orderOf = sort && catalogOrder(sort);
+  let now: Item[] | undefined;
+  const moved: number[] = [];
+  for (const [old, value] of replaced) {
+    const at = members.indexOf(old);
+    if (at < 0) continue;
+    now ??= members.slice();
+    now[at] = value;
+    if (orderOf && orderOf.compare(orderOf.keyOf(old), orderOf.keyOf(value)) !== 0) moved.push(at);
+  }
+  if (!now || !orderOf || moved.length === 0) return now ?? members;
+  const { keyOf, compare } = orderOf;
+  const before = (a: Item, b: Item) => (compare(keyOf(a), keyOf(b)) || order(a) - order(b)) < 0;
+  const taken = new Set(moved);
+  const placed = now.filter((_, i) => !taken.has(i));
+  for (const item of moved.map((at) => now[at]!)) {
     let [low, high] = [0, placed.length];
     while (low < high) {
       const middle = (low + high) >>> 1;
@@ -195,6 +237,11 @@ function aligned<T extends Item | ExternalTitle>(
   for (let i = 0; i < was.length; i++) {
     const old = was[i]!;
     const value = now[i]!;
+    // Taken whole from the served build: not looked at, which would touch every item of a large catalog.
+    if (old === value) {
+      values.push(old);
+      continue;
+    }
     if (old.id !== value.id || old.source.file !== value.source.file) return undefined;
     if (!edited.has(value.source.file)) {
       values.push(old);

@@ -37,7 +37,7 @@ import { HOST_FILES } from '../hosts/index.js';
 export { catalogPages, PAGE_SIZE } from './catalog-pages.js';
 export { MANIFEST_LIMIT_BYTES } from './manifest.js';
 export { searchAnswers, type SearchRequest } from './search-answers.js';
-export { earlyAnswers, provisionalContent, type BuiltTree } from './early-answers.js';
+export { earlyAnswers, listCatalogs, provisionalContent, type BuiltTree } from './early-answers.js';
 export type { OutputFile } from './output-file.js';
 
 export interface PlanOptions {

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { build, keptBetweenBuilds, type BuildOptions, type BuildResult } from '../build/index.js';
 import { hasRewrites, headerRules } from '../hosts/index.js';
-import { earlyAnswers, provisionalContent, searchAnswers, type BuiltTree } from '../plan/index.js';
+import { earlyAnswers, listCatalogs, provisionalContent, searchAnswers, type BuiltTree } from '../plan/index.js';
 import type { CheckedItems } from '../validate/index.js';
 import type { Content } from '../shared/content.js';
 import { readManifest, type Tree } from './http.js';
@@ -197,10 +197,13 @@ function servedTrees(state: ServedState, options: ServeOptions) {
       const { manifest, text } = await readManifest(root, 'the build');
       const rewrites = hasRewrites(options.like ?? 'github-pages');
       const tree = { root, manifest, rules: headerRules(content), search: searchAnswers(content), rewrites };
-      served = { tree, built: { content, manifest: text, settings } };
+      const built = { content, manifest: text, settings };
+      served = { tree, built };
       state.tree = tree;
       state.headerSource = 'content';
       unserved.clear();
+      // Ahead of the next edit, whose catalog pages are compared with these lists.
+      setImmediate(() => listCatalogs(built));
     },
     /** Serves the tree without early answers; the next build starts. */
     dropEarly: (): void => {
