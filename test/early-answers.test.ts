@@ -31,7 +31,7 @@ interface Built {
 async function buildOnce(contentDir: string): Promise<Built> {
   const out = await tempDir();
   let checked: CheckedItems | undefined;
-  const result = await build({ contentDir, outDir: out, hosts: [], onItemsChecked: (items) => void (checked = items) });
+  const result = await build({ contentDir, outDir: out, hosts: [], keepPreviews: true, onItemsChecked: (items) => void (checked = items) });
   expect(result.ok, JSON.stringify(result.diagnostics)).toBe(true);
   return { result, checked: checked!, tree: await readTree(out) };
 }
@@ -126,6 +126,7 @@ describe('early answers after random edits', () => {
         content: before.result.content!,
         manifest: before.tree.get('manifest.json')!.toString(),
         settings: before.checked.settings,
+        previews: before.result.previews,
       };
       // As serve makes them: from the checked content, and sooner from the files checked each on its own.
       const answers = earlyAnswers(served, after.result.content!, sources);

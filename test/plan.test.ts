@@ -222,7 +222,7 @@ describe('early answers (serve --watch)', () => {
     // What each build had once every file was checked on its own (provisionalContent).
     const checked: CheckedItems[] = [];
     const onItemsChecked = (items: CheckedItems) => void checked.push(items);
-    const before = await build({ contentDir: dir, outDir: beforeOut, onItemsChecked });
+    const before = await build({ contentDir: dir, outDir: beforeOut, onItemsChecked, keepPreviews: true });
     for (const [name, text] of Object.entries(edit)) await (text === null ? rm(path.join(dir, name)) : writeFile(path.join(dir, name), text));
     const afterOut = await tempDir();
     const after = await build({ contentDir: dir, outDir: afterOut, onItemsChecked });
@@ -230,7 +230,7 @@ describe('early answers (serve --watch)', () => {
     expect(checked).toHaveLength(2);
     const manifest = await readFile(path.join(beforeOut, 'manifest.json'), 'utf8');
     const sources = new Set(after.sources.filter((source) => source.relative in edit).map((source) => source.file));
-    const built = { content: before.content!, manifest, settings: checked[0]!.settings };
+    const built = { content: before.content!, manifest, settings: checked[0]!.settings, previews: before.previews };
     const early = earlyAnswers(built, after.content!, sources);
     // The item files, then the same with the catalog pages, as serve answers them.
     const withPages = (answers: EarlyAnswers | undefined) => answers && new Map([...answers.files, ...(answers.pages() ?? [])]);

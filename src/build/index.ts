@@ -10,6 +10,7 @@ import { loadContent, type Loaded, type SourceFile } from '../load/index.js';
 import { manifestUrl } from '../shared/paths.js';
 import { hostReport, HOSTS, type Host, type HostReport } from '../hosts/index.js';
 import type { PageTemplates } from '../plan/page.js';
+import type { Previews } from '../plan/previews.js';
 import type { OutputFile } from '../plan/index.js';
 export { keptBetweenBuilds, type KeptBetweenBuilds } from './kept-store.js';
 import type { Environment } from '../validate/secrets.js';
@@ -63,6 +64,8 @@ export interface BuildOptions {
   onItemsChecked?: ValidateOptions['onItemsChecked'];
   /** Called once the content is checked and has no errors, before it is planned. */
   onChecked?: (content: Content) => void;
+  /** Passed to plan (PlanOptions): the result's `previews` are the catalog pages'. */
+  keepPreviews?: boolean;
 }
 
 const STAGES = ['load', 'validate', 'plan', 'write'] as const;
@@ -98,6 +101,8 @@ export interface BuildResult {
   /** The addon's name and version, also when the build ended early (`reused`). */
   addon?: { name: string; version: string };
   files?: OutputFile[];
+  /** With `keepPreviews`: the previews the catalog pages list. */
+  previews?: Previews;
   /** True when the inputs were those of the last build, which still stands: nothing was parsed or written. */
   reused?: boolean;
   counts?: Counts;
@@ -199,7 +204,14 @@ async function pipeline(options: BuildOptions, where: { outDir?: string; s3Dir?:
   try {
     enter('plan');
     const templates = await readTemplates();
-    const planned = plan(content, { hosts: options.hosts, templates, generator, outFromS3Dir, previewSizes: kept?.previewSizes });
+    const planned = plan(content, {
+      hosts: options.hosts,
+      templates,
+      generator,
+      outFromS3Dir,
+      previewSizes: kept?.previewSizes,
+      keepPreviews: options.keepPreviews,
+    });
     const diagnostics = [...checked.diagnostics, ...planned.diagnostics];
     const result = {
       diagnostics,
@@ -207,6 +219,7 @@ async function pipeline(options: BuildOptions, where: { outDir?: string; s3Dir?:
       content,
       addon: { name: content.addon.name, version: content.addon.version },
       files: planned.files,
+      previews: planned.previews,
       counts: countsOf(content),
       manifestUrl: content.baseUrl && manifestUrl(content.baseUrl),
     };

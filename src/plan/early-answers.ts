@@ -8,7 +8,7 @@ import { cacheHints } from '../hosts/index.js';
 import { catalogLists, catalogPages, pageBody, pagePath, PAGE_SIZE, type CatalogList } from './catalog-pages.js';
 import { addItemFiles, itemRendering, type ItemFile } from './item-files.js';
 import { buildManifest } from './manifest.js';
-import { keptPreviews } from './previews.js';
+import { keptPreviews, type Previews } from './previews.js';
 import { envelope } from './wire.js';
 
 /** More owners than this and the rebuild is not much further off than their files would be. */
@@ -22,6 +22,8 @@ export interface BuiltTree {
   manifest: string;
   /** The settings it was checked with (CheckedItems.settings); unknown, no provisional content is made. */
   settings?: string;
+  /** The previews its catalog pages list (plan's `keepPreviews`): an edit's pages take those of the items it left as they were. */
+  previews?: Pick<Previews, 'previewOf' | 'has'>;
 }
 
 /** What a rebuild answers before it ends: the edited items' files, and the catalog pages when asked for. */
@@ -72,7 +74,7 @@ export function earlyAnswers(before: BuiltTree, after: Content, edited: Readonly
   for (const { path, resource, origin } of now) {
     if (resource === 'meta' && 'name' in origin && files.get(path) !== oldAt.get(path)!.body()) changed.add(origin);
   }
-  return { files, pages: () => changedPages(was, after, changed) };
+  return { files, pages: () => changedPages(was, after, changed, before.previews) };
 }
 
 /**
@@ -84,7 +86,7 @@ export function earlyAnswers(before: BuiltTree, after: Content, edited: Readonly
  * Given the settings and the manifest `was` had, the other items' previews are as they were: each
  * is rendered from its item, the catalogs that list it and the genres they offer.
  */
-function changedPages(was: Content, now: Content, changed: ReadonlySet<Item>): Map<string, string> | undefined {
+function changedPages(was: Content, now: Content, changed: ReadonlySet<Item>, served: BuiltTree['previews']): Map<string, string> | undefined {
   if (was.catalogs.length !== now.catalogs.length || now.catalogs.some((catalog) => catalog.search)) return undefined;
   const pages: { catalog: Catalog; listed: Item[]; paths: string[] }[] = [];
   for (let c = 0; c < now.catalogs.length; c++) {
@@ -108,8 +110,12 @@ function changedPages(was: Content, now: Content, changed: ReadonlySet<Item>): M
       }
     }
   }
-  const items = [...new Set(pages.flatMap(({ listed }) => listed))];
-  const { previewOf } = keptPreviews(itemRendering(now, items).linksOf);
+  // An item of the served content, which the edit left as it was, has the preview it had there;
+  // the others' are rendered.
+  const kept = (item: Item) => served?.has(item) === true;
+  const rendered = [...new Set(pages.flatMap(({ listed }) => listed.filter((item) => !kept(item))))];
+  const fresh = keptPreviews(itemRendering(now, rendered).linksOf);
+  const previewOf = (item: Item) => (kept(item) ? served!.previewOf(item) : fresh.previewOf(item));
   const metas = envelope('metas', cacheHints(now, 'catalog'));
   const bodies = new Map<string, string>();
   for (const { listed, paths } of pages) {

@@ -31,7 +31,7 @@ import { renderPages, type PageTemplates } from './page.js';
 import type { PreviewSizes } from './preview-sizes.js';
 import { subtitlesWithoutStreams } from './subtitles.js';
 import { envelope } from './wire.js';
-import { keptPreviews } from './previews.js';
+import { keptPreviews, type Previews } from './previews.js';
 import { HOST_FILES } from '../hosts/index.js';
 
 export { catalogPages, PAGE_SIZE } from './catalog-pages.js';
@@ -54,6 +54,11 @@ export interface PlanOptions {
   generator?: string;
   /** Preview sizes that earlier builds measured, kept by a long-lived caller (serve --watch); used with `generator`. */
   previewSizes?: PreviewSizes;
+  /**
+   * Keep the catalog pages' previews for the caller (Plan.previews) rather than let them go once
+   * every page is rendered: serve's early answers render an edit's pages from them.
+   */
+  keepPreviews?: boolean;
 }
 
 export interface Plan {
@@ -63,6 +68,8 @@ export interface Plan {
   s3Files: OutputFile[];
   manifest: Manifest;
   diagnostics: Diagnostic[];
+  /** With `keepPreviews`, of an addon without configurations: the previews its pages list. */
+  previews?: Previews;
 }
 
 export function plan(content: Content, options: PlanOptions = {}): Plan {
@@ -128,7 +135,7 @@ function planFiles(content: Content, options: PlanOptions): Plan {
   const diagnostics = [...conflicts(files), ...subtitlesAlone];
   const tooLargeManifest = manifestTooLarge(Buffer.byteLength(JSON.stringify(manifest)));
   if (tooLargeManifest) diagnostics.push(tooLargeManifest);
-  return { files, s3Files, manifest, diagnostics };
+  return { files, s3Files, manifest, diagnostics, ...(!configured && { previews: whole.previews }) };
 }
 
 interface TreeOptions {
@@ -164,7 +171,7 @@ function planTree(
   content: Content,
   options: PlanOptions,
   tree: TreeOptions,
-): { manifest: Manifest; tooLarge?: Diagnostic } {
+): { manifest: Manifest; tooLarge?: Diagnostic; previews?: Previews } {
   // Genre links are worked out when first needed: by the first preview, measured before anything is laid out.
   const rendering = itemRendering(content);
   const { linksOf } = rendering;
@@ -230,13 +237,13 @@ function planTree(
   const pages: PageRendering = {
     envelope: catalogEnvelope,
     previewOf: previews.previewOf,
-    forgetPreviews: previews.forget,
+    forgetPreviews: options.keepPreviews ? () => {} : previews.forget,
     fingerprintOf: fingerprints?.page,
   };
   addCatalogPageFiles(own, lists, pages);
   addItemFiles(own, content, manifest, rendering, fingerprints?.item);
   addAddonCatalogFiles(own, content.addonCatalogs, envelope('addons', cache('addon_catalog')));
-  return done();
+  return { ...done(), ...(options.keepPreviews && { previews }) };
 }
 
 /** The manifest's `config`, as the official SDK declares options (a checked checkbox: `default: "checked"`). */

@@ -10,6 +10,8 @@ export interface Previews {
   bytesOf(item: Item): number;
   /** Lets go of every preview: a page rendered after this renders its previews again. */
   forget(): void;
+  /** Whether the item's preview is kept: rendered, and not let go of since. */
+  has(item: Item): boolean;
 }
 
 /**
@@ -55,5 +57,6 @@ export function keptPreviews(linksOf: (item: Item) => Link[] | undefined): Previ
       return Buffer.byteLength(ownOf(item, tail)) + (tail?.bytes ?? 0);
     },
     forget: () => previews.clear(),
+    has: (item) => previews.has(item),
   };
 }

@@ -63,10 +63,10 @@ export async function startBuilds(contentDir: string, baseUrl: string, options: 
     await folders?.sync();
     const slot = served === 0 ? 1 : 0;
     try {
-      const early = options.watch && { parsed: trees.unserved, onItemsChecked: trees.answerSooner, onChecked: trees.answerEarly };
+      const early = options.watch && { parsed: trees.unserved, onItemsChecked: trees.answerSooner, onChecked: trees.answerEarly, keepPreviews: true };
       const result = await build({ ...settings, outDir: slots[slot], ...early });
       if (result.ok && !closed) {
-        await trees.swapIn(slots[slot], result.content!);
+        await trees.swapIn(slots[slot], result.content!, result.previews);
         served = slot;
       }
       options.onBuild?.(result);
@@ -147,7 +147,14 @@ function servedTrees(state: ServedState, options: ServeOptions) {
   // What the running build answers early, by path; and the catalog pages among them, once answered.
   let early: ReadonlyMap<string, Buffer> = new Map();
   let pages: { bodies: ReadonlyMap<string, string>; encoded: [string, Buffer][] } | undefined;
-  const encoded = (bodies: ReadonlyMap<string, string>): [string, Buffer][] => [...bodies].map(([path, body]) => [path, Buffer.from(body)]);
+  // A page written in both orders of its extras is one body under two paths, next to each other: encoded once.
+  const encoded = (bodies: ReadonlyMap<string, string>): [string, Buffer][] => {
+    let last: { body: string; bytes: Buffer } | undefined;
+    return [...bodies].map(([path, body]) => {
+      if (last?.body !== body) last = { body, bytes: Buffer.from(body) };
+      return [path, last.bytes];
+    });
+  };
   const answer = (files: ReadonlyMap<string, string> | undefined, withPages?: ReadonlyMap<string, string>): boolean => {
     if (!served || !files || files.size === 0) {
       if (served) state.tree = served.tree;
@@ -192,12 +199,12 @@ function servedTrees(state: ServedState, options: ServeOptions) {
       const answers = earlyAnswers(served.built, content, unserved);
       answer(answers?.files, answers && (pages?.bodies ?? answers.pages()));
     },
-    /** Serves a good build's tree, at `root`, built from `content`. */
-    swapIn: async (root: string, content: Content): Promise<void> => {
+    /** Serves a good build's tree, at `root`, built from `content`, whose pages list `previews`. */
+    swapIn: async (root: string, content: Content, previews: BuiltTree['previews']): Promise<void> => {
       const { manifest, text } = await readManifest(root, 'the build');
       const rewrites = hasRewrites(options.like ?? 'github-pages');
       const tree = { root, manifest, rules: headerRules(content), search: searchAnswers(content), rewrites };
-      const built = { content, manifest: text, settings };
+      const built = { content, manifest: text, settings, previews };
       served = { tree, built };
       state.tree = tree;
       state.headerSource = 'content';
