@@ -147,6 +147,23 @@ describe('an existing output folder', () => {
     expect(await snapshot(out)).toEqual(before);
   });
 
+  it('stays exactly as it was when the build is told to stop before it plans or writes', async () => {
+    const dir = await oneMovie();
+    const out = await tempDir();
+    expect((await build({ contentDir: dir, outDir: out })).ok).toBe(true);
+    const before = await snapshot(out);
+    await writeFile(path.join(dir, 'x.yaml'), 'id: x\ntype: movie\nname: X Renamed\n');
+    for (const stage of ['plan', 'write']) {
+      const asked: string[] = [];
+      const stopped = await build({ contentDir: dir, outDir: out, stopBefore: (at) => asked.push(at) > 0 && at === stage });
+      expect(stopped).toMatchObject({ ok: false, stopped: true, diagnostics: [] });
+      expect(asked).toEqual(stage === 'plan' ? ['plan'] : ['plan', 'write']);
+      expect(await snapshot(out)).toEqual(before);
+    }
+    // Not stopped, it writes the edit.
+    expect((await build({ contentDir: dir, outDir: out, stopBefore: () => false })).write?.written).toBeGreaterThan(0);
+  });
+
   it('makes new folders beside the output folder and moves each in whole, and sweeps up what a killed build left there', async () => {
     const dir = await oneMovie();
     const out = await tempDir();

@@ -1,7 +1,7 @@
 // `addon-gen serve`: the routing rules as a pure function, then every rule over real HTTP on
 // 127.0.0.1 (headers, extras, empty lists, errors), --dir, --watch and the CLI. Attacks (traversal,
 // malformed HTTP, load) are in serve-security.test.ts.
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { appendFile, mkdir, mkdtemp, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
@@ -517,6 +517,77 @@ describe('serve --watch', () => {
       expect(events.slice(9)).toEqual(['built', 'built']);
       expect((await get(server.url, '/meta/movie/w%3A2.json')).status).toBe(404);
       expect(json(await get(server.url, '/catalog/movie/c/genre=Western.json')).metas).toHaveLength(1);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('stops a rebuild that a newer save made stale once it answered all it changes, and serves those answers on', async () => {
+    const w = (name: string, genres = 'Drama') => `id: "w:1"\ntype: movie\nname: ${name}\ngenres: [${genres}]\n`;
+    const dir = await contentDir({
+      'addon.yaml': addonYaml('catalogs:\n  - { id: c, type: movie, name: C, genres: auto, sort: name }\n'),
+      'm.yaml': movies(200, (i) => (i % 2 ? ['Drama'] : ['Drama', 'Comedy'])),
+      'w.yaml': w('Before'),
+    });
+    const events: string[] = [];
+    // Saved as soon as a rebuild has answered its item files, or its catalog pages, while it goes on.
+    let next: { on: 'files' | 'pages'; text: string } | undefined;
+    const server: AddonServer = await startServer({
+      contentDir: dir,
+      port: 0,
+      watch: true,
+      debounceMs: 30,
+      onBuild: (result) => events.push(result.ok ? 'built' : 'failed'),
+      onEarly: (paths) => {
+        const answered = paths.some((file) => file.startsWith('catalog/')) ? 'pages' : 'files';
+        events.push(answered);
+        if (next?.on !== answered) return;
+        writeFileSync(path.join(dir, 'w.yaml'), next.text);
+        next = undefined;
+      },
+    });
+    const name = async () => (json(await get(server.url, '/meta/movie/w%3A1.json')).meta as { name: string }).name;
+    const page = async () => (await get(server.url, '/catalog/movie/c/skip=200.json')).text;
+    const settled = async (last: string, what: string) => {
+      await waitFor(() => events.at(-1) === last, what);
+      // Long enough for a build that was not stopped to report.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    };
+    try {
+      // Names that keep it on the last page. The first rename's rebuild stops unreported: the one
+      // after it builds the newer save.
+      next = { on: 'pages', text: w('Zulu 2') };
+      events.length = 0;
+      await writeFile(path.join(dir, 'w.yaml'), w('Zulu 1'));
+      await settled('built', 'the second save');
+      expect(events).toEqual(['files', 'pages', 'files', 'pages', 'built']);
+      expect(await name()).toBe('Zulu 2');
+
+      // Then a broken save: the stopped rebuild's answers are what is served, its meta and pages.
+      next = { on: 'pages', text: `${w('Zulu broken')}genres: [\n` };
+      events.length = 0;
+      await writeFile(path.join(dir, 'w.yaml'), w('Zulu 3'));
+      await settled('failed', 'the broken save');
+      expect(events).toEqual(['files', 'pages', 'failed']);
+      expect(await name()).toBe('Zulu 3');
+      expect(await page()).toContain('"name":"Zulu 3"');
+
+      // Answered without its pages (the Comedy list one longer), a rebuild is not stopped: its
+      // answers alone are no tree that a build writes.
+      next = { on: 'files', text: `${w('Zulu broken')}genres: [\n` };
+      events.length = 0;
+      await writeFile(path.join(dir, 'w.yaml'), w('Zulu 4', 'Drama, Comedy'));
+      await settled('failed', 'the broken save after it');
+      expect(events).toEqual(['files', 'built', 'failed']);
+      expect(await name()).toBe('Zulu 4');
+      expect(await page()).toContain('"name":"Zulu 4"');
+
+      // Fixed: built and served as ever.
+      events.length = 0;
+      await writeFile(path.join(dir, 'w.yaml'), w('Zulu 5'));
+      await settled('built', 'the fix');
+      expect(await name()).toBe('Zulu 5');
+      expect(await page()).toContain('"name":"Zulu 5"');
     } finally {
       await server.close();
     }

@@ -65,6 +65,12 @@ export interface BuildOptions {
   onChecked?: (content: Content) => void;
   /** Passed to plan (PlanOptions): the result's `previews` are the catalog pages'. */
   keepPreviews?: boolean;
+  /**
+   * Asked once the content is checked, before it is planned, and again before the output is
+   * written: true ends the build there, with nothing written (`stopped`). serve --watch stops a
+   * rebuild that a newer save made stale.
+   */
+  stopBefore?: (stage: 'plan' | 'write') => boolean;
 }
 
 const STAGES = ['load', 'validate', 'plan', 'write'] as const;
@@ -102,6 +108,8 @@ export interface BuildResult {
   files?: OutputFile[];
   /** With `keepPreviews`: the previews the catalog pages list. */
   previews?: Previews;
+  /** True when `stopBefore` ended the build: nothing was written, and `ok` is false without an error. */
+  stopped?: boolean;
   /** True when the inputs were those of the last build, which still stands: nothing was parsed or written. */
   reused?: boolean;
   counts?: Counts;
@@ -195,6 +203,7 @@ async function pipeline(options: BuildOptions, where: { outDir?: string; s3Dir?:
   const { content } = checked;
   if (!content) return done({ ok: false, diagnostics: checked.diagnostics, sources: loaded.files });
   options.onChecked?.(content);
+  if (options.stopBefore?.('plan')) return done({ ok: false, stopped: true, diagnostics: checked.diagnostics, sources: loaded.files });
 
   // What each file became goes beside the output now, while the build holds less than it will
   // (kept-store.ts, Keeping). That counts as write, though no progress is shown for it.
@@ -225,6 +234,7 @@ async function pipeline(options: BuildOptions, where: { outDir?: string; s3Dir?:
     // A build with errors writes nothing: the previous output stays exactly as it was.
     if (hasErrors(diagnostics)) return done({ ...result, ok: false });
     if (options.outDir === undefined) return done({ ...result, ok: true });
+    if (options.stopBefore?.('write')) return done({ ...result, ok: false, stopped: true });
     enter('write');
     const total = planned.files.length;
     // The record is completed once the files are written: it holds the summary and host report.

@@ -37,7 +37,7 @@ export interface Builds {
  * Two slots: each build writes into the one not being served, and only a good build is swapped
  * in, so a request never sees a half-written or failed build. Once a rebuild has checked the
  * edited files, their items' own files and the catalog pages that list them are answered as it
- * will write them (servedTrees).
+ * will write them (ServedTrees).
  */
 export async function startBuilds(contentDir: string, baseUrl: string, options: ServeOptions, state: ServedState): Promise<Builds> {
   const workspace = await realpath(await mkdtemp(path.join(os.tmpdir(), 'addon-gen-serve-')));
@@ -48,23 +48,29 @@ export async function startBuilds(contentDir: string, baseUrl: string, options: 
   let building: Promise<void> | undefined;
   let pending = false;
   const settings = buildSettings(contentDir, baseUrl, options);
-  const trees = servedTrees(state, options);
+  const trees = new ServedTrees(state, options);
   const onError = (cause: unknown) => options.onError?.(cause instanceof Error ? cause : new Error(String(cause)));
 
+  // A change since the running build began: it may stop before it plans or writes (ServedTrees.answersWhole).
+  let changed = false;
   const folders = options.watch
     ? watchFolders(contentDir, () => {
+        changed = true;
         clearTimeout(timer);
         timer = setTimeout(rebuild, options.debounceMs ?? 50);
       })
     : undefined;
 
   async function buildOnce(): Promise<BuildResult> {
+    changed = false;
     // Folders made since the last build are watched before this build reads them.
     await folders?.sync();
     const slot = served === 0 ? 1 : 0;
     try {
-      const early = options.watch && { parsed: trees.unserved, onItemsChecked: trees.answerSooner, onChecked: trees.answerEarly, keepPreviews: true };
+      const early = options.watch && trees.rebuildOptions(() => changed);
       const result = await build({ ...settings, outDir: slots[slot], ...early });
+      // Not reported: the next build reports the content it found.
+      if (result.stopped) return result;
       if (result.ok && !closed) {
         await trees.swapIn(slots[slot], result.content!, result.previews);
         served = slot;
@@ -72,7 +78,7 @@ export async function startBuilds(contentDir: string, baseUrl: string, options: 
       options.onBuild?.(result);
       return result;
     } finally {
-      // The new tree has the early answers' files; a failed build drops them.
+      // The new tree has the early answers' files; a failed build drops its own.
       trees.dropEarly();
     }
   }
@@ -134,92 +140,140 @@ export async function startBuilds(contentDir: string, baseUrl: string, options: 
 
 /**
  * The tree served and what it was built from, and the content files parsed since: every file an
- * edit changed since that build is among them, through failed builds too. From a rebuild's check
- * of the edited files to its end, the tree is served with the edited items' files as that build
- * will write them (plan/early-answers.ts): first from the files checked each on their own, then
- * again from the content checked across them.
+ * edit changed since that build is among them, through failed and stopped builds too. From a
+ * rebuild's check of the edited files to its end, the tree is served with the edited items' files
+ * as that build will write them (plan/early-answers.ts): first from the files checked each on
+ * their own, then again from the content checked across them.
  */
-function servedTrees(state: ServedState, options: ServeOptions) {
-  let served: { tree: Tree; built: BuiltTree } | undefined;
-  const unserved = new Set<string>();
+class ServedTrees {
+  /** The content files parsed since the served tree's build began: the builds add to it (`parsed`). */
+  readonly unserved = new Set<string>();
+  private served: { tree: Tree; built: BuiltTree } | undefined;
   // The settings the running build checked its items with, for its tree once swapped in.
-  let settings: string | undefined;
-  // What the running build answers early, by path; and the catalog pages among them, once answered.
-  let early: ReadonlyMap<string, Buffer> = new Map();
-  let pages: { bodies: ReadonlyMap<string, string>; encoded: [string, Buffer][] } | undefined;
-  // A page written in both orders of its extras is one body under two paths, next to each other: encoded once.
-  const encoded = (bodies: ReadonlyMap<string, string>): [string, Buffer][] => {
-    let last: { body: string; bytes: Buffer } | undefined;
-    return [...bodies].map(([path, body]) => {
-      if (last?.body !== body) last = { body, bytes: Buffer.from(body) };
-      return [path, last.bytes];
-    });
+  private settings: string | undefined;
+  // What rebuilds stopped for a newer save answered, each the whole of its changes (its catalog
+  // pages too): the served tree with them is the tree that rebuild would have written.
+  private kept: ReadonlyMap<string, Buffer> = new Map();
+  // What the running build answers, by path; the catalog pages among them, once answered.
+  private own: ReadonlyMap<string, Buffer> = new Map();
+  private pages: { bodies: ReadonlyMap<string, string>; encoded: [string, Buffer][] } | undefined;
+  // What is served over the tree: `kept`, and `own` over it.
+  private early: ReadonlyMap<string, Buffer> = new Map();
+  // The running build was told to stop (rebuildOptions).
+  private stopped = false;
+  // The paths the running build answered, told to onEarly.
+  private told = new Set<string>();
+
+  constructor(
+    private readonly state: ServedState,
+    private readonly options: ServeOptions,
+  ) {}
+
+  /** What a rebuild gets to answer early; `stale` says whether a save came since it began. */
+  rebuildOptions(stale: () => boolean): Partial<BuildOptions> {
+    return {
+      parsed: this.unserved,
+      onItemsChecked: this.answerSooner,
+      onChecked: this.answerEarly,
+      keepPreviews: true,
+      // Stale, it stops for the next build, which starts once it ends: the newer save shows sooner.
+      stopBefore: () => (this.stopped = stale() && this.answersWhole),
+    };
+  }
+
+  /**
+   * A rebuild's onItemsChecked: the edited items' files, then the catalog pages that changed,
+   * each followed by two turns of the event loop, before the rebuild checks across items.
+   */
+  answerSooner = async (checked: CheckedItems): Promise<void> => {
+    this.settings = checked.settings;
+    const { served, unserved } = this;
+    const content = served && provisionalContent(served.built, checked, unserved);
+    const answers = served && content && earlyAnswers(served.built, content, unserved);
+    if (!answers || !this.answer(answers.files)) return;
+    await turns();
+    const changed = answers.pages();
+    if (!changed) return;
+    this.answer(answers.files, changed);
+    await turns();
   };
-  const answer = (files: ReadonlyMap<string, string> | undefined, withPages?: ReadonlyMap<string, string>): boolean => {
-    if (!served || !files || files.size === 0) {
-      if (served) state.tree = served.tree;
-      early = new Map();
-      pages = undefined;
-      return false;
-    }
-    if (withPages !== pages?.bodies) pages = withPages && { bodies: withPages, encoded: encoded(withPages) };
-    const answers = new Map([...encoded(files), ...(pages?.encoded ?? [])]);
-    const added = [...answers.keys()].filter((path) => !early.has(path));
-    early = answers;
-    state.tree = { ...served.tree, early };
-    if (added.length > 0) options.onEarly?.(added);
-    return true;
+
+  /**
+   * A rebuild's onChecked: the item files made again from the checked content, or none; the
+   * catalog pages too, unless they were answered already (they would take as long again).
+   */
+  answerEarly = (content: Content): void => {
+    if (!this.served) return;
+    const answers = earlyAnswers(this.served.built, content, this.unserved);
+    this.answer(answers?.files, answers && (this.pages?.bodies ?? answers.pages()));
   };
-  // Two turns of the event loop: the requests that came while serve worked get their answers.
-  const turns = () => new Promise<void>((resolve) => setImmediate(() => setImmediate(resolve)));
-  return {
-    /** The content files parsed since the served tree's build began: the builds add to it (`parsed`). */
-    unserved,
-    /**
-     * A rebuild's onItemsChecked: the edited items' files, then the catalog pages that changed,
-     * each followed by two turns of the event loop, before the rebuild checks across items.
-     */
-    answerSooner: async (checked: CheckedItems): Promise<void> => {
-      settings = checked.settings;
-      const content = served && provisionalContent(served.built, checked, unserved);
-      const answers = served && content && earlyAnswers(served.built, content, unserved);
-      if (!answers || !answer(answers.files)) return;
-      await turns();
-      const changed = answers.pages();
-      if (!changed) return;
-      answer(answers.files, changed);
-      await turns();
-    },
-    /**
-     * A rebuild's onChecked: the item files made again from the checked content, or none; the
-     * catalog pages too, unless they were answered already (they would take as long again).
-     */
-    answerEarly: (content: Content): void => {
-      if (!served) return;
-      const answers = earlyAnswers(served.built, content, unserved);
-      answer(answers?.files, answers && (pages?.bodies ?? answers.pages()));
-    },
-    /** Serves a good build's tree, at `root`, built from `content`, whose pages list `previews`. */
-    swapIn: async (root: string, content: Content, previews: BuiltTree['previews']): Promise<void> => {
-      const { manifest, text } = await readManifest(root, 'the build');
-      const rewrites = hasRewrites(options.like ?? 'github-pages');
-      const tree = { root, manifest, rules: headerRules(content), search: searchAnswers(content), rewrites };
-      const built = { content, manifest: text, settings, previews };
-      served = { tree, built };
-      state.tree = tree;
-      state.headerSource = 'content';
-      unserved.clear();
-      // Ahead of the next edit, whose catalog pages are compared with these lists.
-      setImmediate(() => listCatalogs(built));
-    },
-    /** Serves the tree without early answers; the next build starts. */
-    dropEarly: (): void => {
-      if (served) state.tree = served.tree;
-      settings = undefined;
-      early = new Map();
-      pages = undefined;
-    },
-  };
+
+  /**
+   * Whether the running build may stop, its answers kept (dropEarly): it answered nothing, or the
+   * whole of its changes. Answered without its pages, it is not what any build would write.
+   */
+  get answersWhole(): boolean {
+    return this.own.size === 0 || this.pages !== undefined;
+  }
+
+  /** Serves a good build's tree, at `root`, built from `content`, whose pages list `previews`. */
+  async swapIn(root: string, content: Content, previews: BuiltTree['previews']): Promise<void> {
+    const { manifest, text } = await readManifest(root, 'the build');
+    const rewrites = hasRewrites(this.options.like ?? 'github-pages');
+    const tree = { root, manifest, rules: headerRules(content), search: searchAnswers(content), rewrites };
+    const built = { content, manifest: text, settings: this.settings, previews };
+    this.served = { tree, built };
+    this.state.tree = tree;
+    this.state.headerSource = 'content';
+    this.unserved.clear();
+    // Its files hold what it and the builds stopped before it answered.
+    this.kept = this.own = this.early = new Map();
+    this.pages = undefined;
+    // Ahead of the next edit, whose catalog pages are compared with these lists.
+    setImmediate(() => listCatalogs(built));
+  }
+
+  /**
+   * The running build ended. Stopped, what it answered is served on, as the tree it would have
+   * written (answersWhole); failed, its answers are dropped, and those of builds stopped before it
+   * served on; swapped in, its tree has them all.
+   */
+  dropEarly(): void {
+    if (this.stopped) this.kept = this.early;
+    this.stopped = false;
+    this.settings = undefined;
+    this.answer(undefined);
+    this.told = new Set();
+  }
+
+  /** Serves `files` (and the pages `withPages`) as the running build's answers, over those kept; false for none. */
+  private answer(files: ReadonlyMap<string, string> | undefined, withPages?: ReadonlyMap<string, string>): boolean {
+    const answered = this.served !== undefined && files !== undefined && files.size > 0;
+    if (!answered) this.pages = undefined;
+    else if (withPages !== this.pages?.bodies) this.pages = withPages && { bodies: withPages, encoded: encoded(withPages) };
+    this.own = answered ? new Map([...encoded(files), ...(this.pages?.encoded ?? [])]) : new Map();
+    // With its pages, what it answers is all its content changes from the served tree: those
+    // kept go (a page that an earlier save changed and a later one changed back is as served).
+    const answers = this.kept.size === 0 || this.pages !== undefined ? this.own : new Map([...this.kept, ...this.own]);
+    const added = [...this.own.keys()].filter((path) => !this.told.has(path));
+    for (const path of added) this.told.add(path);
+    this.early = answers;
+    if (this.served) this.state.tree = answers.size > 0 ? { ...this.served.tree, early: answers } : this.served.tree;
+    if (added.length > 0) this.options.onEarly?.(added);
+    return answered;
+  }
+}
+
+/** Two turns of the event loop: the requests that came while serve worked get their answers. */
+const turns = () => new Promise<void>((resolve) => setImmediate(() => setImmediate(resolve)));
+
+/** Bodies as served. A page written in both orders of its extras is one body under two paths, next to each other: encoded once. */
+function encoded(bodies: ReadonlyMap<string, string>): [string, Buffer][] {
+  let last: { body: string; bytes: Buffer } | undefined;
+  return [...bodies].map(([path, body]) => {
+    if (last?.body !== body) last = { body, bytes: Buffer.from(body) };
+    return [path, last.bytes];
+  });
 }
 
 /** The options of every build of one server, but the folder it writes. */
