@@ -203,7 +203,7 @@ async function pipeline(options: BuildOptions, where: { outDir?: string; s3Dir?:
   const { content } = checked;
   if (!content) return done({ ok: false, diagnostics: checked.diagnostics, sources: loaded.files });
   options.onChecked?.(content);
-  if (options.stopBefore?.('plan')) return done({ ok: false, stopped: true, diagnostics: checked.diagnostics, sources: loaded.files });
+  if (await stopsBefore(options, 'plan')) return done({ ok: false, stopped: true, diagnostics: checked.diagnostics, sources: loaded.files });
 
   // What each file became goes beside the output now, while the build holds less than it will
   // (kept-store.ts, Keeping). That counts as write, though no progress is shown for it.
@@ -234,7 +234,7 @@ async function pipeline(options: BuildOptions, where: { outDir?: string; s3Dir?:
     // A build with errors writes nothing: the previous output stays exactly as it was.
     if (hasErrors(diagnostics)) return done({ ...result, ok: false });
     if (options.outDir === undefined) return done({ ...result, ok: true });
-    if (options.stopBefore?.('write')) return done({ ...result, ok: false, stopped: true });
+    if (await stopsBefore(options, 'write')) return done({ ...result, ok: false, stopped: true });
     enter('write');
     const total = planned.files.length;
     // The record is completed once the files are written: it holds the summary and host report.
@@ -276,6 +276,16 @@ async function checkContent(options: BuildOptions, loaded: Loaded, env: Environm
   const listed = await withAddonManifests(validated.content, { contentDir: options.contentDir, env });
   if (listed.diagnostics.length > 0) return { diagnostics: [...validated.diagnostics, ...listed.diagnostics] };
   return { content: listed.content, diagnostics: validated.diagnostics };
+}
+
+/**
+ * Whether `stopBefore` ends the build before `stage`, asked after two turns of the event loop: the
+ * stage before worked without a pause, and what came meanwhile (a save, in serve) is seen first.
+ */
+async function stopsBefore(options: BuildOptions, stage: 'plan' | 'write'): Promise<boolean> {
+  if (!options.stopBefore) return false;
+  await new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
+  return options.stopBefore(stage);
 }
 
 /** Validate waits for the next file's values now and then: that counts as load. */
