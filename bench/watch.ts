@@ -1,7 +1,8 @@
 // How long `serve --watch` takes to show an edit: from the write of a content file (one movie
 // renamed) to the first answer of that movie's meta with the new name, polled every 20 ms; to the
 // catalog pages that list it answered early (the server's "catalog page" line); and to the end of
-// its rebuild (the server's "Rebuilt" line). The
+// its rebuild (the server's "Rebuilt" line). Then pairs of saves, the second soon after the first
+// is shown, timed from the second's write to its new answer. The
 // server runs in a process of its own on the content the bench generated, and each edit is made
 // once it is idle: after the first build it links the other tree's files in the background.
 import { spawn } from 'node:child_process';
@@ -19,7 +20,15 @@ export interface WatchReport {
   pages: (number | null)[];
   /** Seconds from the write to the end of the rebuild, per edit. */
   rebuilt: number[];
+  /**
+   * Seconds from a second write, made SOON_AFTER_MS after the first's new answer while its
+   * rebuild goes on, to the second's new answer; per pair.
+   */
+  soonAfter: number[];
 }
+
+/** How long after an edit is shown the next is saved, in `soonAfter`: within its rebuild's check and plan on the large content. */
+const SOON_AFTER_MS = [0, 300, 1000];
 
 /** Polls `url` until `ready` says its body is what is awaited; the seconds it took. */
 async function until(url: string, ready: (status: number, body: string) => boolean, timeoutMs: number): Promise<number> {
@@ -74,8 +83,22 @@ export async function measureWatch(content: string, port: number, edits = 3): Pr
       pages.push(answered === undefined ? null : (answered - saved) / 1000);
       await idle(child.pid!);
     }
+    // A save soon after another, as an editor's autosave makes them: the rebuild of the first,
+    // stale, stops, or the second waits for it to end.
+    const soonAfter: number[] = [];
+    for (const [pair, delay] of SOON_AFTER_MS.entries()) {
+      const [first, second] = ['a', 'b'].map((which) => `Edited soon ${pair}${which} ${name}`);
+      await writeFile(file, text.replace(`name: "${name}"`, `name: "${first}"`));
+      await until(meta, (status, body) => status === 200 && body.includes(first!), 600_000);
+      await sleep(delay);
+      const saved = performance.now();
+      await writeFile(file, text.replace(`name: "${name}"`, `name: "${second}"`));
+      await until(meta, (status, body) => status === 200 && body.includes(second!), 600_000);
+      soonAfter.push((performance.now() - saved) / 1000);
+      await idle(child.pid!);
+    }
     await writeFile(file, text);
-    return { seconds, pages, rebuilt };
+    return { seconds, pages, rebuilt, soonAfter };
   } finally {
     const exited = new Promise((resolve) => child.once('exit', resolve));
     child.kill('SIGINT');
