@@ -149,18 +149,17 @@ export function provisionalContent(before: BuiltTree, checked: CheckedItems, edi
   const titlesNow = new Map<ExternalTitle, ExternalTitle>();
   const externalTitles = aligned(was.externalTitles, checked.externalTitles, edited, titlesNow, (old, now) => old.type === now.type);
   if (!items || !externalTitles) return undefined;
-  const replaced = [...itemsNow];
   // The order the items were read in breaks ties in a sorted catalog: found when there is one.
   let readAt: Map<Item, number> | undefined;
   const order = (item: Item) => (readAt ??= new Map(items.map((value, i) => [value, i]))).get(item)!;
   const catalogs = was.catalogs.map((catalog) => {
-    const now = { ...catalog, items: listedNow(catalog.items, replaced, catalog.sort, order) };
+    const now = { ...catalog, items: listedNow(catalog.items, itemsNow, catalog.sort, order) };
     if (catalog.search) return now;
     // Each list the served tree's pages were written for, with the edited items in place: a
     // catalog and each of its genres list the same items as before (listsOf, changedPages).
     const lists = listsOf(catalog).map((list) => ({
       ...list,
-      members: list.members === catalog.items ? now.items : listedNow(list.members, replaced, catalog.sort, order),
+      members: list.members === catalog.items ? now.items : listedNow(list.members, itemsNow, catalog.sort, order),
     }));
     listsKept.set(now, lists);
     return now;
@@ -186,35 +185,30 @@ export function listCatalogs(tree: BuiltTree): void {
 }
 
 /**
- * A list of a catalog (`members`) with each edited item in place of the one it replaces (`replaced`,
- * old and new), itself when it lists none. In a sorted catalog, one whose sort key changed is
+ * A list of a catalog (`members`) with each edited item in place of the one it replaces (`edits`,
+ * old to new), itself when it lists none. In a sorted catalog, one whose sort key changed is
  * taken out and put back where the catalog's order puts it now: the others are in that order
  * already. Ties go by the order the items were read in (`order`), as validate's stable sort
- * leaves them. Found by the items' places, not by looking each member up: that touches every
- * item of a large catalog, and took most of the time.
+ * leaves them.
  */
 function listedNow<List extends readonly Item[]>(
   members: List,
-  replaced: readonly (readonly [Item, Item])[],
+  edits: ReadonlyMap<Item, Item>,
   sort: Catalog['sort'],
   order: (item: Item) => number,
 ): List | Item[] {
+  const places = placesIn(members, edits);
+  if (places.length === 0) return members;
+  const now = members.slice();
+  for (const [at, value] of places) now[at] = value;
   const orderOf = sort && catalogOrder(sort);
-  let now: Item[] | undefined;
-  const moved: number[] = [];
-  for (const [old, value] of replaced) {
-    const at = members.indexOf(old);
-    if (at < 0) continue;
-    now ??= members.slice();
-    now[at] = value;
-    if (orderOf && orderOf.compare(orderOf.keyOf(old), orderOf.keyOf(value)) !== 0) moved.push(at);
-  }
-  if (!now || !orderOf || moved.length === 0) return now ?? members;
+  const moved = orderOf ? places.filter(([at, value]) => orderOf.compare(orderOf.keyOf(members[at]!), orderOf.keyOf(value)) !== 0) : [];
+  if (!orderOf || moved.length === 0) return now;
   const { keyOf, compare } = orderOf;
   const before = (a: Item, b: Item) => (compare(keyOf(a), keyOf(b)) || order(a) - order(b)) < 0;
-  const taken = new Set(moved);
+  const taken = new Set(moved.map(([at]) => at));
   const placed = now.filter((_, i) => !taken.has(i));
-  for (const item of moved.map((at) => now[at]!)) {
+  for (const [, item] of moved) {
     let [low, high] = [0, placed.length];
     while (low < high) {
       const middle = (low + high) >>> 1;
@@ -224,6 +218,30 @@ function listedNow<List extends readonly Item[]>(
     placed.splice(low, 0, item);
   }
   return placed;
+}
+
+/** Up to this many edited items are found in a list by indexOf; more, by one pass over the list. */
+const FOUND_BY_INDEX = 64;
+
+/**
+ * Where the edited items (`edits`, old to new) are in `members`, and what replaces each. indexOf
+ * compares references and reads no member; a pass that looks each member up in `edits` reads
+ * every one, which on a large catalog costs as much as some hundred indexOf.
+ */
+function placesIn(members: readonly Item[], edits: ReadonlyMap<Item, Item>): [at: number, value: Item][] {
+  const places: [number, Item][] = [];
+  if (edits.size <= FOUND_BY_INDEX) {
+    for (const [old, value] of edits) {
+      const at = members.indexOf(old);
+      if (at >= 0) places.push([at, value]);
+    }
+    return places;
+  }
+  for (let at = 0; at < members.length; at++) {
+    const value = edits.get(members[at]!);
+    if (value) places.push([at, value]);
+  }
+  return places;
 }
 
 /**
@@ -243,11 +261,6 @@ function aligned<T extends Item | ExternalTitle>(
   for (let i = 0; i < was.length; i++) {
     const old = was[i]!;
     const value = now[i]!;
-    // Taken whole from the served build: not looked at, which would touch every item of a large catalog.
-    if (old === value) {
-      values.push(old);
-      continue;
-    }
     if (old.id !== value.id || old.source.file !== value.source.file) return undefined;
     if (!edited.has(value.source.file)) {
       values.push(old);
