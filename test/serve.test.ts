@@ -12,7 +12,7 @@ import { build, type BuildResult } from '../src/build/index.js';
 import { run } from '../src/cli/index.js';
 import { headerRules, renderHeadersFile } from '../src/hosts/index.js';
 import { parseHeadersFile, route, startServer, type AddonServer } from '../src/serve/index.js';
-import { watchFolders } from '../src/serve/watch.js';
+import { ServedTrees, watchFolders } from '../src/serve/watch.js';
 import { createAddonServer, readManifest, type Tree } from '../src/serve/http.js';
 import { linkOutput, stateFileOf } from '../src/write/index.js';
 import { addonYaml, contentDir, movies, readTree, tempDir } from './support/content.js';
@@ -520,6 +520,12 @@ describe('serve --watch', () => {
     } finally {
       await server.close();
     }
+  });
+
+  it('never stops a build that answered nothing early: the first, or one whose edit only its end shows', () => {
+    const trees = new ServedTrees({ headerSource: 'none' }, {});
+    // Stale, with no tree served and nothing answered.
+    expect(trees.rebuildOptions(() => true).stopBeforeWrite!()).toBe(false);
   });
 
   it('stops a rebuild that a newer save made stale once it answered all it changes, and serves those answers on', async () => {

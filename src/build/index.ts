@@ -66,11 +66,11 @@ export interface BuildOptions {
   /** Passed to plan (PlanOptions): the result's `previews` are the catalog pages'. */
   keepPreviews?: boolean;
   /**
-   * Asked once the content is checked, before it is planned, and again before the output is
-   * written: true ends the build there, with nothing written (`stopped`). serve --watch stops a
-   * rebuild that a newer save made stale.
+   * Asked once the content is checked and planned with no error, before the output is written:
+   * true ends the build there, with nothing written (`stopped`). serve --watch stops a rebuild
+   * that a newer save made stale.
    */
-  stopBefore?: (stage: 'plan' | 'write') => boolean;
+  stopBeforeWrite?: () => boolean;
 }
 
 const STAGES = ['load', 'validate', 'plan', 'write'] as const;
@@ -108,7 +108,7 @@ export interface BuildResult {
   files?: OutputFile[];
   /** With `keepPreviews`: the previews the catalog pages list. */
   previews?: Previews;
-  /** True when `stopBefore` ended the build: nothing was written, and `ok` is false without an error. */
+  /** True when `stopBeforeWrite` ended the build: nothing was written, and `ok` is false without an error. */
   stopped?: boolean;
   /** True when the inputs were those of the last build, which still stands: nothing was parsed or written. */
   reused?: boolean;
@@ -203,7 +203,6 @@ async function pipeline(options: BuildOptions, where: { outDir?: string; s3Dir?:
   const { content } = checked;
   if (!content) return done({ ok: false, diagnostics: checked.diagnostics, sources: loaded.files });
   options.onChecked?.(content);
-  if (await stopsBefore(options, 'plan')) return done({ ok: false, stopped: true, diagnostics: checked.diagnostics, sources: loaded.files });
 
   // What each file became goes beside the output now, while the build holds less than it will
   // (kept-store.ts, Keeping). That counts as write, though no progress is shown for it.
@@ -234,7 +233,7 @@ async function pipeline(options: BuildOptions, where: { outDir?: string; s3Dir?:
     // A build with errors writes nothing: the previous output stays exactly as it was.
     if (hasErrors(diagnostics)) return done({ ...result, ok: false });
     if (options.outDir === undefined) return done({ ...result, ok: true });
-    if (await stopsBefore(options, 'write')) return done({ ...result, ok: false, stopped: true });
+    if (await stopsBeforeWrite(options)) return done({ ...result, ok: false, stopped: true });
     enter('write');
     const total = planned.files.length;
     // The record is completed once the files are written: it holds the summary and host report.
@@ -279,13 +278,13 @@ async function checkContent(options: BuildOptions, loaded: Loaded, env: Environm
 }
 
 /**
- * Whether `stopBefore` ends the build before `stage`, asked after two turns of the event loop: the
- * stage before worked without a pause, and what came meanwhile (a save, in serve) is seen first.
+ * Whether `stopBeforeWrite` ends the build, asked after two turns of the event loop: plan works
+ * without a pause, and what came meanwhile (a save, in serve) is seen first.
  */
-async function stopsBefore(options: BuildOptions, stage: 'plan' | 'write'): Promise<boolean> {
-  if (!options.stopBefore) return false;
+async function stopsBeforeWrite(options: BuildOptions): Promise<boolean> {
+  if (!options.stopBeforeWrite) return false;
   await new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
-  return options.stopBefore(stage);
+  return options.stopBeforeWrite();
 }
 
 /** Validate waits for the next file's values now and then: that counts as load. */

@@ -22,7 +22,11 @@ export interface BuiltTree {
   manifest: string;
   /** The settings it was checked with (CheckedItems.settings); unknown, no provisional content is made. */
   settings?: string;
-  /** The previews its catalog pages list (plan's `keepPreviews`): an edit's pages take those of the items it left as they were. */
+  /**
+   * The previews its build rendered (plan's `keepPreviews`): an edit's pages take those of the
+   * items it left as they were. All of them after a first build; after a rebuild, those of the
+   * pages it rendered again, since write renders no page whose inputs are as they were.
+   */
   previews?: Pick<Previews, 'previewOf' | 'has'>;
 }
 
@@ -179,7 +183,7 @@ function listsOf(catalog: Catalog): readonly CatalogList[] {
   return lists;
 }
 
-/** Lists the catalogs of a tree just served, before an edit asks (listsOf): serve does it while idle. */
+/** Lists the catalogs of a tree just served, before an edit asks (listsOf): serve does it right after the swap. */
 export function listCatalogs(tree: BuiltTree): void {
   for (const catalog of tree.content.catalogs) if (!catalog.search) listsOf(catalog);
 }

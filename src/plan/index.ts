@@ -91,7 +91,13 @@ function planFiles(content: Content, options: PlanOptions): Plan {
   // not made, since their list, like the files, must not fill memory before the size is checked.
   const trees = treeCount(content.config, required);
   const measure = { trees, pageBytes: configured ? treePageBytes(content, options.templates) : 0 };
-  const whole = planTree(files, '', content, options, { notFound, measure, measureOnly: configured });
+  // The previews are kept for an addon without configurations: serve's early answers are for those alone.
+  const whole = planTree(files, '', content, options, {
+    notFound,
+    measure,
+    measureOnly: configured,
+    keepPreviews: options.keepPreviews && !configured,
+  });
   if (whole.tooLarge) return { files: [], s3Files: [], manifest: whole.manifest, diagnostics: [whole.tooLarge] };
 
   let manifest = whole.manifest;
@@ -135,7 +141,7 @@ function planFiles(content: Content, options: PlanOptions): Plan {
   const diagnostics = [...conflicts(files), ...subtitlesAlone];
   const tooLargeManifest = manifestTooLarge(Buffer.byteLength(JSON.stringify(manifest)));
   if (tooLargeManifest) diagnostics.push(tooLargeManifest);
-  return { files, s3Files, manifest, diagnostics, ...(!configured && { previews: whole.previews }) };
+  return { files, s3Files, manifest, diagnostics, previews: whole.previews };
 }
 
 interface TreeOptions {
@@ -149,6 +155,8 @@ interface TreeOptions {
   notFound: boolean;
   /** The manifest as the tree has it, from the one its content makes (a configuration's hints). */
   manifest?: (manifest: Manifest) => Manifest;
+  /** Keep the pages' previews and return them (PlanOptions.keepPreviews). */
+  keepPreviews?: boolean;
 }
 
 /**
@@ -237,13 +245,13 @@ function planTree(
   const pages: PageRendering = {
     envelope: catalogEnvelope,
     previewOf: previews.previewOf,
-    forgetPreviews: options.keepPreviews ? () => {} : previews.forget,
+    forgetPreviews: tree.keepPreviews ? () => {} : previews.forget,
     fingerprintOf: fingerprints?.page,
   };
   addCatalogPageFiles(own, lists, pages);
   addItemFiles(own, content, manifest, rendering, fingerprints?.item);
   addAddonCatalogFiles(own, content.addonCatalogs, envelope('addons', cache('addon_catalog')));
-  return { ...done(), ...(options.keepPreviews && { previews }) };
+  return { ...done(), ...(tree.keepPreviews && { previews }) };
 }
 
 /** The manifest's `config`, as the official SDK declares options (a checked checkbox: `default: "checked"`). */

@@ -51,7 +51,7 @@ export async function startBuilds(contentDir: string, baseUrl: string, options: 
   const trees = new ServedTrees(state, options);
   const onError = (cause: unknown) => options.onError?.(cause instanceof Error ? cause : new Error(String(cause)));
 
-  // A change since the running build began: it may stop before it plans or writes (ServedTrees.answersWhole).
+  // A change since the running build began: it may stop before it writes (ServedTrees.answeredWhole).
   let changed = false;
   const folders = options.watch
     ? watchFolders(contentDir, () => {
@@ -143,16 +143,16 @@ export async function startBuilds(contentDir: string, baseUrl: string, options: 
  * edit changed since that build is among them, through failed and stopped builds too. From a
  * rebuild's check of the edited files to its end, the tree is served with the edited items' files
  * as that build will write them (plan/early-answers.ts): first from the files checked each on
- * their own, then again from the content checked across them.
+ * their own, then again from the content checked across them. Exported for its tests.
  */
-class ServedTrees {
+export class ServedTrees {
   /** The content files parsed since the served tree's build began: the builds add to it (`parsed`). */
   readonly unserved = new Set<string>();
   private served: { tree: Tree; built: BuiltTree } | undefined;
   // The settings the running build checked its items with, for its tree once swapped in.
   private settings: string | undefined;
   // What rebuilds stopped for a newer save answered, each the whole of its changes (its catalog
-  // pages too): the served tree with them is the tree that rebuild would have written.
+  // pages too), checked and planned: the served tree with them is the tree it would have written.
   private kept: ReadonlyMap<string, Buffer> = new Map();
   // What the running build answers, by path; the catalog pages among them, once answered.
   private own: ReadonlyMap<string, Buffer> = new Map();
@@ -177,7 +177,7 @@ class ServedTrees {
       onChecked: this.answerEarly,
       keepPreviews: true,
       // Stale, it stops for the next build, which starts once it ends: the newer save shows sooner.
-      stopBefore: () => (this.stopped = stale() && this.answersWhole),
+      stopBeforeWrite: () => (this.stopped = stale() && this.answeredWhole),
     };
   }
 
@@ -209,11 +209,14 @@ class ServedTrees {
   };
 
   /**
-   * Whether the running build may stop, its answers kept (dropEarly): it answered nothing, or the
-   * whole of its changes. Answered without its pages, it is not what any build would write.
+   * Whether the running build answered the whole of its changes, its catalog pages too: then it
+   * may stop, its answers kept (dropEarly), since the served tree with them is the tree it would
+   * write. A build that answered less runs to its end, so that every edit shows, also while saves
+   * keep coming.
    */
-  get answersWhole(): boolean {
-    return this.own.size === 0 || this.pages !== undefined;
+  get answeredWhole(): boolean {
+    // Pages are answered only with item files.
+    return this.pages !== undefined;
   }
 
   /** Serves a good build's tree, at `root`, built from `content`, whose pages list `previews`. */
@@ -235,7 +238,7 @@ class ServedTrees {
 
   /**
    * The running build ended. Stopped, what it answered is served on, as the tree it would have
-   * written (answersWhole); failed, its answers are dropped, and those of builds stopped before it
+   * written (answeredWhole); failed, its answers are dropped, and those of builds stopped before it
    * served on; swapped in, its tree has them all.
    */
   dropEarly(): void {
@@ -254,6 +257,7 @@ class ServedTrees {
     this.own = answered ? new Map([...encoded(files), ...(this.pages?.encoded ?? [])]) : new Map();
     // With its pages, what it answers is all its content changes from the served tree: those
     // kept go (a page that an earlier save changed and a later one changed back is as served).
+    // Until then its item files are served over them, as over the served tree's pages.
     const answers = this.kept.size === 0 || this.pages !== undefined ? this.own : new Map([...this.kept, ...this.own]);
     const added = [...this.own.keys()].filter((path) => !this.told.has(path));
     for (const path of added) this.told.add(path);
