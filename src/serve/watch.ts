@@ -219,7 +219,7 @@ export class ServedTrees {
     return this.pages !== undefined;
   }
 
-  /** Serves a good build's tree, at `root`, built from `content`, whose pages list `previews`. */
+  /** Serves a good build's tree, at `root`, built from `content`, with the previews the build rendered. */
   async swapIn(root: string, content: Content, previews: BuiltTree['previews']): Promise<void> {
     const { manifest, text } = await readManifest(root, 'the build');
     const rewrites = hasRewrites(this.options.like ?? 'github-pages');
