@@ -158,8 +158,9 @@ describe('an existing output folder', () => {
     expect(stopped).toMatchObject({ ok: false, stopped: true, diagnostics: [] });
     expect(asked).toBe(1);
     expect(await snapshot(out)).toEqual(before);
-    // Not asked when the build fails: stopped, it has passed every check.
-    await writeFile(path.join(dir, 'y.yaml'), 'id: x\ntype: movie\nname: Twice\n');
+    // Not asked when the build fails, even in plan (two ids that differ in case only): stopped,
+    // it has passed every check.
+    await writeFile(path.join(dir, 'y.yaml'), 'id: X\ntype: movie\nname: Upper\n');
     expect((await build({ contentDir: dir, outDir: out, stopBeforeWrite: () => ++asked > 0 })).stopped).toBeUndefined();
     expect(asked).toBe(1);
     await rm(path.join(dir, 'y.yaml'));
