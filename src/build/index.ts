@@ -20,6 +20,7 @@ import { streamOwners, type Content } from '../shared/content.js';
 import { writeOutput, type WriteResult } from '../write/index.js';
 import { PAGE_TEMPLATES, templateUrl } from '../shared/package.js';
 import { configurationCount } from '../shared/configurations.js';
+import { eventLoopTurns } from '../shared/turns.js';
 import { removedConfigurations, trees } from './configurations.js';
 import { addonCollectionCounts } from '../plan/addon-catalogs.js';
 
@@ -283,7 +284,7 @@ async function checkContent(options: BuildOptions, loaded: Loaded, env: Environm
  */
 async function stopsBeforeWrite(options: BuildOptions): Promise<boolean> {
   if (!options.stopBeforeWrite) return false;
-  await new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
+  await eventLoopTurns();
   return options.stopBeforeWrite();
 }
 

@@ -11,6 +11,7 @@ import type { CheckedItems } from '../validate/index.js';
 import type { Content } from '../shared/content.js';
 import { readManifest, type Tree } from './http.js';
 import { linkOutput } from '../write/index.js';
+import { eventLoopTurns } from '../shared/turns.js';
 import type { AddonServer, ServeOptions } from './index.js';
 
 /** The first build failed (without `watch` there is nothing to serve); the diagnostics went to onBuild. */
@@ -191,11 +192,11 @@ export class ServedTrees {
     const content = served && provisionalContent(served.built, checked, unserved);
     const answers = served && content && earlyAnswers(served.built, content, unserved);
     if (!answers || !this.answer(answers.files)) return;
-    await turns();
+    await eventLoopTurns();
     const changed = answers.pages();
     if (!changed) return;
     this.answer(answers.files, changed);
-    await turns();
+    await eventLoopTurns();
   };
 
   /**
@@ -267,9 +268,6 @@ export class ServedTrees {
     return answered;
   }
 }
-
-/** Two turns of the event loop: the requests that came while serve worked get their answers. */
-const turns = () => new Promise<void>((resolve) => setImmediate(() => setImmediate(resolve)));
 
 /** Bodies as served. A page written in both orders of its extras is one body under two paths, next to each other: encoded once. */
 function encoded(bodies: ReadonlyMap<string, string>): [string, Buffer][] {
