@@ -11,15 +11,7 @@ import { build, type BuildResult } from '../src/build/index.js';
 import { earlyAnswers, provisionalContent, type BuiltTree, type EarlyAnswers } from '../src/plan/early-answers.js';
 import type { CheckedItems } from '../src/validate/index.js';
 import { readTree, tempDir } from './support/content.js';
-
-/** A seeded PRNG, so that a failure can be replayed with the same edits. */
-function random(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (Math.imul(state, 1103515245) + 12345) >>> 0;
-    return state / 2 ** 32;
-  };
-}
+import { contentEdits, random } from './support/random-edits.js';
 
 interface Built {
   result: BuildResult;
@@ -58,50 +50,12 @@ function check(answers: EarlyAnswers | undefined, before: Built, after: Built, w
   return 'pages';
 }
 
-/** Replaces the match of `pattern` (global) numbered `pick` of those found, if any. */
-function replaceOne(text: string, pattern: RegExp, pick: number, by: (match: string) => string): string {
-  const matches = [...text.matchAll(pattern)];
-  if (matches.length === 0) return text;
-  const match = matches[Math.floor(pick * matches.length)]!;
-  return text.slice(0, match.index) + by(match[0]) + text.slice(match.index + match[0].length);
-}
-
 describe('early answers after random edits', () => {
   it('are each the bytes the rebuild writes, and with the catalog pages, all it changes', async () => {
     const content = await tempDir();
     await generateContent(content, { movies: 320, series: 12, episodes: 4, itemsPerFile: 40 });
     const next = random(19);
-    const names = (text: string) => [...text.matchAll(/name: "([^"]*)"/g)].map((m) => m[1]!);
-    const edits: [string, (text: string) => string][] = [
-      // Moves it in the catalog sorted by name, sometimes to a name another has (ties go by the order read).
-      [
-        'rename',
-        (t) => replaceOne(t, /  name: "[^"]*"/g, next(), () => `  name: "${next() < 0.3 ? names(t)[0] : `The ${Math.floor(next() * 1e4)}`}"`),
-      ],
-      [
-        'redate',
-        (t) =>
-          replaceOne(
-            t,
-            /\n  released: [\d-]+/g,
-            next(),
-            () => `\n  released: ${1920 + Math.floor(next() * 100)}-0${1 + Math.floor(next() * 9)}-1${Math.floor(next() * 9)}`,
-          ),
-      ],
-      ['describe', (t) => replaceOne(t, /description: "A synthetic[^"]*"/g, next(), () => `description: "Edited ${Math.floor(next() * 1e6)}"`)],
-      [
-        'restream',
-        (t) => replaceOne(t, /cdn\.example\.org\/[ms]\/[\d/]+\.mp4/g, next(), (m) => m.replace('.mp4', `-v${Math.floor(next() * 100)}.mp4`)),
-      ],
-      [
-        'reorder genres',
-        (t) => replaceOne(t, /genres: \[\w+, [\w ]+\]/g, next(), (m) => `genres: [${m.slice(9, -1).split(', ').reverse().join(', ')}]`),
-      ],
-      ['change a genre', (t) => replaceOne(t, /genres: \[\w+/g, next(), () => `genres: [${next() < 0.5 ? 'Drama' : 'Comedy'}`)],
-      ['episode title', (t) => replaceOne(t, /title: "Episode \d+"/g, next(), () => `title: "Renamed ${Math.floor(next() * 100)}"`)],
-      ['pick', (t) => replaceOne(t, /\n  type: movie\n/g, next(), (m) => `${m}  catalogs: [movies, newest, picks]\n`)],
-      ['remove', (t) => replaceOne(t, /- id: [\s\S]*?(?=\n- id: |\n$)/g, next(), () => '').replace(/^\n/, '')],
-    ];
+    const edits = contentEdits(next);
     const counts = { refused: 0, files: 0, pages: 0 };
     let before = await buildOnce(content);
     for (let step = 0; step < 24; step++) {

@@ -16,7 +16,7 @@ export { keptBetweenBuilds, type KeptBetweenBuilds } from './kept-store.js';
 import type { Environment } from '../validate/secrets.js';
 import type { ValidateOptions } from '../validate/index.js';
 import { keptBeside, startKeeping, type KeptBetweenBuilds } from './kept-store.js';
-import { streamOwners, type Content } from '../shared/content.js';
+import { ownedTotals, type Content } from '../shared/content.js';
 import { writeOutput, type WriteResult } from '../write/index.js';
 import { PAGE_TEMPLATES, templateUrl } from '../shared/package.js';
 import { configurationCount } from '../shared/configurations.js';
@@ -113,6 +113,8 @@ export interface BuildResult {
   stopped?: boolean;
   /** True when the inputs were those of the last build, which still stands: nothing was parsed or written. */
   reused?: boolean;
+  /** True when only a few item files changed, and the build wrote their files without the others' (build/edit.ts). */
+  edited?: boolean;
   counts?: Counts;
   manifestUrl?: string;
   write?: WriteResult;
@@ -178,6 +180,9 @@ async function pipeline(options: BuildOptions, where: { outDir?: string; s3Dir?:
   // What earlier builds kept: the caller's, or else what the last build into the folder stored
   // beside it, read below. Load asks only once validate starts.
   const beside = outDir !== undefined && !options.kept;
+  // A few item files edited since the last build: their files, without the others' (edit.ts).
+  const edit = beside && folders && !unread?.inputsHeld ? await (await import('./edit.js')).editBuild(options, outDir!, env) : undefined;
+  if (edit) return done(edit);
   let kept = options.kept;
   const known = (file: SourceFile) => {
     if (kept?.checkedFiles.has(file) === true) return true;
@@ -185,6 +190,8 @@ async function pipeline(options: BuildOptions, where: { outDir?: string; s3Dir?:
     return false;
   };
   const loaded = await loadContent(options.contentDir, { maxFileSize: options.maxFileSize, env, known });
+  // What the next build's edit counts the content's size from, before validate lets go of the texts.
+  const textBytes = beside ? new Map(loaded.files.map((file) => [file.relative, Buffer.byteLength(file.text)])) : undefined;
   // What reading the files found (links not followed, say): every build reads them again.
   const readProblems = loaded.diagnostics.list();
   const { generator, inputs, settings } = await buildInputs(options, loaded);
@@ -240,10 +247,11 @@ async function pipeline(options: BuildOptions, where: { outDir?: string; s3Dir?:
     // The record is completed once the files are written: it holds the summary and host report.
     const known = await recordInputs(inputs, options.contentDir, content, result, recordedSources(settings, loaded.files, readProblems));
     let report: ReturnType<typeof hostReport> | undefined;
+    let record: BuildRecord | undefined;
     const recordOf = (write: WriteResult): BuildRecord => {
       report = hostReport(options.hosts, planned.files, write, trees(content));
       const reported = [...diagnostics, ...report.diagnostics].filter((d) => !readProblems.includes(d));
-      return { ...known, diagnostics: portableDiagnostics(reported, options.contentDir), write: summaryOf(write), hosts: report.hosts };
+      return (record = { ...known, diagnostics: portableDiagnostics(reported, options.contentDir), write: summaryOf(write), hosts: report.hosts });
     };
     const write = await writeOutput(outDir!, planned.files, {
       onFile: (done) => options.onProgress?.({ stage: 'write', done, total }),
@@ -253,6 +261,10 @@ async function pipeline(options: BuildOptions, where: { outDir?: string; s3Dir?:
     if (planned.s3Files.length > 0) await writeOutput(s3Dir!, planned.s3Files, { record: () => ({ inputs, outFromS3Dir }) });
     // Completed after the output, not while it is written: alongside, the write threads waited for the main thread.
     await keeping?.finish();
+    if (beside && record && settings !== undefined) {
+      const { keepForEdits } = await import('./edit.js');
+      await keepForEdits(outDir!, { content, plan: planned, record, files: loaded.files, textBytes: textBytes!, settings });
+    }
     const after = [...report!.diagnostics, ...foreignFiles(options.outDir, write.foreign), ...removedConfigurations(write.removedManifests)];
     return done({ ...result, diagnostics: [...diagnostics, ...after], ok: true, write, hosts: report!.hosts });
   } finally {
@@ -328,13 +340,13 @@ async function readTemplates(): Promise<PageTemplates> {
 }
 
 function countsOf(content: Content): Counts {
-  const owners = [...content.items.flatMap(streamOwners), ...content.externalTitles];
+  const owned = [...content.items, ...content.externalTitles].map(ownedTotals);
   return {
     items: content.items.length,
     externalTitles: content.externalTitles.length,
     videos: content.items.reduce((n, i) => n + (i.videos?.length ?? 0), 0),
-    streams: owners.reduce((n, o) => n + o.streams.length, 0),
-    subtitles: owners.reduce((n, o) => n + o.subtitles.length, 0),
+    streams: owned.reduce((n, o) => n + o.streams, 0),
+    subtitles: owned.reduce((n, o) => n + o.subtitles, 0),
     configurations: content.config.length > 0 ? configurationCount(content.config) : 0,
     ...addonCollectionCounts(content.addonCatalogs),
   };

@@ -65,6 +65,24 @@ export async function keptBeside(outDir: string, reuse: boolean): Promise<KeptBe
   return { checkedFiles: CheckedFiles.restore(index.context, files), previewSizes: PreviewSizes.restore(previews) };
 }
 
+/** The results the last build into `outDir` kept of `files` (as CheckedFiles.stored made them), by file; those it kept. */
+export async function keptResults(outDir: string, files: ReadonlySet<string>): Promise<Map<string, { fingerprint: string; bytes: Uint8Array }>> {
+  const results = new Map<string, { fingerprint: string; bytes: Uint8Array }>();
+  const file = await openKeptFile(outDir);
+  const index = file && indexOf(file);
+  if (!file || !index) return results;
+  let offset = 0;
+  try {
+    for (const { file: name, fingerprint, bytes } of index.files) {
+      if (files.has(name)) results.set(name, { fingerprint, bytes: file.read(offset, offset + bytes) });
+      offset += bytes;
+    }
+  } catch {
+    return new Map(); // changed since it was opened
+  }
+  return results;
+}
+
 /**
  * What a build is keeping beside its output folder for the next: the checked files' results are
  * written as soon as validate has made them, while the build holds less than once it has planned

@@ -65,9 +65,17 @@ export interface BuildInputs {
 }
 
 export function inputsHash({ generator, options, loaded }: BuildInputs): string {
+  return filesHash(
+    settingsHash(generator, options),
+    loaded.files.map((file) => [file.relative, textFingerprint(file)]),
+  );
+}
+
+/** The inputs hash of content files (path relative to the content folder, text fingerprint) with these other inputs (settingsHash). */
+export function filesHash(settings: string, files: Iterable<readonly [relative: string, fingerprint: string]>): string {
   const hash = createHash('sha1');
-  hash.update(settingsHash(generator, options));
-  for (const file of loaded.files) hash.update(`\0${file.relative}\0${textFingerprint(file)}`);
+  hash.update(settings);
+  for (const [relative, fingerprint] of files) hash.update(`\0${relative}\0${fingerprint}`);
   return hash.digest('base64url');
 }
 
@@ -213,6 +221,6 @@ const RecordShape = z.looseObject({
   sources: z.object({ settings: z.string(), stamps: z.array(z.tuple([z.string(), z.string()])) }).optional(),
 });
 
-function isRecord(value: unknown): value is BuildRecord {
+export function isRecord(value: unknown): value is BuildRecord {
   return RecordShape.safeParse(value).success;
 }

@@ -85,7 +85,7 @@ export function recordedSources(
 }
 
 /** The options that change the output or the problems found. */
-function settingsOf(options: BuildOptions): Record<string, unknown> {
+export function settingsOf(options: BuildOptions): Record<string, unknown> {
   return {
     baseUrl: options.baseUrl ?? null,
     hosts: options.hosts ?? null,

@@ -103,7 +103,7 @@ export function hasRewrites(host: Host): boolean {
 }
 
 /** Cache hints for a resource: the `cache` settings, overridden per resource (assets: the defaults). */
-export function cacheHints(content: Content, resource: ResourceName | 'asset'): CacheHints {
+export function cacheHints(content: Pick<Content, 'addon'>, resource: ResourceName | 'asset'): CacheHints {
   const cache = content.addon.cache;
   const settings = { ...cache, ...(resource === 'asset' ? undefined : cache?.[resource]) };
   const hints: CacheHints = {};

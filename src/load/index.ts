@@ -30,6 +30,11 @@ export interface LoadOptions {
    * `items` yields `{ known: file }` in their place. Asked once per item file, as the iteration starts.
    */
   known?: (file: SourceFile) => boolean;
+  /**
+   * Read only the content files whose path relative to the content folder it takes, and no
+   * playlist that addon.yaml names: a CLI edit (build/edit.ts) reads the files it changed.
+   */
+  only?: (relative: string) => boolean;
 }
 
 /** An item file that load did not parse, since the caller has what its values became (LoadOptions.known). */
@@ -65,7 +70,7 @@ export async function loadContent(contentDir: string, options: LoadOptions = {})
   sources ??= await import('./sources.js');
   const { readPlaylists } = await import('./playlist-settings.js');
   const maxFileSize = options.maxFileSize ?? DEFAULT_MAX_FILE_SIZE;
-  const read = await readContentFiles(contentDir, maxFileSize, isContentName);
+  const read = await readContentFiles(contentDir, maxFileSize, isContentName, options.only);
   const files: SourceFile[] = read.files;
   const diagnostics = new DiagnosticList();
   for (const problem of read.diagnostics) diagnostics.push(problem);
@@ -81,13 +86,15 @@ export async function loadContent(contentDir: string, options: LoadOptions = {})
   }
   // Playlists addon.yaml names: their settings, and those read from a URL, after the folder's files.
   const addonPath = path.join(contentDir, ADDON_FILE);
-  const fetched = await readPlaylists(addon, files, diagnostics, {
-    contentDir,
-    addonFile: path.resolve(addonPath),
-    maxBytes: maxFileSize,
-    ...(options.env && { env: options.env }),
-    locate: (value, nodePath) => locate(value.source, value.document, [...value.at, ...nodePath]),
-  });
+  const fetched = options.only
+    ? []
+    : await readPlaylists(addon, files, diagnostics, {
+        contentDir,
+        addonFile: path.resolve(addonPath),
+        maxBytes: maxFileSize,
+        ...(options.env && { env: options.env }),
+        locate: (value, nodePath) => locate(value.source, value.document, [...value.at, ...nodePath]),
+      });
   files.push(...fetched);
   const itemFiles = files.filter((source) => source.relative !== ADDON_FILE && !source.unreadable);
   const loaded: Loaded = { items: itemsOf(itemFiles, diagnostics, options), files, diagnostics, ...(addon && { addon }) };

@@ -35,9 +35,10 @@ export async function readContentFiles(
   contentDir: string,
   maxFileSize: number,
   takes: (name: string) => boolean,
+  only: (relative: string) => boolean = () => true,
 ): Promise<{ files: ContentText[]; diagnostics: Diagnostic[] }> {
   const diagnostics: Diagnostic[] = [];
-  const found = await findContentFiles(contentDir, diagnostics, takes);
+  const found = (await findContentFiles(contentDir, diagnostics, takes)).filter((file) => only(file.relative));
   // The walk's order depends on the file system; path order makes builds reproducible.
   found.sort((a, b) => compareCodePoints(a.relative, b.relative));
   // Synchronous calls: the content files are local and few, and each call through libuv's thread

@@ -161,6 +161,6 @@ export function pageBody(envelope: Envelope, listed: readonly Item[], previewOf:
 }
 
 /** The path of a catalog page asked for with `extras`. */
-export function pagePath(catalog: Catalog, extras: readonly Extra[]): string {
+export function pagePath(catalog: Pick<Catalog, 'type' | 'id'>, extras: readonly Extra[]): string {
   return resourcePath('catalog', catalog.type, catalog.id, extras);
 }

@@ -278,7 +278,7 @@ function aligned<T extends Item | ExternalTitle>(
 }
 
 /** Whether the catalogs list an item as they list another: what its type, genres and catalogs decide. */
-function sameListings(old: Item, now: Item): boolean {
+export function sameListings(old: Pick<Item, 'type' | 'genres' | 'catalogs'>, now: Pick<Item, 'type' | 'genres' | 'catalogs'>): boolean {
   return old.type === now.type && sameList(old.genres, now.genres) && sameList(old.catalogs, now.catalogs);
 }
 

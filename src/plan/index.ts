@@ -18,9 +18,9 @@ import { MANIFEST_FILE } from '../shared/paths.js';
 import { configurations, defaultConfiguration, treeCount, type ConfigOption, type Configuration } from '../shared/configurations.js';
 import { configuredContent, configurationTree } from './configure.js';
 import type { Manifest, ResourceName } from '../validate/schema.js';
-import type { Content, Item } from '../shared/content.js';
+import type { Catalog, Content, Item } from '../shared/content.js';
 import { addAddonCatalogFiles } from './addon-catalogs.js';
-import { addCatalogPageFiles, catalogLists, type PageRendering } from './catalog-pages.js';
+import { addCatalogPageFiles, catalogLists, type CatalogList, type PageRendering } from './catalog-pages.js';
 import { conflicts } from './conflicts.js';
 import { inputFingerprints } from './fingerprints.js';
 import { addItemFiles, itemRendering } from './item-files.js';
@@ -37,7 +37,8 @@ import { HOST_FILES } from '../hosts/index.js';
 export { catalogPages, PAGE_SIZE } from './catalog-pages.js';
 export { MANIFEST_LIMIT_BYTES } from './manifest.js';
 export { searchAnswers, type SearchRequest } from './search-answers.js';
-export { earlyAnswers, listCatalogs, provisionalContent, type BuiltTree } from './early-answers.js';
+export { earlyAnswers, listCatalogs, provisionalContent, sameListings, type BuiltTree } from './early-answers.js';
+export { editedFiles, editIndexOf, type EditIndex } from './edit-index.js';
 export type { OutputFile } from './output-file.js';
 
 export interface PlanOptions {
@@ -70,6 +71,8 @@ export interface Plan {
   diagnostics: Diagnostic[];
   /** With `keepPreviews`, of an addon without configurations: the previews its pages list. */
   previews?: Previews;
+  /** Of an addon without configurations: the lists each catalog's pages are written for. */
+  lists?: ReadonlyMap<Catalog, readonly CatalogList[]>;
 }
 
 export function plan(content: Content, options: PlanOptions = {}): Plan {
@@ -141,7 +144,7 @@ function planFiles(content: Content, options: PlanOptions): Plan {
   const diagnostics = [...conflicts(files), ...subtitlesAlone];
   const tooLargeManifest = manifestTooLarge(Buffer.byteLength(JSON.stringify(manifest)));
   if (tooLargeManifest) diagnostics.push(tooLargeManifest);
-  return { files, s3Files, manifest, diagnostics, previews: whole.previews };
+  return { files, s3Files, manifest, diagnostics, previews: whole.previews, ...(!configured && { lists: whole.lists }) };
 }
 
 interface TreeOptions {
@@ -179,7 +182,7 @@ function planTree(
   content: Content,
   options: PlanOptions,
   tree: TreeOptions,
-): { manifest: Manifest; tooLarge?: Diagnostic; previews?: Previews } {
+): { manifest: Manifest; tooLarge?: Diagnostic; previews?: Previews; lists?: ReadonlyMap<Catalog, readonly CatalogList[]> } {
   // Genre links are worked out when first needed: by the first preview, measured before anything is laid out.
   const rendering = itemRendering(content);
   const { linksOf } = rendering;
@@ -251,7 +254,7 @@ function planTree(
   addCatalogPageFiles(own, lists, pages);
   addItemFiles(own, content, manifest, rendering, fingerprints?.item);
   addAddonCatalogFiles(own, content.addonCatalogs, envelope('addons', cache('addon_catalog')));
-  return { ...done(), ...(tree.keepPreviews && { previews }) };
+  return { ...done(), lists, ...(tree.keepPreviews && { previews }) };
 }
 
 /** The manifest's `config`, as the official SDK declares options (a checked checkbox: `default: "checked"`). */

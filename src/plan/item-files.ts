@@ -4,7 +4,7 @@ import type { Manifest } from '../validate/schema.js';
 import { streamOwners, type Content, type FileOrigin, type Item, type StreamOwner } from '../shared/content.js';
 import type { OutputFile } from './output-file.js';
 import { playerSubtitlesExtras, resourceDeclares } from './subtitles.js';
-import { envelope, genreLinks, metaItem, wireStream, wireSubtitle, type Envelope, type Link } from './wire.js';
+import { envelope, genreLinks, metaItem, wireStream, wireSubtitle, type Envelope, type Link, type LinkedContent } from './wire.js';
 import { cacheHints } from '../hosts/index.js';
 
 /** What item files are rendered with, besides their item: one for the whole plan. */
@@ -17,7 +17,7 @@ export interface ItemRendering {
  * What the item files of `content` are rendered with (`only` those of some of its items); genre
  * links are worked out when first asked for.
  */
-export function itemRendering(content: Content, only?: readonly Item[]): ItemRendering {
+export function itemRendering(content: LinkedContent & Pick<Content, 'addon'>, only?: readonly Item[]): ItemRendering {
   let links: Map<Item, Link[]> | undefined;
   return {
     linksOf: (item) => (links ??= genreLinks(content, only)).get(item),
@@ -70,7 +70,7 @@ export class ItemFile implements OutputFile {
  */
 export function addItemFiles(
   files: OutputFile[],
-  content: Content,
+  content: Pick<Content, 'items' | 'externalTitles'>,
   manifest: Manifest,
   rendering: ItemRendering,
   fingerprintOf: ((origin: FileOrigin) => string) | undefined,

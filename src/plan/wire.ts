@@ -106,13 +106,19 @@ export function wireSubtitle(subtitle: Subtitle): WireSubtitle {
   return { id: subtitle.id, lang: subtitle.lang, url: subtitle.url };
 }
 
+/** What genre links are worked out from: a catalog's id, type, genres and members. */
+export type LinkedCatalog = Pick<Catalog, 'id' | 'type' | 'genres' | 'items'>;
+export interface LinkedContent extends Pick<Content, 'baseUrl' | 'items'> {
+  catalogs: readonly LinkedCatalog[];
+}
+
 /**
  * Genre links that open this addon's own catalog filtered by the genre. Without them the client
  * turns `genres` into links to Cinemeta. A genre links to the first catalog that lists the item
  * and offers the genre, else to any catalog of the item's type that offers it. For every item of
  * `content`, or `only` those.
  */
-export function genreLinks(content: Content, only?: readonly Item[]): Map<Item, Link[]> {
+export function genreLinks(content: LinkedContent, only?: readonly Item[]): Map<Item, Link[]> {
   const links = new Map<Item, Link[]>();
   const { baseUrl } = content;
   if (baseUrl === undefined) return links;
@@ -130,8 +136,8 @@ export function genreLinks(content: Content, only?: readonly Item[]): Map<Item, 
   // Items share their links: one link per catalog and genre, one list per set of links. Lists
   // and URLs of their own would be kept to the end of the build (figures: bench/README.md,
   // 'Shared links').
-  const shared = new Map<Catalog, Map<string, Link>>();
-  const linkTo = (catalog: Catalog, genre: string): Link => {
+  const shared = new Map<LinkedCatalog, Map<string, Link>>();
+  const linkTo = (catalog: LinkedCatalog, genre: string): Link => {
     let byGenre = shared.get(catalog);
     if (!byGenre) shared.set(catalog, (byGenre = new Map()));
     let link = byGenre.get(genre);
@@ -139,8 +145,8 @@ export function genreLinks(content: Content, only?: readonly Item[]): Map<Item, 
     return link;
   };
   // Looked up, not searched: an item's genres times a catalog's would be quadratic in genres.
-  const offers = new Map<Catalog, ReadonlySet<string>>();
-  const offered = (catalog: Catalog) => {
+  const offers = new Map<LinkedCatalog, ReadonlySet<string>>();
+  const offered = (catalog: LinkedCatalog) => {
     let genres = offers.get(catalog);
     if (!genres) offers.set(catalog, (genres = new Set(catalog.genres)));
     return genres;

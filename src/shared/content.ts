@@ -55,6 +55,13 @@ export function streamOwners(item: Item): StreamOwner[] {
   return item.videos ?? [item];
 }
 
+/** The streams and subtitles of an item, or of all its videos. */
+export function ownedTotals(item: Pick<Item, 'videos' | 'streams' | 'subtitles'>): { streams: number; subtitles: number } {
+  let [streams, subtitles] = [0, 0];
+  for (const owner of item.videos ?? [item]) [streams, subtitles] = [streams + owner.streams.length, subtitles + owner.subtitles.length];
+  return { streams, subtitles };
+}
+
 /**
  * A title that another addon describes (Cinemeta's IMDb ids `tt…`, Kitsu's `kitsu:…`), and what
  * this addon adds to it: an item without a name. Its id is the one the client asks with, a video

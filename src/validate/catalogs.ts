@@ -256,6 +256,9 @@ const SORT_FIELDS = {
   '-releaseInfo': 'releaseInfo',
 } as const satisfies Record<NonNullable<CatalogSettings['sort']>, keyof Item>;
 
+/** The fields of an item that catalogs sort by. */
+export type SortFields = Pick<Item, (typeof SORT_FIELDS)[keyof typeof SORT_FIELDS]>;
+
 /**
  * How a catalog sorted by `sort` orders its items: each item's key, and how two keys compare.
  * Items without the field go last in both directions; items of equal keys are in the order they
@@ -264,7 +267,7 @@ const SORT_FIELDS = {
 export function catalogOrder(sort: NonNullable<CatalogSettings['sort']>) {
   const field = SORT_FIELDS[sort];
   const direction = sort.startsWith('-') ? -1 : 1;
-  const keyOf = (item: Item): number | string | undefined => {
+  const keyOf = (item: SortFields): number | string | undefined => {
     const value = item[field];
     return value !== undefined && field === 'released' ? Date.parse(value) : value;
   };

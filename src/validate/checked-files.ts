@@ -37,6 +37,17 @@ export interface FileResult {
 
 /** An item or title as stored: without what points at the file read (set again when taken). */
 type Detached<T> = Omit<T, 'source' | 'where'>;
+export type StoredItem = Detached<Item>;
+
+/** The items of a file's result as `stored()` made it; undefined when the bytes are not one. */
+export function storedItems(bytes: Uint8Array): StoredItem[] | undefined {
+  try {
+    const value: unknown = deserialize(bytes);
+    return isStoredResult(value) ? value.items.values : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /** A file's result as stored, with what parsing left that locating its items needs. */
 interface StoredResult {

@@ -140,6 +140,12 @@ export async function stampsHold(root: string, head: StateHead): Promise<boolean
 
 /** The stamps `head` holds, by folder, when every one holds (stampsHold). */
 async function heldStamps(root: string, head: StateHead): Promise<Map<string, string> | undefined> {
+  const folders = headStamps(head);
+  return folders && (await foldersHold(root, folders, head.mtimeNs)) ? new Map(folders) : undefined;
+}
+
+/** The folder stamps `head` holds, each folder's; undefined when it holds none, or not of its file. */
+export function headStamps(head: StateHead): [dir: string, stamp: string][] | undefined {
   if (head.stamps === '') return undefined;
   let stamps: z.infer<typeof Stamps>;
   try {
@@ -149,15 +155,32 @@ async function heldStamps(root: string, head: StateHead): Promise<Map<string, st
   } catch {
     return undefined;
   }
-  if (stamps.bytes !== head.bytes || !stamps.folders.some(([dir]) => dir === '')) return undefined;
+  return stamps.bytes === head.bytes && stamps.folders.some(([dir]) => dir === '') ? stamps.folders : undefined;
+}
+
+/** Whether each folder has its stamp, made before `before`: then it holds the names it held when stamped. */
+export async function foldersHold(root: string, folders: readonly (readonly [dir: string, stamp: string])[], before: bigint): Promise<boolean> {
   const held = await Promise.all(
-    stamps.folders.map(async ([dir, stamp]) => {
+    folders.map(async ([dir, stamp]) => {
       if (dir !== '' && !isPlainRelativePath(dir)) return false;
       const info = await lstat(dir === '' ? root : inside(root, dir), { bigint: true }).catch(() => undefined);
-      return info !== undefined && stampOf(info) === stamp && info.mtimeNs < head.mtimeNs && info.ctimeNs < head.mtimeNs;
+      return info !== undefined && stampOf(info) === stamp && info.mtimeNs < before && info.ctimeNs < before;
     }),
   );
-  return held.every(Boolean) ? new Map(stamps.folders) : undefined;
+  return held.every(Boolean);
+}
+
+/** The stamps of `folders` as they are now, and the latest of their times; undefined when one is not a folder. */
+export async function stampFolders(root: string, folders: readonly string[]): Promise<{ stamps: [string, string][]; latest: bigint } | undefined> {
+  const stamps: [string, string][] = [];
+  let latest = 0n;
+  for (const dir of folders) {
+    const info = await lstat(dir === '' ? root : inside(root, dir), { bigint: true }).catch(() => undefined);
+    if (!info?.isDirectory()) return undefined;
+    stamps.push([dir, stampOf(info)]);
+    for (const time of [info.mtimeNs, info.ctimeNs]) if (time > latest) latest = time;
+  }
+  return { stamps, latest };
 }
 
 /**

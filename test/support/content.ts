@@ -3,7 +3,7 @@ import { mkdtemp, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promis
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach } from 'vitest';
-import { keptFileOf, stateFileOf } from '../../src/write/index.js';
+import { journalFileOf, keptFileOf, stateFileOf } from '../../src/write/index.js';
 
 const made: string[] = [];
 
@@ -13,11 +13,12 @@ afterEach(async () => {
 
 /**
  * Removes a folder, and what a build whose output folder it was keeps beside it: `<out>-s3`,
- * where its S3 files go by default, the bookkeeping of both, and what it keeps for the next build.
+ * where its S3 files go by default, the bookkeeping of both, and what it keeps for the next build
+ * and its edits.
  */
 export async function removeOutput(dir: string): Promise<void> {
   const folders = [dir, `${dir}-s3`];
-  const beside = [...folders.map(stateFileOf), keptFileOf(dir)];
+  const beside = [...folders.map(stateFileOf), keptFileOf(dir), journalFileOf(dir)];
   await Promise.all([...folders, ...beside].map((f) => rm(f, { recursive: true, force: true })));
 }
 

@@ -1,0 +1,361 @@
+// Part of the pipeline (build/index.ts): the CLI's build after an edit of a few item files (a
+// renamed film, a fixed description), done without the other items. A whole build keeps, beside
+// the output folder (write/edit-journal.ts), what such an edit needs: the catalog lists with what
+// they sort by (plan/edit-index.ts), each content file's stamp and fingerprint, and its record.
+// An edit reads the files whose stamps changed, checks those whose text did on their own, renders
+// their items' files and splices the catalog pages that list them from the pages written, and
+// writes the files whose bytes change. Anything it cannot tell is so (another item count or id, a
+// new genre, a problem, a setting) takes the whole build, as does content it does not keep an
+// index of (plan/edit-index.ts, editIndexOf). Until the next whole build, which compares the
+// files edits wrote, no rebuild ends early on the last one's record.
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { hostReport } from '../hosts/index.js';
+import { ADDON_FILE, contentFileStamps, loadContent, type SourceFile } from '../load/index.js';
+import { editedFiles, editIndexOf, sameListings, type EditIndex, type Plan } from '../plan/index.js';
+import { textFingerprint } from '../shared/fingerprint.js';
+import { fieldOf, isCount } from '../shared/fields.js';
+import { outputLimit } from '../shared/output-limit.js';
+import { settledStamp } from '../load/read.js';
+import { ownedTotals, type Content, type Item } from '../shared/content.js';
+import { CheckedFiles, storedItems, type StoredItem } from '../validate/checked-files.js';
+import type { Environment } from '../validate/secrets.js';
+import {
+  foldersHold,
+  headStamps,
+  outputText,
+  readEditJournal,
+  readOutputFiles,
+  readStateHead,
+  stampFolders,
+  stateIdentity,
+  writeEditJournal,
+  writeOutputFiles,
+  removeEditJournal,
+  type EditJournal,
+} from '../write/index.js';
+import type { BuildOptions, BuildResult } from './index.js';
+import { keptResults } from './kept-store.js';
+import { filesHash, isRecord, localDiagnostics, portableDiagnostics, recordHolds, settingsHash, type BuildRecord } from './last-build.js';
+import { contentTexts } from '../load/index.js';
+import { generatorFingerprint, settingsOf } from './reuse.js';
+import { TESTED_ON } from '../hosts/index.js';
+
+/** What a whole build keeps for the CLI's edits after it, and each edit for the next. */
+interface EditKept {
+  index: EditIndex;
+  /** The other inputs' hash (settingsHash) this content was built with. */
+  settings: string;
+  /** Each content file, in load's order: its path in the content folder, its stamp ('' when not settled), text fingerprint and bytes. */
+  files: [relative: string, stamp: string, fingerprint: string, bytes: number][];
+  /** The bytes of the texts the output is built from (Content.textBytes). */
+  textBytes: number;
+  /** The record of the output as it now is (last-build.ts). */
+  record: BuildRecord;
+  /** The output's folders, stamped after the last edit wrote; none: the state file's stamps hold. */
+  folders?: [dir: string, stamp: string][];
+  /** What the files edited since the whole build became, with their text's fingerprint, as CheckedFiles.stored makes it; the kept file has the others. */
+  results: (readonly [file: string, fingerprint: string, bytes: Uint8Array])[];
+}
+
+/** The result of an edit's build: the output as a whole build would have made it; undefined when it takes the whole build. */
+export async function editBuild(
+  options: BuildOptions,
+  outDir: string,
+  env: Environment,
+): Promise<Omit<BuildResult, 'seconds' | 'stages'> | undefined> {
+  const root = path.resolve(outDir);
+  const journal = await readEditJournal(root);
+  const kept = journal && !journal.pending && isEditKept(journal.kept) ? journal.kept : undefined;
+  if (!journal || !kept || journal.state !== (await stateIdentity(root))) return undefined;
+  const { record, index } = kept;
+  const settings = settingsHash(generatorFingerprint(), settingsOf(options));
+  // Other problems than the hosts' limits come from the checks across items, which an edit does not make.
+  if (kept.settings !== settings || record.diagnostics.some((d) => d.code !== 'host-limit')) return undefined;
+  // The output as the last build or edit left it: every folder with the names it had.
+  const head = await readStateHead(root);
+  const folders = kept.folders ?? (head && head.complete === true ? headStamps(head) : undefined);
+  if (!head || !folders || !(await foldersHold(root, folders, kept.folders ? journal.mtimeNs : head.mtimeNs))) return undefined;
+
+  const stamps = await contentFileStamps(options.contentDir);
+  if (!stamps || stamps.length !== kept.files.length || stamps.some(([relative], i) => kept.files[i]![0] !== relative)) return undefined;
+  const restamped = new Set(stamps.filter(([, stamp], i) => stamp !== kept.files[i]![1] || stamp === '').map(([relative]) => relative));
+  const loaded = await loadContent(options.contentDir, {
+    maxFileSize: options.maxFileSize,
+    env,
+    only: (relative) => relative === ADDON_FILE || restamped.has(relative),
+  });
+  if (loaded.diagnostics.list().length > 0 || !loaded.addon || fieldOf(loaded.addon.value, 'playlists') !== undefined) return undefined;
+  const texts = () => contentTexts(options.contentDir, options.maxFileSize);
+  if (!(await recordHolds(record, record.inputs, options.contentDir, texts, env, options.baseUrl))) return undefined;
+  const files = kept.files.slice();
+  let textBytes = kept.textBytes;
+  const edited: SourceFile[] = [];
+  for (const file of loaded.files) {
+    const at = files.findIndex(([relative]) => relative === file.relative);
+    if (at < 0 || !restamped.has(file.relative)) continue;
+    const [relative, , fingerprint, bytes] = files[at]!;
+    files[at] = [relative, settledStamp(file) ?? '', textFingerprint(file), Buffer.byteLength(file.text)];
+    if (textFingerprint(file) === fingerprint) continue;
+    if (file.relative === ADDON_FILE) return undefined;
+    edited.push(file);
+    textBytes += Buffer.byteLength(file.text) - bytes;
+  }
+  const inputs = filesHash(
+    settings,
+    files.map(([relative, , fingerprint]) => [relative, fingerprint]),
+  );
+  const after: EditKept = { ...kept, files, textBytes, folders, record: { ...record, inputs } };
+  if (edited.length === 0) return finish(options, root, journal, after, new Map());
+  const checked = await checkAlone(options, loaded, env, edited);
+  const old = checked && (await itemsBefore(root, kept, edited));
+  if (!checked || !old) return undefined;
+  for (const file of edited) if (!sameOutline(old.get(file.file)!, checked.items.get(file.file)!)) return undefined;
+  const output = editedFiles(
+    index,
+    edited.map((file) => ({ file: file.file, items: checked.items.get(file.file)! })),
+    (page) => outputText(root, page),
+  );
+  const existing = output && (await readOutputFiles(root, output.bodies.keys()));
+  if (!output || !existing) return undefined;
+  const changed = new Map<string, Buffer>();
+  for (const [file, body] of output.bodies) {
+    const bytes = Buffer.from(body);
+    if (!bytes.equals(existing.get(file)!)) changed.set(file, bytes);
+  }
+  const written = writtenAfter(record, changed, existing, textBytes, options.contentDir);
+  if (!written) return undefined;
+  after.index = output.index;
+  after.results = [...kept.results.filter(([file]) => !checked.stored.has(file)), ...checked.stored.values()];
+  after.record = { ...after.record, counts: countsAfter(record.counts, old, checked.items), ...written };
+  return finish(options, root, journal, after, changed);
+}
+
+/** Writes the changed files and what the next edit needs; the result, as the last build's (lastBuild in reuse.ts) but for what was written. */
+async function finish(
+  options: BuildOptions,
+  root: string,
+  journal: EditJournal,
+  after: EditKept,
+  changed: ReadonlyMap<string, Buffer>,
+): Promise<Omit<BuildResult, 'seconds' | 'stages'> | undefined> {
+  const sizes = new Map(journal.unknown.map((file, i) => [file, journal.sizes[i]!]));
+  for (const [file, bytes] of changed) sizes.set(file, bytes.length);
+  const [unknown, written] = [[...sizes.keys()], [...sizes.values()]];
+  if (changed.size > 0) {
+    // Before the first write: should it stop half way, the next build compares what it wrote.
+    if ((await writeEditJournal(root, { state: journal.state, pending: true, unknown, sizes: written, kept: undefined })) === undefined)
+      return undefined;
+    await writeOutputFiles(root, changed);
+  }
+  // The folders' stamps, kept for the next edit when the record is written after their last change
+  // (stamps.ts, stampOutput): a folder changed later within the same tick would keep its times.
+  const stamped =
+    after.folders &&
+    (await stampFolders(
+      root,
+      after.folders.map(([dir]) => dir),
+    ));
+  after.folders = stamped?.stamps;
+  for (let tries = 0; ; tries++) {
+    const time = await writeEditJournal(root, { state: journal.state, pending: false, unknown, sizes: written, kept: after });
+    // A record that cannot be written leaves the next build to compare them all: it is removed.
+    if (time === undefined) await removeEditJournal(root);
+    if (time === undefined || !stamped || !after.folders || time > stamped.latest) break;
+    // Written once more without them: the next edit takes the whole build.
+    if (tries === 100) after.folders = undefined;
+    else await sleep(1);
+  }
+  const { record } = after;
+  const byResource = Object.fromEntries(
+    Object.entries(record.write.byResource).map(([resource, r]) => [
+      resource,
+      { ...r, written: [...changed.keys()].filter((file) => resourceOf(file) === resource).length },
+    ]),
+  );
+  return {
+    ok: true,
+    edited: true,
+    diagnostics: localDiagnostics(record.diagnostics, options.contentDir),
+    sources: [],
+    addon: record.addon,
+    counts: record.counts,
+    manifestUrl: record.manifestUrl,
+    write: {
+      ...record.write,
+      byResource,
+      written: changed.size,
+      unchanged: record.write.files - changed.size,
+      removed: 0,
+      foreign: [],
+      removedManifests: [],
+    },
+    hosts: record.hosts.map((report) => ({ ...report, tested: TESTED_ON[report.host] })),
+  };
+}
+
+/**
+ * Keeps what the CLI's edits after this whole build need (EditKept); removes what edits kept
+ * before, when this content has no index (editIndexOf) or a file was read from a URL.
+ */
+export async function keepForEdits(
+  outDir: string,
+  built: {
+    content: Content;
+    plan: Plan;
+    record: BuildRecord;
+    files: readonly SourceFile[];
+    textBytes: ReadonlyMap<string, number>;
+    settings: string;
+  },
+): Promise<void> {
+  const { content, plan } = built;
+  const index = plan.lists && editIndexOf(content, plan.manifest, plan.lists);
+  const state = await stateIdentity(outDir);
+  if (!index || !state || built.files.some((file) => file.kind !== undefined || file.unreadable)) return removeEditJournal(outDir);
+  const files = built.files.map((file): EditKept['files'][number] => [
+    file.relative,
+    settledStamp(file) ?? '',
+    textFingerprint(file),
+    built.textBytes.get(file.relative) ?? -1,
+  ]);
+  const kept: EditKept = { index, settings: built.settings, files, textBytes: content.textBytes, record: built.record, results: [] };
+  if ((await writeEditJournal(outDir, { state, pending: false, unknown: [], sizes: [], kept })) === undefined) await removeEditJournal(outDir);
+}
+
+/** The edited files checked each on its own, as a whole build checks them before it checks across them; undefined on any problem. */
+async function checkAlone(options: BuildOptions, loaded: Awaited<ReturnType<typeof loadContent>>, env: Environment, edited: readonly SourceFile[]) {
+  const { validate } = await import('../validate/index.js');
+  const checkedFiles = new CheckedFiles();
+  let checked: readonly Item[] | undefined;
+  await validate(loaded, {
+    contentDir: options.contentDir,
+    baseUrl: options.baseUrl,
+    env,
+    allowCredentialsInOutput: options.allowCredentialsInOutput,
+    checkedFiles,
+    onItemsChecked: ({ items, externalTitles }) => {
+      if (loaded.diagnostics.list().length === 0 && externalTitles.length === 0) checked = items;
+    },
+  });
+  if (!checked) return undefined;
+  // Kept: a file that gave no problem and holds no variable, guarded value or local file.
+  const stored = new Map([...checkedFiles.stored()].map(({ file, fingerprint, bytes }) => [file, [file, fingerprint, bytes] as const]));
+  if (edited.some((file) => !stored.has(file.file))) return undefined;
+  const items = new Map(edited.map((file) => [file.file, [] as Item[]]));
+  for (const item of checked) items.get(item.source.file)?.push(item);
+  return { items, stored: new Map(edited.map((file) => [file.file, stored.get(file.file)!])) };
+}
+
+/** What the edited files' items were, as the last build or edit kept them (with the text fingerprint `kept.files` has). */
+async function itemsBefore(root: string, kept: EditKept, edited: readonly SourceFile[]): Promise<Map<string, StoredItem[]> | undefined> {
+  const fingerprintOf = new Map(kept.files.map(([relative, , fingerprint]) => [relative, fingerprint]));
+  const results = new Map(kept.results.map(([file, fingerprint, bytes]) => [file, { fingerprint, bytes }]));
+  const missing = new Set(edited.map((file) => file.file).filter((file) => !results.has(file)));
+  if (missing.size > 0) for (const [file, result] of await keptResults(root, missing)) results.set(file, result);
+  const items = new Map<string, StoredItem[]>();
+  for (const file of edited) {
+    const result = results.get(file.file);
+    const values = result && result.fingerprint === fingerprintOf.get(file.relative) ? storedItems(result.bytes) : undefined;
+    if (!values) return undefined;
+    items.set(file.file, values);
+  }
+  return items;
+}
+
+/** Whether the items of a file list and sort where they did, and have the same files: the same ids, listings and videos. */
+function sameOutline(old: readonly StoredItem[], now: readonly Item[]): boolean {
+  const videoIds = (item: Pick<Item, 'videos'>) => item.videos?.map((video) => video.id).join('\0');
+  return (
+    old.length === now.length && old.every((item, i) => item.id === now[i]!.id && sameListings(item, now[i]!) && videoIds(item) === videoIds(now[i]!))
+  );
+}
+
+/** The resource of an output path (`meta/movie/x.json`: meta), as the write summary counts it. */
+function resourceOf(file: string): string {
+  return file.slice(0, file.indexOf('/'));
+}
+
+/**
+ * What the record says of the output once `changed` replaced what was there (`existing`): the
+ * sizes, the hosts' limits against them. Undefined when that is not known without the other
+ * files (the largest file shrank), or the output would be more than its content may make.
+ */
+function writtenAfter(
+  record: BuildRecord,
+  changed: ReadonlyMap<string, Buffer>,
+  existing: ReadonlyMap<string, Buffer>,
+  textBytes: number,
+  contentDir: string,
+): Pick<BuildRecord, 'write' | 'hosts' | 'diagnostics'> | undefined {
+  const byResource = Object.fromEntries(Object.entries(record.write.byResource).map(([resource, r]) => [resource, { ...r }]));
+  let { bytes, largest } = record.write;
+  for (const [file, now] of changed) {
+    const delta = now.length - existing.get(file)!.length;
+    const tally = byResource[resourceOf(file)];
+    if (!tally || (file === largest.path && delta < 0) || (file !== largest.path && now.length === largest.bytes)) return undefined;
+    tally.bytes += delta;
+    bytes += delta;
+    if (now.length > largest.bytes) largest = { path: file, bytes: now.length };
+  }
+  const limit = outputLimit(textBytes);
+  if (bytes > limit.bytes || record.write.files > limit.files) return undefined;
+  const write = { files: record.write.files, bytes, largest, byResource };
+  const report = hostReport(
+    record.hosts.map((host) => host.host),
+    [],
+    write,
+  );
+  const noteOf = new Map(record.hosts.map((host) => [host.host, host.note]));
+  const hosts = report.hosts.map((host) => ({ ...host, ...(noteOf.get(host.host) !== undefined && { note: noteOf.get(host.host) }) }));
+  return { write, hosts, diagnostics: portableDiagnostics(report.diagnostics, contentDir) };
+}
+
+/** The counts once the edited files' items (`old`, by file) are those of `now`: streams and subtitles may differ. */
+function countsAfter(
+  counts: BuildRecord['counts'],
+  old: ReadonlyMap<string, readonly StoredItem[]>,
+  now: ReadonlyMap<string, readonly Item[]>,
+): BuildRecord['counts'] {
+  let [streams, subtitles] = [counts.streams, counts.subtitles];
+  const tally = (items: readonly Pick<Item, 'videos' | 'streams' | 'subtitles'>[], sign: number) => {
+    for (const total of items.map(ownedTotals)) [streams, subtitles] = [streams + sign * total.streams, subtitles + sign * total.subtitles];
+  };
+  for (const items of old.values()) tally(items, -1);
+  for (const items of now.values()) tally(items, 1);
+  return { ...counts, streams, subtitles };
+}
+
+/** What a whole build or edit kept for the next edit, read back: its outline checked, as the kept file's (kept-store.ts). */
+function isEditKept(value: unknown): value is EditKept {
+  const [index, files, record, results, folders] = ['index', 'files', 'record', 'results', 'folders'].map((name) => fieldOf(value, name));
+  const strings = (list: unknown) => Array.isArray(list) && list.every((entry) => typeof entry === 'string');
+  const isFile = (entry: unknown) =>
+    Array.isArray(entry) &&
+    entry.length === 4 &&
+    typeof entry[0] === 'string' &&
+    typeof entry[1] === 'string' &&
+    typeof entry[2] === 'string' &&
+    typeof entry[3] === 'number';
+  const isResult = (entry: unknown) =>
+    Array.isArray(entry) && entry.length === 3 && typeof entry[0] === 'string' && typeof entry[1] === 'string' && entry[2] instanceof Uint8Array;
+  const isList = (list: unknown) => isCount(fieldOf(list, 'catalog')) && Array.isArray(fieldOf(list, 'members'));
+  const lists = fieldOf(index, 'lists');
+  const indexHolds =
+    strings(fieldOf(index, 'ids')) &&
+    strings(fieldOf(index, 'names')) &&
+    Array.isArray(fieldOf(index, 'catalogs')) &&
+    Array.isArray(lists) &&
+    lists.every(isList);
+  return (
+    indexHolds &&
+    typeof fieldOf(value, 'settings') === 'string' &&
+    isCount(fieldOf(value, 'textBytes')) &&
+    Array.isArray(files) &&
+    files.every(isFile) &&
+    isRecord(record) &&
+    Array.isArray(results) &&
+    results.every(isResult) &&
+    (folders === undefined || (Array.isArray(folders) && folders.every((entry) => Array.isArray(entry) && strings(entry))))
+  );
+}

@@ -1,0 +1,170 @@
+// Part of stage 4, write: the record of the CLI's one-item edits (build/edit.ts), in a file
+// beside the output folder (`.dist.addon-gen-edits` for `dist`), and the few files such an edit
+// writes. An edit leaves the state file as the last whole build wrote it: the record says which
+// paths an edit wrote since, so that the next whole build compares them rather than trust what
+// the state file says of them. Only ever a speed-up: a record that cannot be read or written is
+// as if there were none, and then every build takes the whole path.
+import { closeSync, constants, fstatSync, openSync, readFileSync, type BigIntStats } from 'node:fs';
+import { lstat, open, rename, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { deserialize, serialize } from 'node:v8';
+import { createNew, stateFileOf, TEMP_SUFFIX, UNKNOWN, type Written } from './state.js';
+import { inside } from './paths.js';
+import { besideOutput } from '../shared/locations.js';
+import { fieldOf, isCount } from '../shared/fields.js';
+
+export const EDITS_FILE = '.addon-gen-edits';
+
+/** What the CLI's edits since the last whole build wrote, and what they keep for the next edit. */
+export interface EditJournal {
+  /** The state file the edits are since (stateIdentity): another means a build wrote since. */
+  state: string;
+  /** An edit was writing, and did not end: its files may be anything. */
+  pending: boolean;
+  /** The output paths edits wrote since the state file was: their bytes are not what it says. */
+  unknown: string[];
+  /** The size of what an edit wrote at each of `unknown`. */
+  sizes: number[];
+  /** What build/edit.ts keeps for the next edit, checked there. */
+  kept: unknown;
+}
+
+/** A record of edits as read: with the modification time its file had. */
+export type ReadEditJournal = EditJournal & { mtimeNs: bigint };
+
+const READ_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
+
+/** Beside the output folder, as the state file is. */
+export function journalFileOf(root: string): string {
+  return besideOutput(root, EDITS_FILE);
+}
+
+/** The record of the edits into `outDir`, if there is one this code can read. */
+export async function readEditJournal(outDir: string): Promise<ReadEditJournal | undefined> {
+  try {
+    const handle = await open(journalFileOf(path.resolve(outDir)), READ_FLAGS);
+    try {
+      const stats = await handle.stat({ bigint: true });
+      if (!stats.isFile()) return undefined;
+      const value: unknown = deserialize(await handle.readFile());
+      const [state, pending, unknown, sizes] = ['state', 'pending', 'unknown', 'sizes'].map((name) => fieldOf(value, name));
+      if (typeof state !== 'string' || typeof pending !== 'boolean') return undefined;
+      if (!Array.isArray(unknown) || !unknown.every((entry): entry is string => typeof entry === 'string')) return undefined;
+      if (!Array.isArray(sizes) || sizes.length !== unknown.length || !sizes.every(isCount)) return undefined;
+      return { state, pending, unknown, sizes, kept: fieldOf(value, 'kept'), mtimeNs: stats.mtimeNs };
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    return undefined;
+  }
+}
+
+/** Puts `journal` in place of the last, whole or not at all; its modification time, or undefined when it could not be written. */
+export async function writeEditJournal(outDir: string, journal: EditJournal): Promise<bigint | undefined> {
+  const target = journalFileOf(path.resolve(outDir));
+  const scratch = `${target}${TEMP_SUFFIX}`;
+  try {
+    const handle = await createNew(scratch);
+    try {
+      await handle.writeFile(serialize(journal));
+    } finally {
+      await handle.close();
+    }
+    await rename(scratch, target);
+    return (await lstat(target, { bigint: true })).mtimeNs;
+  } catch {
+    await rm(scratch, { force: true }).catch(() => {});
+    return undefined;
+  }
+}
+
+/**
+ * What the edits since the state file wrote in the output, by path: the size of each, so that a
+ * build compares it with what it renders there; unknown when an edit did not end.
+ */
+export async function filesEditsWrote(root: string): Promise<[string, Written][]> {
+  const journal = await readEditJournal(root);
+  if (!journal) return [];
+  return journal.unknown.map((file, i) => [file, journal.pending ? UNKNOWN : { bytes: journal.sizes[i]! }]);
+}
+
+/**
+ * The state file of `outDir` as it is now (device, inode, size, modification time): a build that
+ * writes it, or its stamps, makes another.
+ */
+export async function stateIdentity(outDir: string): Promise<string | undefined> {
+  const stats: BigIntStats | undefined = await lstat(stateFileOf(path.resolve(outDir)), { bigint: true }).catch(() => undefined);
+  return stats?.isFile() ? [stats.dev, stats.ino, stats.size, stats.mtimeNs].join(':') : undefined;
+}
+
+/**
+ * The bytes at each of `paths` in the output folder, when each is a file there, read without
+ * following a link; undefined when one is not (a folder of the path replaced by a link, say).
+ */
+export async function readOutputFiles(outDir: string, paths: Iterable<string>): Promise<Map<string, Buffer> | undefined> {
+  const root = path.resolve(outDir);
+  const read = new Map<string, Buffer>();
+  const folders = new Map<string, boolean>();
+  const plainFolder = async (folder: string): Promise<boolean> => {
+    if (folder === root) return true;
+    let plain = folders.get(folder);
+    if (plain === undefined) {
+      plain = (await lstat(folder).catch(() => undefined))?.isDirectory() === true && (await plainFolder(path.dirname(folder)));
+      folders.set(folder, plain);
+    }
+    return plain;
+  };
+  for (const relative of paths) {
+    const file = inside(root, relative);
+    if (!(await plainFolder(path.dirname(file)))) return undefined;
+    try {
+      const handle = await open(file, READ_FLAGS);
+      try {
+        const stats = await handle.stat({ bigint: true });
+        if (!stats.isFile()) return undefined;
+        read.set(relative, await handle.readFile());
+      } finally {
+        await handle.close();
+      }
+    } catch {
+      return undefined;
+    }
+  }
+  return read;
+}
+
+/** Writes each body at its path in the output folder, atomically: a temporary file, then a rename over the last one. */
+export async function writeOutputFiles(outDir: string, bodies: ReadonlyMap<string, Uint8Array>): Promise<void> {
+  const root = path.resolve(outDir);
+  for (const [relative, bytes] of bodies) {
+    const file = inside(root, relative);
+    const scratch = `${file}${TEMP_SUFFIX}`;
+    const handle = await createNew(scratch);
+    try {
+      await handle.writeFile(bytes);
+    } finally {
+      await handle.close();
+    }
+    await rename(scratch, file);
+  }
+}
+
+/** The text of an output file, read without following a link; undefined when it cannot be read. */
+export function outputText(outDir: string, relative: string): string | undefined {
+  try {
+    const fd = openSync(inside(path.resolve(outDir), relative), READ_FLAGS);
+    try {
+      return fstatSync(fd).isFile() ? readFileSync(fd, 'utf8') : undefined;
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return undefined;
+  }
+}
+
+/** Removes the record of the edits: the whole build that wrote the state file since has compared their files. */
+export async function removeEditJournal(outDir: string): Promise<void> {
+  await rm(journalFileOf(path.resolve(outDir)), { force: true }).catch(() => {});
+}

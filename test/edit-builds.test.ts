@@ -1,0 +1,108 @@
+// The CLI's builds after an edit of a few item files (build/edit.ts), which write an edit's files
+// without the other items: after random edits of the benchmark's kind of content, the output
+// folder holds the bytes a clean build of the edited content writes, and the build says what a
+// whole build would. Edits it cannot take go the whole way, and so does every build after an
+// edit that stopped half way, or an output changed since.
+import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { generateContent } from '../bench/generate.js';
+import { build, type BuildResult } from '../src/build/index.js';
+import { readEditJournal, writeEditJournal } from '../src/write/index.js';
+import { readTree, tempDir } from './support/content.js';
+import { contentEdits, random } from './support/random-edits.js';
+
+/** What a build says of the output, as a whole build says it (not how much it wrote). */
+function said(result: BuildResult) {
+  const { files, bytes, largest, byResource } = result.write!;
+  const sizes = Object.fromEntries(Object.entries(byResource).map(([resource, r]) => [resource, { files: r.files, bytes: r.bytes }]));
+  return { ok: result.ok, diagnostics: result.diagnostics, counts: result.counts, write: { files, bytes, largest, sizes }, hosts: result.hosts };
+}
+
+async function cleanBuild(contentDir: string): Promise<{ result: BuildResult; tree: Map<string, Buffer> }> {
+  const out = await tempDir();
+  const result = await build({ contentDir, outDir: out, reuse: false });
+  expect(result.ok, JSON.stringify(result.diagnostics)).toBe(true);
+  return { result, tree: await readTree(out) };
+}
+
+/** Every file of both trees, by path: their bytes must be the same. */
+function expectSameTree(tree: Map<string, Buffer>, clean: Map<string, Buffer>, what: string): void {
+  expect([...tree.keys()].sort(), what).toEqual([...clean.keys()].sort());
+  for (const [file, bytes] of clean) expect(tree.get(file)?.toString(), `${what}: ${file}`).toBe(bytes.toString());
+}
+
+async function editFile(content: string, relative: string, edit: (text: string) => string): Promise<void> {
+  const file = path.join(content, relative);
+  await writeFile(file, edit(await readFile(file, 'utf8')));
+}
+
+describe("the CLI's builds after an edit", () => {
+  it('write what a clean build of the edited content writes, and say what it says', async () => {
+    const content = await tempDir();
+    await generateContent(content, { movies: 320, series: 12, episodes: 4, itemsPerFile: 40 });
+    const out = await tempDir();
+    expect((await build({ contentDir: content, outDir: out })).ok).toBe(true);
+    const next = random(23);
+    const edits = contentEdits(next);
+    let edited = 0;
+    for (let step = 0; step < 24; step++) {
+      const applied: string[] = [];
+      for (let e = 0; e < (next() < 0.3 ? 2 : 1); e++) {
+        // Mostly edits the CLI's edit takes; now and then one that is not.
+        const [name, edit] = edits[Math.floor(next() * (next() < 0.8 ? 4 : edits.length))]!;
+        const folder = name === 'episode title' || next() < 0.3 ? 'series' : 'movies';
+        const list = (await readdir(path.join(content, folder))).sort();
+        const relative = `${folder}/${list[Math.floor(next() * list.length)]!}`;
+        await editFile(content, relative, edit);
+        applied.push(`${name} in ${relative}`);
+      }
+      const what = `step ${step} (${applied.join(', ')})`;
+      const result = await build({ contentDir: content, outDir: out });
+      const clean = await cleanBuild(content);
+      expect(said(result), what).toEqual(said(clean.result));
+      expectSameTree(await readTree(out), clean.tree, what);
+      if (result.edited) edited++;
+      // Now and then a build with nothing changed: it writes nothing.
+      if (next() < 0.2) expect((await build({ contentDir: content, outDir: out })).write?.written, `${what}, again`).toBe(0);
+    }
+    // The edits reached both ways.
+    expect(edited).toBeGreaterThanOrEqual(10);
+    expect(edited).toBeLessThanOrEqual(22);
+    // A whole build after the edits finds the output as it would write it.
+    const whole = await build({ contentDir: content, outDir: out, reuse: false });
+    expect(whole.edited).toBeUndefined();
+    expect(whole.write?.written).toBe(0);
+  }, 180_000);
+
+  it('go the whole way after an edit that stopped half way, and compare the files it wrote', async () => {
+    const content = await tempDir();
+    await generateContent(content, { movies: 200, series: 2, episodes: 2, itemsPerFile: 40 });
+    const out = await tempDir();
+    await build({ contentDir: content, outDir: out });
+    await editFile(content, 'movies/00001.yaml', (text) => text.replace(/name: "[^"]*"/, 'name: "Zz renamed"'));
+    const edit = await build({ contentDir: content, outDir: out });
+    expect(edit.edited).toBe(true);
+    const journal = (await readEditJournal(out))!;
+    expect(journal.unknown.length).toBeGreaterThan(1);
+    // As if the edit had stopped after writing: a file it wrote holds other bytes, which the state file does not know of.
+    const damaged = journal.unknown.find((file) => file.startsWith('catalog/'))!;
+    await writeFile(path.join(out, damaged), '{"metas":[]}');
+    await writeEditJournal(out, { ...journal, pending: true, kept: undefined });
+    const after = await build({ contentDir: content, outDir: out });
+    expect(after.edited).toBeUndefined();
+    expectSameTree(await readTree(out), (await cleanBuild(content)).tree, 'after the stopped edit');
+  }, 60_000);
+
+  it('go the whole way when an output file went away since', async () => {
+    const content = await tempDir();
+    await generateContent(content, { movies: 200, series: 2, episodes: 2, itemsPerFile: 40 });
+    const out = await tempDir();
+    await build({ contentDir: content, outDir: out });
+    await rm(path.join(out, 'meta/movie/bm:m150.json'));
+    await editFile(content, 'movies/00001.yaml', (text) => text.replace(/name: "[^"]*"/, 'name: "Zz renamed"'));
+    const after = await build({ contentDir: content, outDir: out });
+    expect(after.edited).toBeUndefined();
+    expectSameTree(await readTree(out), (await cleanBuild(content)).tree, 'after a file went away');
+  }, 60_000);
+});
