@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { generateContent } from '../bench/generate.js';
 import { build, type BuildResult } from '../src/build/index.js';
 import { readEditJournal, writeEditJournal } from '../src/write/index.js';
-import { readTree, tempDir } from './support/content.js';
+import { addonYaml, contentDir, readTree, tempDir } from './support/content.js';
 import { contentEdits, random } from './support/random-edits.js';
 
 /** What a build says of the output, as a whole build says it (not how much it wrote). */
@@ -37,6 +37,9 @@ async function editFile(content: string, relative: string, edit: (text: string) 
   await writeFile(file, edit(await readFile(file, 'utf8')));
 }
 
+/** Edits of an item's fields that leave its files, its listings and what is warned of as they were. */
+const TAKEN = ['rename', 'redate', 'describe', 'restream', 'episode title', 'one stream fewer'];
+
 describe("the CLI's builds after an edit", () => {
   it('write what a clean build of the edited content writes, and say what it says', async () => {
     const content = await tempDir();
@@ -46,11 +49,12 @@ describe("the CLI's builds after an edit", () => {
     const next = random(23);
     const edits = contentEdits(next);
     let edited = 0;
-    for (let step = 0; step < 24; step++) {
+    for (let step = 0; step < 32; step++) {
       const applied: string[] = [];
       for (let e = 0; e < (next() < 0.3 ? 2 : 1); e++) {
         // Mostly edits the CLI's edit takes; now and then one that is not.
-        const [name, edit] = edits[Math.floor(next() * (next() < 0.8 ? 4 : edits.length))]!;
+        const taken = edits.filter(([name]) => TAKEN.includes(name));
+        const [name, edit] = next() < 0.6 ? taken[Math.floor(next() * taken.length)]! : edits[Math.floor(next() * edits.length)]!;
         const folder = name === 'episode title' || next() < 0.3 ? 'series' : 'movies';
         const list = (await readdir(path.join(content, folder))).sort();
         const relative = `${folder}/${list[Math.floor(next() * list.length)]!}`;
@@ -104,5 +108,37 @@ describe("the CLI's builds after an edit", () => {
     const after = await build({ contentDir: content, outDir: out });
     expect(after.edited).toBeUndefined();
     expectSameTree(await readTree(out), (await cleanBuild(content)).tree, 'after a file went away');
+  }, 60_000);
+
+  it('go the whole way when an edit changes the manifest, which files an item has, or what is warned of', async () => {
+    const one = (streams: string, subtitles: string) => `- id: "a:1"\n  type: movie\n  name: "One"\n  streams:\n${streams}${subtitles}`;
+    const withHint = '    - { url: "https://cdn.example.org/1.mp4", name: CDN, behaviorHints: { filename: "one.mp4" } }\n';
+    const subtitles = '  subtitles:\n    - { lang: eng, url: "https://subs.example.org/1.srt" }\n';
+    const two = (extra: string) =>
+      `- id: "b:1"\n  type: movie\n  name: "Two"\n  streams:\n    - { url: "https://cdn.example.org/2.mp4", name: CDN }\n${extra}`;
+    const content = await contentDir({
+      'addon.yaml': addonYaml('catalogs:\n  - { id: films, type: movie, name: Films, sort: name }\n'),
+      'one.yaml': one(withHint, subtitles),
+      'two.yaml': two(''),
+    });
+    const out = await tempDir();
+    expect((await build({ contentDir: content, outDir: out })).ok).toBe(true);
+    const edits: [string, string, string, boolean][] = [
+      ['a rename', 'two.yaml', two('').replace('"Two"', '"Deux"'), true],
+      // The subtitles resource's id prefixes are those of the titles with subtitles.
+      ['subtitles for the other prefix', 'two.yaml', two(subtitles).replace('"Two"', '"Deux"'), false],
+      // The subtitles file asked for with the stream's file name goes.
+      ['no file name', 'one.yaml', one('    - { url: "https://cdn.example.org/1.mp4", name: CDN }\n', subtitles), false],
+      // Subtitles without a stream: hosts without rewrites miss their requests (subtitles-need-rewrites).
+      ['no stream', 'one.yaml', one('    []\n', subtitles).replace('streams:\n    []', 'streams: []'), false],
+    ];
+    for (const [what, file, text, edited] of edits) {
+      await writeFile(path.join(content, file), text);
+      const result = await build({ contentDir: content, outDir: out });
+      expect(result.edited, what).toBe(edited || undefined);
+      const clean = await cleanBuild(content);
+      expect(said(result), what).toEqual(said(clean.result));
+      expectSameTree(await readTree(out), clean.tree, what);
+    }
   }, 60_000);
 });

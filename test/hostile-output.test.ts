@@ -336,7 +336,7 @@ describe('two builds at once', () => {
       const runs = await Promise.all([0, 1].map(() => runCli(['build', content, '--out', 'dist', '--host', 'cloudflare'], { cwd: work })));
       for (const run of runs) expect(run.status, run.stderr).toBe(0);
       expect(await readTree(path.join(work, 'dist'))).toEqual(expected);
-      expect((await readdir(work)).sort()).toEqual(['.dist.addon-gen-kept', '.dist.addon-gen.json', 'dist']);
+      expect((await readdir(work)).sort()).toEqual(['.dist.addon-gen-edits', '.dist.addon-gen-kept', '.dist.addon-gen.json', 'dist']);
     }
   });
 
@@ -350,7 +350,7 @@ describe('two builds at once', () => {
     const results = await Promise.all([0, 1, 2].map(() => build({ contentDir: content, outDir: out, hosts: ['cloudflare'] })));
     expect(results.map((r) => r.ok)).toEqual([true, true, true]);
     expect(await readTree(out)).toEqual(await readTree(reference));
-    expect((await readdir(path.dirname(out))).sort()).toEqual(['.dist.addon-gen-kept', '.dist.addon-gen.json', 'dist']);
+    expect((await readdir(path.dirname(out))).sort()).toEqual(['.dist.addon-gen-edits', '.dist.addon-gen-kept', '.dist.addon-gen.json', 'dist']);
   });
 
   it('waits while a live process holds the folder, and takes over a lock whose process is gone', async () => {

@@ -92,7 +92,7 @@ describe('addon-gen init', () => {
     // What the build made in the project is left out of commits: the output, the S3 files, and
     // the bookkeeping of both, beside them.
     const made = (await readdir(dir)).filter((entry) => !before.includes(entry)).sort();
-    expect(made).toEqual(['.dist-s3.addon-gen.json', '.dist.addon-gen-kept', '.dist.addon-gen.json', 'dist', 'dist-s3']);
+    expect(made).toEqual(['.dist-s3.addon-gen.json', '.dist.addon-gen-edits', '.dist.addon-gen-kept', '.dist.addon-gen.json', 'dist', 'dist-s3']);
     const ignored = (await readFile(path.join(dir, '.gitignore'), 'utf8')).split('\n').map((line) => line.replace(/\/$/, ''));
     for (const entry of made) expect(ignored, entry).toContain(entry);
     // And by this repository's own: its quick start builds the bundled example the same way.

@@ -17,7 +17,8 @@ import { textFingerprint } from '../shared/fingerprint.js';
 import { fieldOf, isCount } from '../shared/fields.js';
 import { outputLimit } from '../shared/output-limit.js';
 import { settledStamp } from '../load/read.js';
-import { ownedTotals, type Content, type Item } from '../shared/content.js';
+import { ownedTotals, type Content, type Item, type StreamOwner } from '../shared/content.js';
+import { playerSubtitlesExtras } from '../plan/subtitles.js';
 import { CheckedFiles, storedItems, type StoredItem } from '../validate/checked-files.js';
 import type { Environment } from '../validate/secrets.js';
 import {
@@ -27,6 +28,7 @@ import {
   readEditJournal,
   readOutputFiles,
   readStateHead,
+  largestOutputFile,
   stampFolders,
   stateIdentity,
   writeEditJournal,
@@ -123,7 +125,15 @@ export async function editBuild(
     const bytes = Buffer.from(body);
     if (!bytes.equals(existing.get(file)!)) changed.set(file, bytes);
   }
-  const written = writtenAfter(record, changed, existing, textBytes, options.contentDir);
+  // What validate measures against the content's size too (catalogs.ts, tooManyListings): each catalog's members.
+  const listings = index.catalogs.reduce((sum, _, at) => sum + (index.lists.find((list) => list.catalog === at)?.members.length ?? 0), 0);
+  // The largest file shrank, or another is as large: which is largest now is in the state file.
+  const sizes = new Map([
+    ...journal.unknown.map((file, i) => [file, journal.sizes[i]!] as const),
+    ...[...changed].map(([file, bytes]) => [file, bytes.length] as const),
+  ]);
+  const largest = async () => largestOutputFile(root, sizes);
+  const written = await writtenAfter(record, listings, changed, existing, textBytes, options.contentDir, largest);
   if (!written) return undefined;
   after.index = output.index;
   after.results = [...kept.results.filter(([file]) => !checked.stored.has(file)), ...checked.stored.values()];
@@ -200,16 +210,9 @@ async function finish(
  */
 export async function keepForEdits(
   outDir: string,
-  built: {
-    content: Content;
-    plan: Plan;
-    record: BuildRecord;
-    files: readonly SourceFile[];
-    textBytes: ReadonlyMap<string, number>;
-    settings: string;
-  },
+  built: { content: Content; planned: Plan; record: BuildRecord; files: readonly SourceFile[]; settings: string },
 ): Promise<void> {
-  const { content, plan } = built;
+  const { content, planned: plan } = built;
   const index = plan.lists && editIndexOf(content, plan.manifest, plan.lists);
   const state = await stateIdentity(outDir);
   if (!index || !state || built.files.some((file) => file.kind !== undefined || file.unreadable)) return removeEditJournal(outDir);
@@ -217,7 +220,8 @@ export async function keepForEdits(
     file.relative,
     settledStamp(file) ?? '',
     textFingerprint(file),
-    built.textBytes.get(file.relative) ?? -1,
+    // Measured for the files that hold items (shared/output-limit.ts), which alone an edit changes.
+    file.textBytes ?? -1,
   ]);
   const kept: EditKept = { index, settings: built.settings, files, textBytes: content.textBytes, record: built.record, results: [] };
   if ((await writeEditJournal(outDir, { state, pending: false, unknown: [], sizes: [], kept })) === undefined) await removeEditJournal(outDir);
@@ -263,11 +267,19 @@ async function itemsBefore(root: string, kept: EditKept, edited: readonly Source
   return items;
 }
 
-/** Whether the items of a file list and sort where they did, and have the same files: the same ids, listings and videos. */
+/**
+ * Whether the items of a file have the same files, list where they did and leave the manifest as
+ * it was: the same ids, listings (sameListings) and videos; each video (or the item) with
+ * subtitles or none as before, and the same subtitles requests its streams answer; none with
+ * subtitles and no stream, which a whole build would warn of (plan/subtitles.ts).
+ */
 function sameOutline(old: readonly StoredItem[], now: readonly Item[]): boolean {
-  const videoIds = (item: Pick<Item, 'videos'>) => item.videos?.map((video) => video.id).join('\0');
+  const owners = (item: Pick<Item, 'id' | 'videos' | 'streams' | 'subtitles'>): StreamOwner[] => item.videos ?? [item];
+  const layout = (item: StoredItem | Item) => JSON.stringify(owners(item).map((o) => [o.id, o.subtitles.length > 0, playerSubtitlesExtras(o)]));
   return (
-    old.length === now.length && old.every((item, i) => item.id === now[i]!.id && sameListings(item, now[i]!) && videoIds(item) === videoIds(now[i]!))
+    old.length === now.length &&
+    old.every((item, i) => item.id === now[i]!.id && sameListings(item, now[i]!) && layout(item) === layout(now[i]!)) &&
+    now.every((item) => owners(item).every((owner) => owner.streams.length > 0 || owner.subtitles.length === 0))
   );
 }
 
@@ -278,28 +290,38 @@ function resourceOf(file: string): string {
 
 /**
  * What the record says of the output once `changed` replaced what was there (`existing`): the
- * sizes, the hosts' limits against them. Undefined when that is not known without the other
- * files (the largest file shrank), or the output would be more than its content may make.
+ * sizes, the hosts' limits against them; `largestNow` finds the largest file when the edit
+ * made it smaller, or another as large. Undefined when that is not one file, or the output or its catalogs' `listings` would be more than
+ * the content may make (shared/output-limit.ts).
  */
-function writtenAfter(
+async function writtenAfter(
   record: BuildRecord,
+  listings: number,
   changed: ReadonlyMap<string, Buffer>,
   existing: ReadonlyMap<string, Buffer>,
   textBytes: number,
   contentDir: string,
-): Pick<BuildRecord, 'write' | 'hosts' | 'diagnostics'> | undefined {
+  largestNow: () => Promise<BuildRecord['write']['largest'] | undefined>,
+): Promise<Pick<BuildRecord, 'write' | 'hosts' | 'diagnostics'> | undefined> {
   const byResource = Object.fromEntries(Object.entries(record.write.byResource).map(([resource, r]) => [resource, { ...r }]));
   let { bytes, largest } = record.write;
+  let known = true;
   for (const [file, now] of changed) {
     const delta = now.length - existing.get(file)!.length;
     const tally = byResource[resourceOf(file)];
-    if (!tally || (file === largest.path && delta < 0) || (file !== largest.path && now.length === largest.bytes)) return undefined;
+    if (!tally) return undefined;
+    if ((file === largest.path && delta < 0) || (file !== largest.path && now.length === largest.bytes)) known = false;
     tally.bytes += delta;
     bytes += delta;
     if (now.length > largest.bytes) largest = { path: file, bytes: now.length };
   }
+  if (!known) {
+    const found = await largestNow();
+    if (!found) return undefined;
+    largest = found;
+  }
   const limit = outputLimit(textBytes);
-  if (bytes > limit.bytes || record.write.files > limit.files) return undefined;
+  if (bytes > limit.bytes || record.write.files > limit.files || listings > limit.listings) return undefined;
   const write = { files: record.write.files, bytes, largest, byResource };
   const report = hostReport(
     record.hosts.map((host) => host.host),

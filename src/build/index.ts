@@ -15,7 +15,8 @@ import type { OutputFile } from '../plan/index.js';
 export { keptBetweenBuilds, type KeptBetweenBuilds } from './kept-store.js';
 import type { Environment } from '../validate/secrets.js';
 import type { ValidateOptions } from '../validate/index.js';
-import { keptBeside, startKeeping, type KeptBetweenBuilds } from './kept-store.js';
+import { keptBeside, startKeeping, type KeptBetweenBuilds, type Keeping } from './kept-store.js';
+import type { keepForEdits } from './edit.js';
 import { ownedTotals, type Content } from '../shared/content.js';
 import { writeOutput, type WriteResult } from '../write/index.js';
 import { PAGE_TEMPLATES, templateUrl } from '../shared/package.js';
@@ -178,9 +179,8 @@ async function pipeline(options: BuildOptions, where: { outDir?: string; s3Dir?:
   const unread = folders && (await lastBuildUnread(options, folders, env));
   if (unread?.last) return done({ ...unread.last, sources: [] });
   // What earlier builds kept: the caller's, or else what the last build into the folder stored
-  // beside it, read below. Load asks only once validate starts.
+  // beside it, read below (load asks only once validate starts), or for an edit of a few item files (edit.ts).
   const beside = outDir !== undefined && !options.kept;
-  // A few item files edited since the last build: their files, without the others' (edit.ts).
   const edit = beside && folders && !unread?.inputsHeld ? await (await import('./edit.js')).editBuild(options, outDir!, env) : undefined;
   if (edit) return done(edit);
   let kept = options.kept;
@@ -190,8 +190,6 @@ async function pipeline(options: BuildOptions, where: { outDir?: string; s3Dir?:
     return false;
   };
   const loaded = await loadContent(options.contentDir, { maxFileSize: options.maxFileSize, env, known });
-  // What the next build's edit counts the content's size from, before validate lets go of the texts.
-  const textBytes = beside ? new Map(loaded.files.map((file) => [file.relative, Buffer.byteLength(file.text)])) : undefined;
   // What reading the files found (links not followed, say): every build reads them again.
   const readProblems = loaded.diagnostics.list();
   const { generator, inputs, settings } = await buildInputs(options, loaded);
@@ -260,17 +258,24 @@ async function pipeline(options: BuildOptions, where: { outDir?: string; s3Dir?:
     // upload.sh names the output folder as seen from the S3 folder: that too must be as it was.
     if (planned.s3Files.length > 0) await writeOutput(s3Dir!, planned.s3Files, { record: () => ({ inputs, outFromS3Dir }) });
     // Completed after the output, not while it is written: alongside, the write threads waited for the main thread.
-    await keeping?.finish();
-    if (beside && record && settings !== undefined) {
-      const { keepForEdits } = await import('./edit.js');
-      await keepForEdits(outDir!, { content, plan: planned, record, files: loaded.files, textBytes: textBytes!, settings });
-    }
+    await keepForNext(keeping, beside ? { outDir: outDir!, content, planned, record, files: loaded.files, settings } : undefined);
     const after = [...report!.diagnostics, ...foreignFiles(options.outDir, write.foreign), ...removedConfigurations(write.removedManifests)];
     return done({ ...result, diagnostics: [...diagnostics, ...after], ok: true, write, hosts: report!.hosts });
   } finally {
     await keeping?.close();
   }
 }
+
+/** What the next builds take from this one: what each file became (kept-store.ts), and what the CLI's edits need (edit.ts). */
+async function keepForNext(keeping: Keeping | undefined, edits: EditsFrom | undefined): Promise<void> {
+  await keeping?.finish();
+  const { outDir, record, settings } = edits ?? {};
+  // Without a record (nothing written) or settings (validate), there is nothing to edit.
+  if (edits && outDir && record && settings) await (await import('./edit.js')).keepForEdits(outDir, { ...edits, record, settings });
+}
+
+/** What keepForEdits takes, as the pipeline has it. */
+type EditsFrom = Omit<Parameters<typeof keepForEdits>[1], 'record' | 'settings'> & { outDir: string; record?: BuildRecord; settings?: string };
 
 /** Stage 2, and the manifests that addon collections list (load/addon-manifests.ts): the content, or the problems. */
 async function checkContent(options: BuildOptions, loaded: Loaded, env: Environment, kept: KeptBetweenBuilds | undefined) {

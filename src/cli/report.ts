@@ -115,6 +115,7 @@ function summaryData(result: BuildResult) {
     }),
     hosts: result.hosts,
     reused: result.reused === true,
+    edited: result.edited === true,
     stages: Object.fromEntries(Object.entries(result.stages).map(([stage, seconds]) => [stage, Number(seconds.toFixed(3))])),
     seconds: Number(result.seconds.toFixed(3)),
   };

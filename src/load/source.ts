@@ -23,6 +23,8 @@ export interface SourceFile extends ContentText {
   table?: TableLayout;
   /** A hash of the text, once a build asks for it (shared/fingerprint.ts, textFingerprint). */
   textFingerprint?: string;
+  /** The bytes of the text in UTF-8, once the content's size is measured (shared/output-limit.ts, contentBytes). */
+  textBytes?: number;
   /** The source that parses it when its name does not say: a playlist read from a URL. */
   kind?: ContentSource;
   /** A playlist's settings from addon.yaml (`playlists`), set by load before it is parsed (m3u.ts). */

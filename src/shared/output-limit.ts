@@ -40,7 +40,7 @@ export function outputLimit(input: number): { files: number; bytes: number; list
 /** The bytes of the content's text: addon.yaml and every file that holds an item (each once). */
 export function contentBytes(sources: Iterable<SourceFile>): number {
   let bytes = 0;
-  for (const source of new Set(sources)) bytes += Buffer.byteLength(source.text);
+  for (const source of new Set(sources)) bytes += source.textBytes ??= Buffer.byteLength(source.text);
   return bytes;
 }
 

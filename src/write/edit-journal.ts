@@ -8,7 +8,7 @@ import { closeSync, constants, fstatSync, openSync, readFileSync, type BigIntSta
 import { lstat, open, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { deserialize, serialize } from 'node:v8';
-import { createNew, stateFileOf, TEMP_SUFFIX, UNKNOWN, type Written } from './state.js';
+import { createNew, filesOf, readStateFile, stateFileOf, TEMP_SUFFIX, UNKNOWN, type Written } from './state.js';
 import { inside } from './paths.js';
 import { besideOutput } from '../shared/locations.js';
 import { fieldOf, isCount } from '../shared/fields.js';
@@ -162,6 +162,24 @@ export function outputText(outDir: string, relative: string): string | undefined
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The largest file of the output once the files of `sizes` have those sizes, the others those the
+ * state file gives; undefined when that is not one file (two of that size, or one of unknown size).
+ */
+export async function largestOutputFile(outDir: string, sizes: ReadonlyMap<string, number>): Promise<{ path: string; bytes: number } | undefined> {
+  const read = await readStateFile(path.resolve(outDir));
+  if (!read) return undefined;
+  let largest: { path: string; bytes: number } | undefined;
+  let ties = 0;
+  for (const [file, written] of filesOf(read.state)) {
+    const bytes = sizes.get(file) ?? written.bytes;
+    if (bytes < 0) return undefined;
+    if (largest && bytes === largest.bytes) ties++;
+    if (!largest || bytes > largest.bytes) [largest, ties] = [{ path: file, bytes }, 0];
+  }
+  return ties === 0 ? largest : undefined;
 }
 
 /** Removes the record of the edits: the whole build that wrote the state file since has compared their files. */

@@ -19,6 +19,7 @@ export { linkOutput } from './link-output.js';
 export { keptFileOf, openKeptFile, startKeptFile, type KeptFile, type KeptFileWriter } from './kept-file.js';
 export {
   journalFileOf,
+  largestOutputFile,
   outputText,
   readEditJournal,
   readOutputFiles,

@@ -20,7 +20,7 @@ function replaceOne(text: string, pattern: RegExp, pick: number, by: (match: str
 
 /**
  * Edits of an item file's text, named: the first seven change an item's fields (two of them its
- * genres), the last two which catalogs list it, or remove it.
+ * genres); the next two which catalogs list it, or remove it; the last four its streams and subtitles.
  */
 export function contentEdits(next: () => number): [name: string, edit: (text: string) => string][] {
   const names = (text: string) => [...text.matchAll(/name: "([^"]*)"/g)].map((m) => m[1]!);
@@ -50,5 +50,19 @@ export function contentEdits(next: () => number): [name: string, edit: (text: st
     ['episode title', (t) => replaceOne(t, /title: "Episode \d+"/g, next(), () => `title: "Renamed ${Math.floor(next() * 100)}"`)],
     ['pick', (t) => replaceOne(t, /\n  type: movie\n/g, next(), (m) => `${m}  catalogs: [movies, newest, picks]\n`)],
     ['remove', (t) => replaceOne(t, /- id: [\s\S]*?(?=\n- id: |\n$)/g, next(), () => '').replace(/^\n/, '')],
+    // The edits below change what files an item has, or what is warned of: the CLI's edits leave them to the whole build.
+    ['one stream fewer', (t) => replaceOne(t, /\n +- \{ infoHash: \w+, fileIdx: 0, name: P2P, description: Torrent \}/g, next(), () => '')],
+    [
+      'stream file name',
+      (t) =>
+        replaceOne(
+          t,
+          /description: 1080p \}/g,
+          next(),
+          () => `description: 1080p, behaviorHints: { filename: "f${Math.floor(next() * 100)}.mp4" } }`,
+        ),
+    ],
+    ['no subtitles', (t) => replaceOne(t, /\n +subtitles:\n +- \{ lang: eng, url: "[^"]*" \}/g, next(), () => '')],
+    ['no streams', (t) => replaceOne(t, /\n  streams:\n(?: {4}- \{[^\n]*\}\n?)+/g, next(), () => '\n')],
   ];
 }
