@@ -107,7 +107,8 @@ describe('the stamps of the output folders', () => {
     await writeFile(path.join(out, 'subtitles'), 'theirs');
     expect((await build({ contentDir: dir, outDir: out })).diagnostics.map((d) => d.code)).toContain('foreign-files');
     expect(await stamped(out)).toBe(true);
-    await writeFile(path.join(dir, 'x.yaml'), files['x.yaml'].replace('name: X', 'name: X2'));
+    // A genre too: the whole build, not an edit's (build/edit.ts), which leaves the state file's stamps.
+    await writeFile(path.join(dir, 'x.yaml'), files['x.yaml'].replace('name: X', 'name: X2\ngenres: [Drama]'));
     const renamed = await build({ contentDir: dir, outDir: out });
     expect(renamed.write!.written).toBeGreaterThan(0);
     expect(await stamped(out)).toBe(true);
@@ -166,7 +167,8 @@ describe('the stamps of the output folders', () => {
     ];
     for (const { name, during } of changes) {
       const { dir, out } = await built();
-      await writeFile(path.join(dir, 'y.yaml'), files['y.yaml'].replace('name: Y', 'name: Y2'));
+      // A genre too: the whole build, which lists the output folder, not an edit's.
+      await writeFile(path.join(dir, 'y.yaml'), files['y.yaml'].replace('name: Y', 'name: Y2\ngenres: [Drama]'));
       let done = false;
       // Once files are written: after the output folder was listed.
       const onProgress = ({ stage, done: files }: { stage: string; done?: number }) => {

@@ -108,8 +108,19 @@ export async function editBuild(
     files.map(([relative, , fingerprint]) => [relative, fingerprint]),
   );
   const after: EditKept = { ...kept, files, textBytes, folders, record: { ...record, inputs } };
-  if (edited.length === 0) return finish(options, root, journal, after, new Map());
-  const checked = await checkAlone(options, loaded, env, edited);
+  // Only rewritten (a checkout): the last build stands, as when the stamps say so.
+  if (edited.length === 0) return finish(options, root, journal, after, undefined);
+  // Read again, the edited files alone: the others read were only rewritten (a checkout), and
+  // checking them would parse them all.
+  const names = new Set(edited.map((file) => file.relative));
+  const alone = await loadContent(options.contentDir, {
+    maxFileSize: options.maxFileSize,
+    env,
+    only: (relative) => relative === ADDON_FILE || names.has(relative),
+  });
+  const sameText = (file: SourceFile) =>
+    file.relative === ADDON_FILE || edited.some((e) => e.relative === file.relative && textFingerprint(e) === textFingerprint(file));
+  const checked = alone.files.every(sameText) ? await checkAlone(options, alone, env, edited) : undefined;
   const old = checked && (await itemsBefore(root, kept, edited));
   if (!checked || !old) return undefined;
   for (const file of edited) if (!sameOutline(old.get(file.file)!, checked.items.get(file.file)!)) return undefined;
@@ -141,14 +152,19 @@ export async function editBuild(
   return finish(options, root, journal, after, changed);
 }
 
-/** Writes the changed files and what the next edit needs; the result, as the last build's (lastBuild in reuse.ts) but for what was written. */
+/**
+ * Writes the files an edit changed (none: the content is as the last build or edit left it) and
+ * what the next edit needs; the result, as the last build's (lastBuild in reuse.ts) but for what
+ * was written.
+ */
 async function finish(
   options: BuildOptions,
   root: string,
   journal: EditJournal,
   after: EditKept,
-  changed: ReadonlyMap<string, Buffer>,
+  edit: ReadonlyMap<string, Buffer> | undefined,
 ): Promise<Omit<BuildResult, 'seconds' | 'stages'> | undefined> {
+  const changed = edit ?? new Map<string, Buffer>();
   const sizes = new Map(journal.unknown.map((file, i) => [file, journal.sizes[i]!]));
   for (const [file, bytes] of changed) sizes.set(file, bytes.length);
   const [unknown, written] = [[...sizes.keys()], [...sizes.values()]];
@@ -169,8 +185,8 @@ async function finish(
   after.folders = stamped?.stamps;
   for (let tries = 0; ; tries++) {
     const time = await writeEditJournal(root, { state: journal.state, pending: false, unknown, sizes: written, kept: after });
-    // A record that cannot be written leaves the next build to compare them all: it is removed.
-    if (time === undefined) await removeEditJournal(root);
+    // One that cannot be written leaves the last in place: after a write, the pending one, which
+    // makes the next build compare what this one wrote.
     if (time === undefined || !stamped || !after.folders || time > stamped.latest) break;
     // Written once more without them: the next edit takes the whole build.
     if (tries === 100) after.folders = undefined;
@@ -185,7 +201,7 @@ async function finish(
   );
   return {
     ok: true,
-    edited: true,
+    ...(edit ? { edited: true } : { reused: true }),
     diagnostics: localDiagnostics(record.diagnostics, options.contentDir),
     sources: [],
     addon: record.addon,

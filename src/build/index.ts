@@ -181,8 +181,10 @@ async function pipeline(options: BuildOptions, where: { outDir?: string; s3Dir?:
   // What earlier builds kept: the caller's, or else what the last build into the folder stored
   // beside it, read below (load asks only once validate starts), or for an edit of a few item files (edit.ts).
   const beside = outDir !== undefined && !options.kept;
-  const edit = beside && folders && !unread?.inputsHeld ? await (await import('./edit.js')).editBuild(options, outDir!, env) : undefined;
-  if (edit) return done(edit);
+  const edit =
+    beside && folders && !unread?.inputsHeld && editable(options) ? await (await import('./edit.js')).editBuild(options, outDir!, env) : undefined;
+  // Looking at the output folder and writing count as write, as for a reused build.
+  if (edit) return (enter('write', false), done(edit));
   let kept = options.kept;
   const known = (file: SourceFile) => {
     if (kept?.checkedFiles.has(file) === true) return true;
@@ -264,6 +266,11 @@ async function pipeline(options: BuildOptions, where: { outDir?: string; s3Dir?:
   } finally {
     await keeping?.close();
   }
+}
+
+/** Whether a build may take an edit's way (edit.ts): not one whose caller waits for its stages (serve). */
+function editable(options: BuildOptions): boolean {
+  return !options.onItemsChecked && !options.onChecked && !options.keepPreviews && !options.stopBeforeWrite && !options.parsed;
 }
 
 /** What the next builds take from this one: what each file became (kept-store.ts), and what the CLI's edits need (edit.ts). */

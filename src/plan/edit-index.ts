@@ -81,11 +81,12 @@ export interface EditedFiles {
 /**
  * The files an edit renders: every file of the items of `edited` (each content file's items, in
  * order, with the ids the index has for it), and the catalog pages whose bytes change. `written`
- * gives a page's text as the output holds it, for the previews of the items the edit left: those
- * are not rendered again. Undefined when the index does not hold those files' items, or a page
- * is not as the index says it was written, or more than EARLY_PAGES_LIMIT pages change.
- * The caller checks that each item lists and sorts where the index says (sameListings): the same
- * type, genres and catalogs, and the same videos.
+ * gives a file's text as the output holds it: an item's meta, to tell whether its preview and
+ * place changed, and the pages, for the previews of the items the edit left, which are not
+ * rendered again. Undefined when the index does not hold those files' items, or a page is not as
+ * the index says it was written, or more than EARLY_PAGES_LIMIT pages change. The caller checks
+ * that each item lists where the index says (sameListings: the same type, genres and catalogs)
+ * and has the files it had (build/edit.ts, sameOutline).
  */
 export function editedFiles(
   index: EditIndex,
