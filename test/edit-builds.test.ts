@@ -8,7 +8,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { generateContent } from '../bench/generate.js';
 import { build, type BuildResult } from '../src/build/index.js';
-import { readEditJournal, writeEditJournal } from '../src/write/index.js';
+import { journalFileOf, readEditJournal, writeEditJournal } from '../src/write/index.js';
 import { addonYaml, contentDir, readTree, tempDir } from './support/content.js';
 import { contentEdits, random } from './support/random-edits.js';
 
@@ -96,6 +96,23 @@ describe("the CLI's builds after an edit", () => {
     const after = await build({ contentDir: content, outDir: out });
     expect(after.edited).toBeUndefined();
     expectSameTree(await readTree(out), (await cleanBuild(content)).tree, 'after the stopped edit');
+  }, 60_000);
+
+  it('compare every file after an edit whose record went missing', async () => {
+    const content = await tempDir();
+    await generateContent(content, { movies: 200, series: 2, episodes: 2, itemsPerFile: 40 });
+    const out = await tempDir();
+    await build({ contentDir: content, outDir: out });
+    const file = path.join(content, 'movies/00001.yaml');
+    const text = await readFile(file, 'utf8');
+    await writeFile(file, text.replace(/name: "[^"]*"/, 'name: "Zz renamed"'));
+    expect((await build({ contentDir: content, outDir: out })).edited).toBe(true);
+    await rm(journalFileOf(out));
+    // The content as the whole build had it: its bookkeeping's fingerprints hold for every file
+    // again, but the files the edit wrote are not what it says.
+    await writeFile(file, text);
+    await build({ contentDir: content, outDir: out });
+    expectSameTree(await readTree(out), (await cleanBuild(content)).tree, 'after the record of edits went missing');
   }, 60_000);
 
   it('go the whole way when an output file went away since', async () => {

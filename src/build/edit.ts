@@ -10,11 +10,11 @@
 // files edits wrote, no rebuild ends early on the last one's record.
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { hostReport } from '../hosts/index.js';
-import { ADDON_FILE, contentFileStamps, loadContent, type SourceFile } from '../load/index.js';
-import { editedFiles, editIndexOf, sameListings, type EditIndex, type Plan } from '../plan/index.js';
+import { hostReport, TESTED_ON } from '../hosts/index.js';
+import { ADDON_FILE, contentFileStamps, contentTexts, loadContent, type SourceFile } from '../load/index.js';
+import { editedFiles, editIndexOf, sameListings, type Plan } from '../plan/index.js';
 import { textFingerprint } from '../shared/fingerprint.js';
-import { fieldOf, isCount } from '../shared/fields.js';
+import { fieldOf } from '../shared/fields.js';
 import { outputLimit } from '../shared/output-limit.js';
 import { settledStamp } from '../load/read.js';
 import { ownedTotals, type Content, type Item, type StreamOwner } from '../shared/content.js';
@@ -35,30 +35,15 @@ import {
   writeOutputFiles,
   removeEditJournal,
   type EditJournal,
+  EDITED,
+  writeStampsSlot,
 } from '../write/index.js';
+import type { StateHead } from '../write/state.js';
 import type { BuildOptions, BuildResult } from './index.js';
 import { keptResults } from './kept-store.js';
-import { filesHash, isRecord, localDiagnostics, portableDiagnostics, recordHolds, settingsHash, type BuildRecord } from './last-build.js';
-import { contentTexts } from '../load/index.js';
+import { filesHash, localDiagnostics, portableDiagnostics, recordHolds, settingsHash, type BuildRecord } from './last-build.js';
 import { generatorFingerprint, settingsOf } from './reuse.js';
-import { TESTED_ON } from '../hosts/index.js';
-
-/** What a whole build keeps for the CLI's edits after it, and each edit for the next. */
-interface EditKept {
-  index: EditIndex;
-  /** The other inputs' hash (settingsHash) this content was built with. */
-  settings: string;
-  /** Each content file, in load's order: its path in the content folder, its stamp ('' when not settled), text fingerprint and bytes. */
-  files: [relative: string, stamp: string, fingerprint: string, bytes: number][];
-  /** The bytes of the texts the output is built from (Content.textBytes). */
-  textBytes: number;
-  /** The record of the output as it now is (last-build.ts). */
-  record: BuildRecord;
-  /** The output's folders, stamped after the last edit wrote; none: the state file's stamps hold. */
-  folders?: [dir: string, stamp: string][];
-  /** What the files edited since the whole build became, with their text's fingerprint, as CheckedFiles.stored makes it; the kept file has the others. */
-  results: (readonly [file: string, fingerprint: string, bytes: Uint8Array])[];
-}
+import { keptOf, stored, type EditKept } from './edit-kept.js';
 
 /** The result of an edit's build: the output as a whole build would have made it; undefined when it takes the whole build. */
 export async function editBuild(
@@ -68,7 +53,7 @@ export async function editBuild(
 ): Promise<Omit<BuildResult, 'seconds' | 'stages'> | undefined> {
   const root = path.resolve(outDir);
   const journal = await readEditJournal(root);
-  const kept = journal && !journal.pending && isEditKept(journal.kept) ? journal.kept : undefined;
+  const kept = journal && !journal.pending ? keptOf(journal.kept) : undefined;
   if (!journal || !kept || journal.state !== (await stateIdentity(root))) return undefined;
   const { record, index } = kept;
   const settings = settingsHash(generatorFingerprint(), settingsOf(options));
@@ -108,8 +93,12 @@ export async function editBuild(
     files.map(([relative, , fingerprint]) => [relative, fingerprint]),
   );
   const after: EditKept = { ...kept, files, textBytes, folders, record: { ...record, inputs } };
-  // Only rewritten (a checkout): the last build stands, as when the stamps say so.
-  if (edited.length === 0) return finish(options, root, journal, after, undefined);
+  // Only rewritten (a checkout): the last build stands, as when the stamps say so. Kept again only
+  // for stamps the next build can trust: a file changed in the two seconds before it was read has none.
+  if (edited.length === 0) {
+    const settled = files.some(([, stamp], i) => stamp !== '' && stamp !== kept.files[i]![1]);
+    return finish(options, root, { journal, head }, after, { keep: settled });
+  }
   // Read again, the edited files alone: the others read were only rewritten (a checkout), and
   // checking them would parse them all.
   const names = new Set(edited.map((file) => file.relative));
@@ -149,29 +138,35 @@ export async function editBuild(
   after.index = output.index;
   after.results = [...kept.results.filter(([file]) => !checked.stored.has(file)), ...checked.stored.values()];
   after.record = { ...after.record, counts: countsAfter(record.counts, old, checked.items), ...written };
-  return finish(options, root, journal, after, changed);
+  return finish(options, root, { journal, head }, after, { changed, keep: true });
 }
 
 /**
- * Writes the files an edit changed (none: the content is as the last build or edit left it) and
- * what the next edit needs; the result, as the last build's (lastBuild in reuse.ts) but for what
- * was written.
+ * Writes the files an edit `changed` (none: the content is as the last build or edit left it)
+ * and, to `keep`, what the next edit needs; the result, as the last build's (lastBuild in
+ * reuse.ts) but for what was written.
  */
 async function finish(
   options: BuildOptions,
   root: string,
-  journal: EditJournal,
+  { journal, head }: { journal: EditJournal; head: StateHead },
   after: EditKept,
-  edit: ReadonlyMap<string, Buffer> | undefined,
+  edit: { changed?: ReadonlyMap<string, Buffer>; keep: boolean },
 ): Promise<Omit<BuildResult, 'seconds' | 'stages'> | undefined> {
-  const changed = edit ?? new Map<string, Buffer>();
+  const { changed = new Map<string, Buffer>(), keep } = edit;
   const sizes = new Map(journal.unknown.map((file, i) => [file, journal.sizes[i]!]));
   for (const [file, bytes] of changed) sizes.set(file, bytes.length);
   const [unknown, written] = [[...sizes.keys()], [...sizes.values()]];
+  let { state } = journal;
   if (changed.size > 0) {
-    // Before the first write: should it stop half way, the next build compares what it wrote.
-    if ((await writeEditJournal(root, { state: journal.state, pending: true, unknown, sizes: written, kept: undefined })) === undefined)
-      return undefined;
+    // Before the first write, the state file says edits wrote since (its record of them could go
+    // missing), and the record of edits which files: should this stop half way, the next build
+    // compares them.
+    if (head.stamps !== EDITED) {
+      if ((await writeStampsSlot(head, EDITED)) === undefined) return undefined;
+      state = (await stateIdentity(root)) ?? '';
+    }
+    if ((await writeEditJournal(root, { state, pending: true, unknown, sizes: written, kept: undefined })) === undefined) return undefined;
     await writeOutputFiles(root, changed);
   }
   // The folders' stamps, kept for the next edit when the record is written after their last change
@@ -183,8 +178,8 @@ async function finish(
       after.folders.map(([dir]) => dir),
     ));
   after.folders = stamped?.stamps;
-  for (let tries = 0; ; tries++) {
-    const time = await writeEditJournal(root, { state: journal.state, pending: false, unknown, sizes: written, kept: after });
+  for (let tries = 0; keep; tries++) {
+    const time = await writeEditJournal(root, { state, pending: false, unknown, sizes: written, kept: stored(after) });
     // One that cannot be written leaves the last in place: after a write, the pending one, which
     // makes the next build compare what this one wrote.
     if (time === undefined || !stamped || !after.folders || time > stamped.latest) break;
@@ -201,7 +196,7 @@ async function finish(
   );
   return {
     ok: true,
-    ...(edit ? { edited: true } : { reused: true }),
+    ...(edit.changed ? { edited: true } : { reused: true }),
     diagnostics: localDiagnostics(record.diagnostics, options.contentDir),
     sources: [],
     addon: record.addon,
@@ -240,7 +235,8 @@ export async function keepForEdits(
     file.textBytes ?? -1,
   ]);
   const kept: EditKept = { index, settings: built.settings, files, textBytes: content.textBytes, record: built.record, results: [] };
-  if ((await writeEditJournal(outDir, { state, pending: false, unknown: [], sizes: [], kept })) === undefined) await removeEditJournal(outDir);
+  if ((await writeEditJournal(outDir, { state, pending: false, unknown: [], sizes: [], kept: stored(kept) })) === undefined)
+    await removeEditJournal(outDir);
 }
 
 /** The edited files checked each on its own, as a whole build checks them before it checks across them; undefined on any problem. */
@@ -362,38 +358,4 @@ function countsAfter(
   for (const items of old.values()) tally(items, -1);
   for (const items of now.values()) tally(items, 1);
   return { ...counts, streams, subtitles };
-}
-
-/** What a whole build or edit kept for the next edit, read back: its outline checked, as the kept file's (kept-store.ts). */
-function isEditKept(value: unknown): value is EditKept {
-  const [index, files, record, results, folders] = ['index', 'files', 'record', 'results', 'folders'].map((name) => fieldOf(value, name));
-  const strings = (list: unknown) => Array.isArray(list) && list.every((entry) => typeof entry === 'string');
-  const isFile = (entry: unknown) =>
-    Array.isArray(entry) &&
-    entry.length === 4 &&
-    typeof entry[0] === 'string' &&
-    typeof entry[1] === 'string' &&
-    typeof entry[2] === 'string' &&
-    typeof entry[3] === 'number';
-  const isResult = (entry: unknown) =>
-    Array.isArray(entry) && entry.length === 3 && typeof entry[0] === 'string' && typeof entry[1] === 'string' && entry[2] instanceof Uint8Array;
-  const isList = (list: unknown) => isCount(fieldOf(list, 'catalog')) && Array.isArray(fieldOf(list, 'members'));
-  const lists = fieldOf(index, 'lists');
-  const indexHolds =
-    strings(fieldOf(index, 'ids')) &&
-    strings(fieldOf(index, 'names')) &&
-    Array.isArray(fieldOf(index, 'catalogs')) &&
-    Array.isArray(lists) &&
-    lists.every(isList);
-  return (
-    indexHolds &&
-    typeof fieldOf(value, 'settings') === 'string' &&
-    isCount(fieldOf(value, 'textBytes')) &&
-    Array.isArray(files) &&
-    files.every(isFile) &&
-    isRecord(record) &&
-    Array.isArray(results) &&
-    results.every(isResult) &&
-    (folders === undefined || (Array.isArray(folders) && folders.every((entry) => Array.isArray(entry) && strings(entry))))
-  );
 }

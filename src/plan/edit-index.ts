@@ -29,8 +29,8 @@ export interface EditIndex {
   releaseInfo: (string | undefined)[];
   /** The items of each item file (as load names it): the first one's index, and how many. */
   files: { file: string; first: number; count: number }[];
-  /** Each list a catalog's pages are written for, its members as indexes into `ids`. */
-  lists: { catalog: number; extra?: Extra; members: number[] }[];
+  /** Each list a catalog's pages are written for, its members as indexes into `ids` (typed: read back in a copy, not item by item). */
+  lists: { catalog: number; extra?: Extra; members: Int32Array }[];
 }
 
 /**
@@ -55,7 +55,7 @@ export function editIndexOf(content: Content, manifest: Manifest, lists: Readonl
   const indexed: EditIndex['lists'] = [];
   content.catalogs.forEach((catalog, at) => {
     for (const { extra, members } of lists.get(catalog) ?? []) {
-      indexed.push({ catalog: at, ...(extra && { extra }), members: members.map((item) => indexOf.get(item)!) });
+      indexed.push({ catalog: at, ...(extra && { extra }), members: Int32Array.from(members, (item) => indexOf.get(item)!) });
     }
   });
   return {
@@ -106,7 +106,12 @@ export function editedFiles(
   // A catalog's first list is all its members (catalogLists): the edited ones, for their genre links.
   const catalogs = index.catalogs.map((catalog, at) => {
     const all = index.lists.find((list) => list.catalog === at);
-    return { ...catalog, items: (all?.members ?? []).filter((i) => now.has(i)).map((i) => now.get(i)!) };
+    return {
+      ...catalog,
+      items: Array.from(all?.members ?? [])
+        .filter((i) => now.has(i))
+        .map((i) => now.get(i)!),
+    };
   });
   const content = { addon: index.addon, baseUrl: index.baseUrl, catalogs, items, externalTitles: [] };
   const rendering = itemRendering(content, items);
@@ -148,14 +153,14 @@ function sortFieldsOf(index: EditIndex, at: number): SortFields {
  * sort key changed is taken out and put back where the order puts it now, ties by the order read
  * (the index), as validate's stable sort leaves them. Itself when no member moved.
  */
-function placedAgain(members: number[], now: ReadonlyMap<number, Item>, sort: Catalog['sort'], before: EditIndex, after: EditIndex): number[] {
+function placedAgain(members: Int32Array, now: ReadonlyMap<number, Item>, sort: Catalog['sort'], before: EditIndex, after: EditIndex): Int32Array {
   if (!sort) return members;
   const { keyOf, compare } = catalogOrder(sort);
   const moved = members.filter((i) => now.has(i) && compare(keyOf(sortFieldsOf(before, i)), keyOf(sortFieldsOf(after, i))) !== 0);
   if (moved.length === 0) return members;
   const key = (i: number) => keyOf(sortFieldsOf(after, i));
   const taken = new Set(moved);
-  const placed = members.filter((i) => !taken.has(i));
+  const placed = Array.from(members).filter((i) => !taken.has(i));
   for (const item of moved) {
     const itemKey = key(item);
     let [low, high] = [0, placed.length];
@@ -167,7 +172,7 @@ function placedAgain(members: number[], now: ReadonlyMap<number, Item>, sort: Ca
     }
     placed.splice(low, 0, item);
   }
-  return placed;
+  return Int32Array.from(placed);
 }
 
 /**
@@ -179,7 +184,7 @@ function splicePages(
   bodies: Map<string, string>,
   catalog: CatalogFrame,
   list: EditIndex['lists'][number],
-  members: readonly number[],
+  members: Int32Array,
   now: ReadonlyMap<number, Item>,
   fresh: (i: number) => string,
   pages: { ids: readonly string[]; metas: Envelope; written: (path: string) => string | undefined; count: number },
@@ -197,13 +202,13 @@ function splicePages(
   if (candidates.size === 0) return true;
   const layout = catalogPages(old.length, list.extra);
   let oldAt: Map<number, number> | undefined;
-  const positionOf = (i: number, at: number) => (members === old ? at : (oldAt ??= new Map(old.map((m, p) => [m, p]))).get(i)!);
+  const positionOf = (i: number, at: number) => (members === old ? at : (oldAt ??= new Map(Array.from(old, (m, p) => [m, p]))).get(i)!);
   const read = new Map<number, string[] | undefined>();
   const previewAt = (position: number): string | undefined => {
     const page = Math.floor(position / PAGE_SIZE);
     if (!read.has(page)) {
       const { skip, extras } = layout[page]!;
-      const ids = old.slice(skip, skip + PAGE_SIZE).map((i) => pages.ids[i]!);
+      const ids = Array.from(old.subarray(skip, skip + PAGE_SIZE), (i) => pages.ids[i]!);
       read.set(page, pageElements(pages.written(pagePath(catalog, extras[0]!)), pages.metas, ids));
     }
     return read.get(page)?.[position % PAGE_SIZE];

@@ -81,12 +81,12 @@ export async function writeEditJournal(outDir: string, journal: EditJournal): Pr
 
 /**
  * What the edits since the state file wrote in the output, by path: the size of each, so that a
- * build compares it with what it renders there; unknown when an edit did not end.
+ * build compares it with what it renders there; unknown when an edit did not end. Undefined when
+ * their record cannot be read.
  */
-export async function filesEditsWrote(root: string): Promise<[string, Written][]> {
+export async function filesEditsWrote(root: string): Promise<[string, Written][] | undefined> {
   const journal = await readEditJournal(root);
-  if (!journal) return [];
-  return journal.unknown.map((file, i) => [file, journal.pending ? UNKNOWN : { bytes: journal.sizes[i]! }]);
+  return journal?.unknown.map((file, i) => [file, journal.pending ? UNKNOWN : { bytes: journal.sizes[i]! }]);
 }
 
 /**

@@ -7,8 +7,8 @@ import { ioFailure } from '../diagnostics/index.js';
 import type { OutputFile } from '../plan/index.js';
 import { prepareOutput, type OutputRun, type WriteOptions, type WriteResult } from './output-run.js';
 import { stampOutput, stampsHold } from './stamps.js';
-import { filesOf, foreignOf, readState, readStateFile, readStateHead } from './state.js';
-import { filesEditsWrote, readEditJournal } from './edit-journal.js';
+import { EDITED, filesOf, foreignOf, readState, readStateFile, readStateHead, writeStampsSlot } from './state.js';
+import { filesEditsWrote } from './edit-journal.js';
 import { listTree, removeAll } from './tree.js';
 import { createOutputFiles, moveStagedFoldersIn, recordComplete, removeStaleFiles } from './write-files.js';
 
@@ -30,7 +30,7 @@ export {
   type EditJournal,
 } from './edit-journal.js';
 export { foldersHold, headStamps, stampFolders } from './stamps.js';
-export { readStateHead } from './state.js';
+export { EDITED, readStateHead, writeStampsSlot } from './state.js';
 
 /** Writes `files` below `outDir`; their paths are distinct (plan reports two files at one path). */
 export async function writeOutput(outDir: string, files: readonly OutputFile[], options: WriteOptions = {}): Promise<WriteResult> {
@@ -39,8 +39,11 @@ export async function writeOutput(outDir: string, files: readonly OutputFile[], 
     throw ioFailure(error, 'Nothing was written.');
   });
   const previous = await readState(root);
-  // What the CLI's edits wrote since the state file (build/edit.ts): compared, not trusted.
-  for (const [file, written] of await filesEditsWrote(root)) if (previous.files.has(file)) previous.files.set(file, written);
+  // What the CLI's edits wrote since the state file (build/edit.ts): compared, not trusted; all of
+  // it, when their record is gone.
+  const edits = previous.edited ? await filesEditsWrote(root) : [];
+  if (previous.edited && !edits) previous.complete = false;
+  for (const [file, written] of edits ?? []) if (previous.files.has(file)) previous.files.set(file, written);
   const run = await prepareOutput(root, files, previous, await readStateHead(root), options);
   try {
     await createOutputFiles(run);
@@ -83,12 +86,11 @@ function outcomeOfFailure({ root, touched, previous }: OutputRun): string {
  */
 export async function intactOutput<T>(outDir: string, holds: (record: unknown) => Promise<T | undefined> | T | undefined): Promise<T | undefined> {
   const root = path.resolve(outDir);
-  // Edits since the record wrote files it does not describe (build/edit.ts).
-  const edits = await readEditJournal(root);
-  if (edits && (edits.pending || edits.unknown.length > 0)) return undefined;
   const head = await readStateHead(root);
   let held: T | undefined;
   if (head) {
+    // Edits since the record wrote files it does not describe (build/edit.ts).
+    if (head.stamps === EDITED) return undefined;
     if (head.complete === false || head.record === undefined) return undefined;
     held = await holds(head.record);
     if (held === undefined) return undefined;

@@ -45,7 +45,15 @@ export interface State {
   record?: unknown;
   /** Read from inside the output folder (see STATE_FILE): written again, beside it if it can be. */
   inside?: boolean;
+  /** The CLI's edits wrote files since (EDITED, build/edit.ts): their record says which. */
+  edited?: boolean;
 }
+
+/**
+ * What the stamps slot holds once the CLI's edits (build/edit.ts) wrote files since the state file
+ * was written: the record of edits says which. Without that record, every file is in doubt.
+ */
+export const EDITED = 'edited';
 
 /** Beside the output folder, where its bookkeeping is kept: `.dist.addon-gen.json` for `dist`. */
 export function stateFileOf(outDir: string): string {
@@ -88,6 +96,7 @@ interface StateFile {
  */
 export interface ReadStateFile {
   complete?: unknown;
+  stamps?: unknown;
   paths: unknown[];
   sizes: unknown[];
   inputs: unknown[];
@@ -107,7 +116,13 @@ export async function readState(root: string): Promise<State> {
     foreign: foreignOf(state),
     ...(state.record !== undefined && { record: state.record }),
     ...(inside && { inside: true }),
+    ...(slotText(state.stamps) === EDITED && { edited: true }),
   };
+}
+
+/** What the stamps slot holds, without the padding. */
+function slotText(stamps: unknown): string | undefined {
+  return typeof stamps === 'string' ? stamps.replace(/\.+$/, '') : undefined;
 }
 
 /** The state file's fields, when it is of a format this version reads; its files not yet in a map. */
@@ -127,7 +142,16 @@ export async function readStateFile(root: string): Promise<{ state: ReadStateFil
   const format = field('format');
   if ((format !== 2 && format !== 3) || !Array.isArray(paths) || !Array.isArray(fingerprints)) return undefined;
   if (!Array.isArray(sizes) || !Array.isArray(inputs) || sizes.length !== paths.length || inputs.length !== paths.length) return undefined;
-  const read: ReadStateFile = { complete: field('complete'), paths, sizes, inputs, fingerprints, foreign: field('foreign'), record: field('record') };
+  const read: ReadStateFile = {
+    complete: field('complete'),
+    stamps: field('stamps'),
+    paths,
+    sizes,
+    inputs,
+    fingerprints,
+    foreign: field('foreign'),
+    record: field('record'),
+  };
   return { state: read, inside: file !== stateFileOf(root) };
 }
 
@@ -299,7 +323,7 @@ export async function readStateHead(root: string): Promise<StateHead | undefined
       file,
       complete: field('complete'),
       record: field('record'),
-      stamps: stamps.replace(/\.+$/, ''),
+      stamps: slotText(stamps)!,
       slot: { offset: Buffer.byteLength(`${HEAD_START}${digits},"stamps":"`), length: stamps.length },
       bytes: Number(info.size),
       mtimeNs: info.mtimeNs,
