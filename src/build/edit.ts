@@ -12,7 +12,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { hostReport, TESTED_ON } from '../hosts/index.js';
 import { ADDON_FILE, contentFileStamps, contentTexts, loadContent, type SourceFile } from '../load/index.js';
-import { editedFiles, editIndexOf, sameListings, type Plan } from '../plan/index.js';
+import { editedFiles, editIndexOf, sameListings, type EditedFiles, type Plan } from '../plan/index.js';
 import { textFingerprint } from '../shared/fingerprint.js';
 import { fieldOf } from '../shared/fields.js';
 import { outputLimit } from '../shared/output-limit.js';
@@ -118,13 +118,9 @@ export async function editBuild(
     edited.map((file) => ({ file: file.file, items: checked.items.get(file.file)! })),
     (page) => outputText(root, page),
   );
-  const existing = output && (await readOutputFiles(root, output.bodies.keys()));
-  if (!output || !existing) return undefined;
-  const changed = new Map<string, Buffer>();
-  for (const [file, body] of output.bodies) {
-    const bytes = Buffer.from(body);
-    if (!bytes.equals(existing.get(file)!)) changed.set(file, bytes);
-  }
+  const found = output && (await changedFiles(root, output));
+  if (!found) return undefined;
+  const { changed, before } = found;
   // What validate measures against the content's size too (catalogs.ts, tooManyListings): each catalog's members.
   const listings = index.catalogs.reduce((sum, _, at) => sum + (index.lists.find((list) => list.catalog === at)?.members.length ?? 0), 0);
   // The largest file shrank, or another is as large: which is largest now is in the state file.
@@ -133,12 +129,33 @@ export async function editBuild(
     ...[...changed].map(([file, bytes]) => [file, bytes.length] as const),
   ]);
   const largest = async () => largestOutputFile(root, sizes);
-  const written = await writtenAfter(record, listings, changed, existing, textBytes, options.contentDir, largest);
+  const written = await writtenAfter(record, listings, changed, before, textBytes, options.contentDir, largest);
   if (!written) return undefined;
   after.index = output.index;
   after.results = [...kept.results.filter(([file]) => !checked.stored.has(file)), ...checked.stored.values()];
   after.record = { ...after.record, counts: countsAfter(record.counts, old, checked.items), ...written };
   return finish(options, root, { journal, head }, after, { changed, keep: true });
+}
+
+/** The files of `output` whose bytes are not those written, and the bytes each had; undefined when one cannot be read. */
+async function changedFiles(root: string, output: EditedFiles) {
+  // The item files are read to compare; the pages' bytes changed (editedFiles).
+  const existing = await readOutputFiles(
+    root,
+    [...output.bodies.keys()].filter((file) => !output.pagesBefore.has(file)),
+  );
+  if (!existing) return undefined;
+  const before = new Map([...existing].map(([file, bytes]) => [file, bytes.length]));
+  const changed = new Map<string, Buffer>();
+  let last: { body: string; bytes: Buffer } | undefined;
+  for (const [file, body] of output.bodies) {
+    // A page written in both orders of its extras: one body, encoded once.
+    if (last?.body !== body) last = { body, bytes: Buffer.from(body) };
+    const was = existing.get(file);
+    if (was === undefined) before.set(file, output.pagesBefore.get(file)!);
+    if (!was?.equals(last.bytes)) changed.set(file, last.bytes);
+  }
+  return { changed, before };
 }
 
 /**
@@ -301,16 +318,16 @@ function resourceOf(file: string): string {
 }
 
 /**
- * What the record says of the output once `changed` replaced what was there (`existing`): the
- * sizes, the hosts' limits against them; `largestNow` finds the largest file when the edit
- * made it smaller, or another as large. Undefined when that is not one file, or the output or its catalogs' `listings` would be more than
- * the content may make (shared/output-limit.ts).
+ * What the record says of the output once `changed` replaced what was there (`before`, its
+ * sizes): the sizes, the hosts' limits against them; `largestNow` finds the largest file when the
+ * edit made it smaller, or another as large. Undefined when that is not one file, or the output or
+ * its catalogs' `listings` would be more than the content may make (shared/output-limit.ts).
  */
 async function writtenAfter(
   record: BuildRecord,
   listings: number,
   changed: ReadonlyMap<string, Buffer>,
-  existing: ReadonlyMap<string, Buffer>,
+  before: ReadonlyMap<string, number>,
   textBytes: number,
   contentDir: string,
   largestNow: () => Promise<BuildRecord['write']['largest'] | undefined>,
@@ -319,7 +336,7 @@ async function writtenAfter(
   let { bytes, largest } = record.write;
   let known = true;
   for (const [file, now] of changed) {
-    const delta = now.length - existing.get(file)!.length;
+    const delta = now.length - before.get(file)!;
     const tally = byResource[resourceOf(file)];
     if (!tally) return undefined;
     if ((file === largest.path && delta < 0) || (file !== largest.path && now.length === largest.bytes)) known = false;

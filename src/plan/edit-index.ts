@@ -75,6 +75,8 @@ export function editIndexOf(content: Content, manifest: Manifest, lists: Readonl
 /** What an edit writes: its items' files and the catalog pages that changed, by path; and the index after it. */
 export interface EditedFiles {
   bodies: Map<string, string>;
+  /** The catalog pages among them, each with the bytes it has as written: all other than their new bodies. */
+  pagesBefore: Map<string, number>;
   index: EditIndex;
 }
 
@@ -131,7 +133,7 @@ export function editedFiles(
   const after = { ...index, names: index.names.slice(), released: index.released.slice(), releaseInfo: index.releaseInfo.slice() };
   for (const [at, item] of now) [after.names[at], after.released[at], after.releaseInfo[at]] = [item.name, item.released, item.releaseInfo];
   const previews = keptPreviews(rendering.linksOf);
-  const pages = { ids: index.ids, metas: envelope('metas', cacheHints(content, 'catalog')), written, count: 0 };
+  const pages = { ids: index.ids, metas: envelope('metas', cacheHints(content, 'catalog')), written, count: 0, before: new Map<string, number>() };
   after.lists = [];
   for (const list of index.lists) {
     const catalog = index.catalogs[list.catalog]!;
@@ -140,7 +142,7 @@ export function editedFiles(
     if (!splicePages(bodies, catalog, list, members, now, fresh, pages)) return undefined;
     after.lists.push(members === list.members ? list : { ...list, members });
   }
-  return { bodies, index: after };
+  return { bodies, pagesBefore: pages.before, index: after };
 }
 
 /** The sort fields of the item at `at`, as an index holds them. */
@@ -187,7 +189,7 @@ function splicePages(
   members: Int32Array,
   now: ReadonlyMap<number, Item>,
   fresh: (i: number) => string,
-  pages: { ids: readonly string[]; metas: Envelope; written: (path: string) => string | undefined; count: number },
+  pages: { ids: readonly string[]; metas: Envelope; written: (path: string) => string | undefined; count: number; before: Map<string, number> },
 ): boolean {
   const old = list.members;
   // The pages that may change: those from the first member that moved to the last, and those of edited members.
@@ -203,16 +205,19 @@ function splicePages(
   const layout = catalogPages(old.length, list.extra);
   let oldAt: Map<number, number> | undefined;
   const positionOf = (i: number, at: number) => (members === old ? at : (oldAt ??= new Map(Array.from(old, (m, p) => [m, p]))).get(i)!);
-  const read = new Map<number, string[] | undefined>();
-  const previewAt = (position: number): string | undefined => {
-    const page = Math.floor(position / PAGE_SIZE);
+  // Each page as written, read once: its previews and its bytes (both orders of its extras hold the same).
+  const read = new Map<number, { previews: string[]; bytes: number } | undefined>();
+  const written = (page: number) => {
     if (!read.has(page)) {
       const { skip, extras } = layout[page]!;
       const ids = Array.from(old.subarray(skip, skip + PAGE_SIZE), (i) => pages.ids[i]!);
-      read.set(page, pageElements(pages.written(pagePath(catalog, extras[0]!)), pages.metas, ids));
+      const text = pages.written(pagePath(catalog, extras[0]!));
+      const previews = pageElements(text, pages.metas, ids);
+      read.set(page, previews && { previews, bytes: Buffer.byteLength(text!) });
     }
-    return read.get(page)?.[position % PAGE_SIZE];
+    return read.get(page);
   };
+  const previewAt = (position: number) => written(Math.floor(position / PAGE_SIZE))?.previews[position % PAGE_SIZE];
   for (const page of [...candidates].sort((a, b) => a - b)) {
     const { skip, extras } = layout[page]!;
     const listed: string[] = [];
@@ -225,39 +230,34 @@ function splicePages(
       if (i !== old[at] || preview !== was) changed = true;
       listed.push(preview);
     }
+    const before = changed ? written(page) : undefined;
     if (!changed) continue;
-    if (++pages.count > EARLY_PAGES_LIMIT) return false;
+    if (!before || ++pages.count > EARLY_PAGES_LIMIT) return false;
+    // Another item at a place, or another preview: other bytes.
     const body = `${pages.metas.open}[${listed.join(',')}]${pages.metas.close}`;
-    for (const order of extras) bodies.set(pagePath(catalog, order), body);
+    for (const order of extras) {
+      bodies.set(pagePath(catalog, order), body);
+      pages.before.set(pagePath(catalog, order), before.bytes);
+    }
   }
   return true;
 }
 
 /**
  * The previews a catalog page lists, as they are written in it (pageBody joins them with `,`);
- * undefined unless it is a page of `metas` that lists the items `ids`, in that order.
+ * undefined unless it is a page of `metas` that lists the items `ids`, in that order. Cut where
+ * `},{"id":` is: between two previews it always is (each starts with its id, metaPreview's first
+ * field), and a cut anywhere else makes one preview more than the page lists.
  */
 export function pageElements(text: string | undefined, metas: Envelope, ids: readonly string[]): string[] | undefined {
   const [head, tail] = [`${metas.open}[`, `]${metas.close}`];
   if (text === undefined || !text.startsWith(head) || !text.endsWith(tail)) return undefined;
-  const elements: string[] = [];
-  const end = text.length - tail.length;
-  let [depth, start, inString] = [0, head.length, false];
-  for (let at = head.length; at < end; at++) {
-    const code = text.charCodeAt(at);
-    if (inString) {
-      if (code === 0x5c) at++;
-      else if (code === 0x22) inString = false;
-    } else if (code === 0x22) inString = true;
-    else if (code === 0x7b || code === 0x5b) depth++;
-    else if (code === 0x7d || code === 0x5d) depth--;
-    else if (code === 0x2c && depth === 0) {
-      elements.push(text.slice(start, at));
-      start = at + 1;
-    }
-  }
-  if (end > head.length) elements.push(text.slice(start, end));
-  // A preview starts with its id (metaPreview's first field).
-  const listsThem = elements.length === ids.length && elements.every((element, k) => element.startsWith(`{"id":${JSON.stringify(ids[k])},`));
-  return listsThem ? elements : undefined;
+  const body = text.slice(head.length, text.length - tail.length);
+  const parts = body === '' ? [] : body.split(BETWEEN);
+  if (parts.length !== ids.length) return undefined;
+  const elements = parts.map((part, k) => (k > 0 ? '{"id":' : '') + part + (k < parts.length - 1 ? '}' : ''));
+  return elements.every((element, k) => element.startsWith(`{"id":${JSON.stringify(ids[k])},`)) ? elements : undefined;
 }
+
+/** What is between two previews on a page. */
+const BETWEEN = '},{"id":';

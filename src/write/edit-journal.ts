@@ -12,6 +12,7 @@ import { createNew, filesOf, readStateFile, stateFileOf, TEMP_SUFFIX, UNKNOWN, t
 import { inside } from './paths.js';
 import { besideOutput } from '../shared/locations.js';
 import { fieldOf, isCount } from '../shared/fields.js';
+import { eachConcurrently } from '../shared/concurrently.js';
 
 export const EDITS_FILE = '.addon-gen-edits';
 
@@ -31,6 +32,9 @@ export interface EditJournal {
 
 /** A record of edits as read: with the modification time its file had. */
 export type ReadEditJournal = EditJournal & { mtimeNs: bigint };
+
+/** Files read or written at a time. */
+const FILES_AT_ONCE = 16;
 
 const READ_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
 
@@ -115,29 +119,26 @@ export async function readOutputFiles(outDir: string, paths: Iterable<string>): 
     }
     return plain;
   };
-  for (const relative of paths) {
+  let whole = true;
+  const readOne = async (relative: string) => {
     const file = inside(root, relative);
-    if (!(await plainFolder(path.dirname(file)))) return undefined;
+    const handle = (await plainFolder(path.dirname(file))) ? await open(file, READ_FLAGS).catch(() => undefined) : undefined;
+    if (!handle) return void (whole = false);
     try {
-      const handle = await open(file, READ_FLAGS);
-      try {
-        const stats = await handle.stat({ bigint: true });
-        if (!stats.isFile()) return undefined;
-        read.set(relative, await handle.readFile());
-      } finally {
-        await handle.close();
-      }
-    } catch {
-      return undefined;
+      if ((await handle.stat()).isFile()) read.set(relative, await handle.readFile());
+      else whole = false;
+    } finally {
+      await handle.close();
     }
-  }
-  return read;
+  };
+  await eachConcurrently([...paths], FILES_AT_ONCE, readOne).catch(() => (whole = false));
+  return whole ? read : undefined;
 }
 
 /** Writes each body at its path in the output folder, atomically: a temporary file, then a rename over the last one. */
 export async function writeOutputFiles(outDir: string, bodies: ReadonlyMap<string, Uint8Array>): Promise<void> {
   const root = path.resolve(outDir);
-  for (const [relative, bytes] of bodies) {
+  await eachConcurrently([...bodies], FILES_AT_ONCE, async ([relative, bytes]) => {
     const file = inside(root, relative);
     const scratch = `${file}${TEMP_SUFFIX}`;
     const handle = await createNew(scratch);
@@ -147,7 +148,7 @@ export async function writeOutputFiles(outDir: string, bodies: ReadonlyMap<strin
       await handle.close();
     }
     await rename(scratch, file);
-  }
+  });
 }
 
 /** The text of an output file, read without following a link; undefined when it cannot be read. */

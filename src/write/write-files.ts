@@ -12,6 +12,7 @@ import { inside } from './paths.js';
 import { sameFiles, TEMP_SUFFIX, writeState, type Written } from './state.js';
 import { slotFor } from './stamps.js';
 import { removeEmptyParents } from './tree.js';
+import { eachConcurrently } from '../shared/concurrently.js';
 
 /** Threads that create files, and the number of files from which a build starts them. */
 const THREADS = 2;
@@ -28,7 +29,7 @@ export async function createOutputFiles(run: OutputRun): Promise<void> {
   // the first write in the output folder.
   const creator = startFileCreator(files.length >= THREADS_FROM ? THREADS : 0, TEMP_SUFFIX, run.recordIntent);
   try {
-    await eachConcurrently(groupsOf(files.length), async ([from, to]) => {
+    await eachConcurrently(groupsOf(files.length), CONCURRENCY, async ([from, to]) => {
       const batch = creator.batch(!previous.complete);
       const queued: OutputFile[] = [];
       for (let index = from; index < to; index++) {
@@ -164,23 +165,4 @@ function groupsOf(count: number): [from: number, to: number][] {
   const groups: [number, number][] = [];
   for (let from = 0; from < count; from += BATCH_FILES) groups.push([from, Math.min(from + BATCH_FILES, count)]);
   return groups;
-}
-
-/** Runs `task` on every value, CONCURRENCY at a time; after a failure it starts no more, and returns once all have stopped. */
-async function eachConcurrently<T>(values: readonly T[], task: (value: T) => Promise<void>) {
-  let next = 0;
-  let failed = false;
-  const worker = async () => {
-    while (!failed && next < values.length) {
-      try {
-        await task(values[next++]!);
-      } catch (error) {
-        failed = true;
-        throw error;
-      }
-    }
-  };
-  const settled = await Promise.allSettled(Array.from({ length: Math.min(CONCURRENCY, values.length) }, worker));
-  const failure = settled.find((s) => s.status === 'rejected');
-  if (failure) throw failure.reason;
 }
