@@ -230,8 +230,8 @@ function splicePages(
       if (i !== old[at] || preview !== was) changed = true;
       listed.push(preview);
     }
-    const before = changed ? written(page) : undefined;
     if (!changed) continue;
+    const before = written(page);
     if (!before || ++pages.count > EARLY_PAGES_LIMIT) return false;
     // Another item at a place, or another preview: other bytes.
     const body = `${pages.metas.open}[${listed.join(',')}]${pages.metas.close}`;
