@@ -44,7 +44,8 @@ for (let run = 0; run < runs; run++) {
     const out = path.join(WORK, `compare-out-${version}`);
     await rm(out, { recursive: true, force: true });
     // The bookkeeping and what a build keeps for the next: each build here starts from nothing.
-    for (const beside of ['.addon-gen.json', '.addon-gen-kept', '.addon-gen-edits']) await rm(path.join(WORK, `.compare-out-${version}${beside}`), { force: true });
+    for (const beside of ['.addon-gen.json', '.addon-gen-kept', '.addon-gen-edits'])
+      await rm(path.join(WORK, `.compare-out-${version}${beside}`), { force: true });
     record(`build ${version}`, await seconds([bins[version], 'build', content, '--out', out, '--quiet']));
     record(`validate ${version}`, await seconds([bins[version], 'validate', content, '--quiet']));
   }
