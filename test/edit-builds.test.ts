@@ -32,6 +32,18 @@ function expectSameTree(tree: Map<string, Buffer>, clean: Map<string, Buffer>, w
   for (const [file, bytes] of clean) expect(tree.get(file)?.toString(), `${what}: ${file}`).toBe(bytes.toString());
 }
 
+/** A small benchmark's kind of content, built once into an output folder. */
+async function builtOnce(): Promise<{ content: string; out: string }> {
+  const content = await tempDir();
+  await generateContent(content, { movies: 200, series: 2, episodes: 2, itemsPerFile: 40 });
+  const out = await tempDir();
+  await build({ contentDir: content, outDir: out });
+  return { content, out };
+}
+
+/** The first movie's name changed: an edit the CLI's edit takes. */
+const RENAMED = (text: string) => text.replace(/name: "[^"]*"/, 'name: "Zz renamed"');
+
 async function editFile(content: string, relative: string, edit: (text: string) => string): Promise<void> {
   const file = path.join(content, relative);
   await writeFile(file, edit(await readFile(file, 'utf8')));
@@ -80,11 +92,8 @@ describe("the CLI's builds after an edit", () => {
   }, 180_000);
 
   it('go the whole way after an edit that stopped half way, and compare the files it wrote', async () => {
-    const content = await tempDir();
-    await generateContent(content, { movies: 200, series: 2, episodes: 2, itemsPerFile: 40 });
-    const out = await tempDir();
-    await build({ contentDir: content, outDir: out });
-    await editFile(content, 'movies/00001.yaml', (text) => text.replace(/name: "[^"]*"/, 'name: "Zz renamed"'));
+    const { content, out } = await builtOnce();
+    await editFile(content, 'movies/00001.yaml', RENAMED);
     const edit = await build({ contentDir: content, outDir: out });
     expect(edit.edited).toBe(true);
     const journal = (await readEditJournal(out))!;
@@ -99,13 +108,10 @@ describe("the CLI's builds after an edit", () => {
   }, 60_000);
 
   it('compare every file after an edit whose record went missing', async () => {
-    const content = await tempDir();
-    await generateContent(content, { movies: 200, series: 2, episodes: 2, itemsPerFile: 40 });
-    const out = await tempDir();
-    await build({ contentDir: content, outDir: out });
+    const { content, out } = await builtOnce();
     const file = path.join(content, 'movies/00001.yaml');
     const text = await readFile(file, 'utf8');
-    await writeFile(file, text.replace(/name: "[^"]*"/, 'name: "Zz renamed"'));
+    await writeFile(file, RENAMED(text));
     expect((await build({ contentDir: content, outDir: out })).edited).toBe(true);
     await rm(journalFileOf(out));
     // The content as the whole build had it: its bookkeeping's fingerprints hold for every file
@@ -116,12 +122,9 @@ describe("the CLI's builds after an edit", () => {
   }, 60_000);
 
   it('go the whole way when an output file went away since', async () => {
-    const content = await tempDir();
-    await generateContent(content, { movies: 200, series: 2, episodes: 2, itemsPerFile: 40 });
-    const out = await tempDir();
-    await build({ contentDir: content, outDir: out });
+    const { content, out } = await builtOnce();
     await rm(path.join(out, 'meta/movie/bm:m150.json'));
-    await editFile(content, 'movies/00001.yaml', (text) => text.replace(/name: "[^"]*"/, 'name: "Zz renamed"'));
+    await editFile(content, 'movies/00001.yaml', RENAMED);
     const after = await build({ contentDir: content, outDir: out });
     expect(after.edited).toBeUndefined();
     expectSameTree(await readTree(out), (await cleanBuild(content)).tree, 'after a file went away');

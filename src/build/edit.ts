@@ -12,12 +12,12 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { hostReport, TESTED_ON } from '../hosts/index.js';
 import { ADDON_FILE, contentFileStamps, contentTexts, loadContent, type SourceFile } from '../load/index.js';
-import { editedFiles, editIndexOf, sameListings, type EditedFiles, type Plan } from '../plan/index.js';
+import { catalogMembers, editedFiles, editIndexOf, sameListings, type EditedFiles, type Plan } from '../plan/index.js';
 import { textFingerprint } from '../shared/fingerprint.js';
 import { fieldOf } from '../shared/fields.js';
 import { outputLimit } from '../shared/output-limit.js';
 import { settledStamp } from '../load/read.js';
-import { ownedTotals, type Content, type Item, type StreamOwner } from '../shared/content.js';
+import { ownedTotals, streamOwners, type Content, type Item } from '../shared/content.js';
 import { playerSubtitlesExtras } from '../plan/subtitles.js';
 import { CheckedFiles, storedItems, type StoredItem } from '../validate/checked-files.js';
 import type { Environment } from '../validate/secrets.js';
@@ -122,13 +122,9 @@ export async function editBuild(
   if (!found) return undefined;
   const { changed, before } = found;
   // What validate measures against the content's size too (catalogs.ts, tooManyListings): each catalog's members.
-  const listings = index.catalogs.reduce((sum, _, at) => sum + (index.lists.find((list) => list.catalog === at)?.members.length ?? 0), 0);
+  const listings = index.catalogs.reduce((sum, _, at) => sum + catalogMembers(index, at).length, 0);
   // The largest file shrank, or another is as large: which is largest now is in the state file.
-  const sizes = new Map([
-    ...journal.unknown.map((file, i) => [file, journal.sizes[i]!] as const),
-    ...[...changed].map(([file, bytes]) => [file, bytes.length] as const),
-  ]);
-  const largest = async () => largestOutputFile(root, sizes);
+  const largest = async () => largestOutputFile(root, writtenSizes(journal, changed));
   const written = await writtenAfter(record, listings, changed, before, textBytes, options.contentDir, largest);
   if (!written) return undefined;
   after.index = output.index;
@@ -158,6 +154,13 @@ async function changedFiles(root: string, output: EditedFiles) {
   return { changed, before };
 }
 
+/** The size of each file edits wrote since the whole build: those recorded, then this edit's `changed`. */
+function writtenSizes(journal: EditJournal, changed: ReadonlyMap<string, Buffer>): Map<string, number> {
+  const sizes = new Map(journal.unknown.map((file, i) => [file, journal.sizes[i]!]));
+  for (const [file, bytes] of changed) sizes.set(file, bytes.length);
+  return sizes;
+}
+
 /**
  * Writes the files an edit `changed` (none: the content is as the last build or edit left it)
  * and, to `keep`, what the next edit needs; the result, as the last build's (lastBuild in
@@ -171,8 +174,7 @@ async function finish(
   edit: { changed?: ReadonlyMap<string, Buffer>; keep: boolean },
 ): Promise<Omit<BuildResult, 'seconds' | 'stages'> | undefined> {
   const { changed = new Map<string, Buffer>(), keep } = edit;
-  const sizes = new Map(journal.unknown.map((file, i) => [file, journal.sizes[i]!]));
-  for (const [file, bytes] of changed) sizes.set(file, bytes.length);
+  const sizes = writtenSizes(journal, changed);
   const [unknown, written] = [[...sizes.keys()], [...sizes.values()]];
   let { state } = journal;
   if (changed.size > 0) {
@@ -303,12 +305,11 @@ async function itemsBefore(root: string, kept: EditKept, edited: readonly Source
  * subtitles and no stream, which a whole build would warn of (plan/subtitles.ts).
  */
 function sameOutline(old: readonly StoredItem[], now: readonly Item[]): boolean {
-  const owners = (item: Pick<Item, 'id' | 'videos' | 'streams' | 'subtitles'>): StreamOwner[] => item.videos ?? [item];
-  const layout = (item: StoredItem | Item) => JSON.stringify(owners(item).map((o) => [o.id, o.subtitles.length > 0, playerSubtitlesExtras(o)]));
+  const layout = (item: StoredItem | Item) => JSON.stringify(streamOwners(item).map((o) => [o.id, o.subtitles.length > 0, playerSubtitlesExtras(o)]));
   return (
     old.length === now.length &&
     old.every((item, i) => item.id === now[i]!.id && sameListings(item, now[i]!) && layout(item) === layout(now[i]!)) &&
-    now.every((item) => owners(item).every((owner) => owner.streams.length > 0 || owner.subtitles.length === 0))
+    now.every((item) => streamOwners(item).every((owner) => owner.streams.length > 0 || owner.subtitles.length === 0))
   );
 }
 
@@ -369,7 +370,7 @@ function countsAfter(
   now: ReadonlyMap<string, readonly Item[]>,
 ): BuildRecord['counts'] {
   let [streams, subtitles] = [counts.streams, counts.subtitles];
-  const tally = (items: readonly Pick<Item, 'videos' | 'streams' | 'subtitles'>[], sign: number) => {
+  const tally = (items: readonly (StoredItem | Item)[], sign: number) => {
     for (const total of items.map(ownedTotals)) [streams, subtitles] = [streams + sign * total.streams, subtitles + sign * total.subtitles];
   };
   for (const items of old.values()) tally(items, -1);

@@ -105,16 +105,13 @@ export function editedFiles(
     }
   }
   const items = [...now.values()];
-  // A catalog's first list is all its members (catalogLists): the edited ones, for their genre links.
-  const catalogs = index.catalogs.map((catalog, at) => {
-    const all = index.lists.find((list) => list.catalog === at);
-    return {
-      ...catalog,
-      items: Array.from(all?.members ?? [])
-        .filter((i) => now.has(i))
-        .map((i) => now.get(i)!),
-    };
-  });
+  // The edited members of each catalog, for their genre links.
+  const catalogs = index.catalogs.map((catalog, at) => ({
+    ...catalog,
+    items: Array.from(catalogMembers(index, at))
+      .filter((i) => now.has(i))
+      .map((i) => now.get(i)!),
+  }));
   const content = { addon: index.addon, baseUrl: index.baseUrl, catalogs, items, externalTitles: [] };
   const rendering = itemRendering(content, items);
   const bodies = new Map<string, string>();
@@ -143,6 +140,11 @@ export function editedFiles(
     after.lists.push(members === list.members ? list : { ...list, members });
   }
   return { bodies, pagesBefore: pages.before, index: after };
+}
+
+/** The members of the catalog at `at`: its first list is all of them (catalogLists). */
+export function catalogMembers(index: EditIndex, at: number): Int32Array {
+  return index.lists.find((list) => list.catalog === at)?.members ?? new Int32Array();
 }
 
 /** The sort fields of the item at `at`, as an index holds them. */

@@ -51,14 +51,14 @@ export interface StreamOwner {
   subtitles: Subtitle[];
 }
 
-export function streamOwners(item: Item): StreamOwner[] {
+export function streamOwners(item: Pick<Item, 'videos'> & StreamOwner): StreamOwner[] {
   return item.videos ?? [item];
 }
 
 /** The streams and subtitles of an item, or of all its videos. */
-export function ownedTotals(item: Pick<Item, 'videos' | 'streams' | 'subtitles'>): { streams: number; subtitles: number } {
+export function ownedTotals(item: Pick<Item, 'videos'> & StreamOwner): { streams: number; subtitles: number } {
   let [streams, subtitles] = [0, 0];
-  for (const owner of item.videos ?? [item]) [streams, subtitles] = [streams + owner.streams.length, subtitles + owner.subtitles.length];
+  for (const owner of streamOwners(item)) [streams, subtitles] = [streams + owner.streams.length, subtitles + owner.subtitles.length];
   return { streams, subtitles };
 }
 
