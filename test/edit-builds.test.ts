@@ -91,6 +91,74 @@ describe("the CLI's builds after an edit", () => {
     expect(whole.write?.written).toBe(0);
   }, 180_000);
 
+  it('take edits of titles other addons describe (streams for IMDb ids), as a clean build', async () => {
+    const content = await tempDir();
+    await generateContent(content, { movies: 80, series: 2, episodes: 2, itemsPerFile: 40 });
+    // Streams and subtitles for Cinemeta's films and episodes, in the benchmark's stream lines, so that its edits apply.
+    const hash = (n: number) => `${n.toString(16).padStart(39, '0')}f`;
+    const title = (n: number) =>
+      [
+        n % 3 === 0 ? `- id: "tt${1000000 + n}:1:${n % 5}"\n  type: series` : `- id: "tt${1000000 + n}"\n  type: movie`,
+        '  streams:',
+        `    - { url: "https://cdn.example.org/m/${9000 + n}.mp4", name: CDN, description: 1080p }`,
+        `    - { infoHash: ${hash(n)}, fileIdx: 0, name: P2P, description: Torrent }`,
+        '  subtitles:',
+        `    - { lang: eng, url: "https://subs.example.org/t${n}.eng.srt" }`,
+      ].join('\n');
+    for (let f = 0; f < 4; f++) {
+      const titles = Array.from({ length: 10 }, (_, k) => title(f * 10 + k));
+      await writeFile(path.join(content, `movies/elsewhere-${f}.yaml`), `${titles.join('\n')}\n`);
+    }
+    const out = await tempDir();
+    const first = await build({ contentDir: content, outDir: out });
+    expect(first.ok, JSON.stringify(first.diagnostics)).toBe(true);
+    const next = random(7);
+    const edits = contentEdits(next).filter(([name]) => ['restream', 'one stream fewer', 'stream file name', 'no subtitles'].includes(name));
+    let edited = 0;
+    for (let step = 0; step < 16; step++) {
+      const [name, edit] = next() < 0.5 ? edits[0]! : edits[Math.floor(next() * edits.length)]!;
+      const relative = next() < 0.8 ? `movies/elsewhere-${Math.floor(next() * 4)}.yaml` : 'movies/00001.yaml';
+      await editFile(content, relative, edit);
+      const what = `step ${step} (${name} in ${relative})`;
+      const result = await build({ contentDir: content, outDir: out });
+      const clean = await cleanBuild(content);
+      expect(said(result), what).toEqual(said(clean.result));
+      expect(result.counts?.externalTitles, what).toBe(40);
+      expectSameTree(await readTree(out), clean.tree, what);
+      if (result.edited) edited++;
+    }
+    expect(edited).toBeGreaterThanOrEqual(8);
+    expect(edited).toBeLessThanOrEqual(15);
+  }, 120_000);
+
+  it('go the whole way when a title described elsewhere loses its streams, which the manifest declares', async () => {
+    const title = (streams: string) =>
+      `- id: "tt0000001"\n  type: movie\n${streams}  subtitles:\n    - { lang: eng, url: "https://subs.example.org/1.srt" }\n`;
+    const streams = (url: string) => `  streams:\n    - { url: "${url}", name: CDN }\n`;
+    const content = await contentDir({
+      'addon.yaml': addonYaml('catalogs:\n  - { id: films, type: movie, name: Films }\n'),
+      'one.yaml': '- id: "a:1"\n  type: movie\n  name: "One"\n',
+      'elsewhere.yaml': title(streams('https://cdn.example.org/1.mp4')),
+    });
+    const out = await tempDir();
+    // On a host with rewrites, subtitles without a stream are no warning.
+    expect((await build({ contentDir: content, outDir: out, hosts: ['netlify'] })).ok).toBe(true);
+    for (const [what, text, edited] of [
+      ['another stream', title(streams('https://cdn.example.org/2.mp4')), true],
+      ['no stream', title(''), false],
+    ] as const) {
+      await writeFile(path.join(content, 'elsewhere.yaml'), text);
+      const result = await build({ contentDir: content, outDir: out, hosts: ['netlify'] });
+      expect(result.edited, what).toBe(edited || undefined);
+      const clean = await build({ contentDir: content, outDir: await tempDir(), reuse: false, hosts: ['netlify'] });
+      expect(said(result), what).toEqual(said(clean));
+      const manifest = JSON.parse(await readFile(path.join(out, 'manifest.json'), 'utf8')) as {
+        resources: { name: string; idPrefixes?: string[] }[];
+      };
+      expect(manifest.resources.find((r) => r.name === 'stream')?.idPrefixes?.includes('tt'), what).toBe(edited);
+    }
+  }, 60_000);
+
   it('go the whole way after an edit that stopped half way, and compare the files it wrote', async () => {
     const { content, out } = await builtOnce();
     await editFile(content, 'movies/00001.yaml', RENAMED);

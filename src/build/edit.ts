@@ -3,23 +3,23 @@
 // the output folder (write/edit-journal.ts), what such an edit needs: the catalog lists with what
 // they sort by (plan/edit-index.ts), each content file's stamp and fingerprint, and its record.
 // An edit reads the files whose stamps changed, checks those whose text did on their own, renders
-// their items' files and splices the catalog pages that list them from the pages written, and
-// writes the files whose bytes change. Anything it cannot tell is so (another item count or id, a
-// new genre, a problem, a setting) takes the whole build, as does content it does not keep an
-// index of (plan/edit-index.ts, editIndexOf). Until the next whole build, which compares the
+// the files of their items and of their titles other addons describe, splices the catalog pages
+// that list those items from the pages written, and writes the files whose bytes change. Anything
+// it cannot tell is so (another item count or id, a new genre, a problem, a setting) takes the
+// whole build, as does content it does not keep an index of (plan/edit-index.ts, editIndexOf). Until the next whole build, which compares the
 // files edits wrote, no rebuild ends early on the last one's record.
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { hostReport, TESTED_ON } from '../hosts/index.js';
 import { ADDON_FILE, contentFileStamps, contentTexts, loadContent, type SourceFile } from '../load/index.js';
-import { catalogMembers, editedFiles, editIndexOf, sameListings, type EditedFiles, type Plan } from '../plan/index.js';
+import { catalogMembers, editedFiles, editIndexOf, sameListings, type EditedFiles, type FileValues, type Plan } from '../plan/index.js';
 import { textFingerprint } from '../shared/fingerprint.js';
 import { fieldOf } from '../shared/fields.js';
 import { outputLimit } from '../shared/output-limit.js';
 import { settledStamp } from '../load/read.js';
-import { ownedTotals, streamOwners, type Content, type Item } from '../shared/content.js';
+import { ownedTotals, streamOwners, type Content, type ExternalTitle, type Item, type StreamOwner } from '../shared/content.js';
 import { playerSubtitlesExtras } from '../plan/subtitles.js';
-import { CheckedFiles, storedItems, type StoredItem } from '../validate/checked-files.js';
+import { CheckedFiles, storedValues, type StoredValues } from '../validate/checked-files.js';
 import type { Environment } from '../validate/secrets.js';
 import {
   foldersHold,
@@ -84,7 +84,8 @@ export async function editBuild(
     const [relative, , fingerprint, bytes] = files[at]!;
     files[at] = [relative, settledStamp(file) ?? '', textFingerprint(file), Buffer.byteLength(file.text)];
     if (textFingerprint(file) === fingerprint) continue;
-    if (file.relative === ADDON_FILE) return undefined;
+    // A file that held no item or title (keepForEdits) may hold some now: the whole build counts them.
+    if (file.relative === ADDON_FILE || bytes < 0) return undefined;
     edited.push(file);
     textBytes += Buffer.byteLength(file.text) - bytes;
   }
@@ -110,12 +111,12 @@ export async function editBuild(
   const sameText = (file: SourceFile) =>
     file.relative === ADDON_FILE || edited.some((e) => e.relative === file.relative && textFingerprint(e) === textFingerprint(file));
   const checked = alone.files.every(sameText) ? await checkAlone(options, alone, env, edited) : undefined;
-  const old = checked && (await itemsBefore(root, kept, edited));
+  const old = checked && (await valuesBefore(root, kept, edited));
   if (!checked || !old) return undefined;
-  for (const file of edited) if (!sameOutline(old.get(file.file)!, checked.items.get(file.file)!)) return undefined;
+  for (const file of edited) if (!sameOutline(old.get(file.file)!, checked.values.get(file.file)!)) return undefined;
   const output = editedFiles(
     index,
-    edited.map((file) => ({ file: file.file, items: checked.items.get(file.file)! })),
+    edited.map((file) => ({ file: file.file, ...checked.values.get(file.file)! })),
     (page) => outputText(root, page),
   );
   const found = output && (await changedFiles(root, output));
@@ -129,7 +130,7 @@ export async function editBuild(
   if (!written) return undefined;
   after.index = output.index;
   after.results = [...kept.results.filter(([file]) => !checked.stored.has(file)), ...checked.stored.values()];
-  after.record = { ...after.record, counts: countsAfter(record.counts, old, checked.items), ...written };
+  after.record = { ...after.record, counts: countsAfter(record.counts, old, checked.values), ...written };
   return finish(options, root, { journal, head }, after, { changed, keep: true });
 }
 
@@ -262,54 +263,69 @@ export async function keepForEdits(
 async function checkAlone(options: BuildOptions, loaded: Awaited<ReturnType<typeof loadContent>>, env: Environment, edited: readonly SourceFile[]) {
   const { validate } = await import('../validate/index.js');
   const checkedFiles = new CheckedFiles();
-  let checked: readonly Item[] | undefined;
+  let checked: FileValues | undefined;
   await validate(loaded, {
     contentDir: options.contentDir,
     baseUrl: options.baseUrl,
     env,
     allowCredentialsInOutput: options.allowCredentialsInOutput,
     checkedFiles,
-    onItemsChecked: ({ items, externalTitles }) => {
-      if (loaded.diagnostics.list().length === 0 && externalTitles.length === 0) checked = items;
+    // The checks across items that follow see these files alone: what they would find in the
+    // whole content, with every id, type and file as before (sameOutline), is what it found.
+    onItemsChecked: (values) => {
+      if (loaded.diagnostics.list().length === 0) checked = values;
     },
   });
   if (!checked) return undefined;
   // Kept: a file that gave no problem and holds no variable, guarded value or local file.
   const stored = new Map([...checkedFiles.stored()].map(({ file, fingerprint, bytes }) => [file, [file, fingerprint, bytes] as const]));
   if (edited.some((file) => !stored.has(file.file))) return undefined;
-  const items = new Map(edited.map((file) => [file.file, [] as Item[]]));
-  for (const item of checked) items.get(item.source.file)?.push(item);
-  return { items, stored: new Map(edited.map((file) => [file.file, stored.get(file.file)!])) };
+  const values = new Map(edited.map((file) => [file.file, { items: [] as Item[], externalTitles: [] as ExternalTitle[] }]));
+  for (const item of checked.items) values.get(item.source.file)?.items.push(item);
+  for (const title of checked.externalTitles) values.get(title.source.file)?.externalTitles.push(title);
+  return { values, stored: new Map(edited.map((file) => [file.file, stored.get(file.file)!])) };
 }
 
-/** What the edited files' items were, as the last build or edit kept them (with the text fingerprint `kept.files` has). */
-async function itemsBefore(root: string, kept: EditKept, edited: readonly SourceFile[]): Promise<Map<string, StoredItem[]> | undefined> {
+/** What the edited files' items and titles were, as the last build or edit kept them (with the text fingerprint `kept.files` has). */
+async function valuesBefore(root: string, kept: EditKept, edited: readonly SourceFile[]): Promise<Map<string, StoredValues> | undefined> {
   const fingerprintOf = new Map(kept.files.map(([relative, , fingerprint]) => [relative, fingerprint]));
   const results = new Map(kept.results.map(([file, fingerprint, bytes]) => [file, { fingerprint, bytes }]));
   const missing = new Set(edited.map((file) => file.file).filter((file) => !results.has(file)));
   if (missing.size > 0) for (const [file, result] of await keptResults(root, missing)) results.set(file, result);
-  const items = new Map<string, StoredItem[]>();
+  const before = new Map<string, StoredValues>();
   for (const file of edited) {
     const result = results.get(file.file);
-    const values = result && result.fingerprint === fingerprintOf.get(file.relative) ? storedItems(result.bytes) : undefined;
+    const values = result && result.fingerprint === fingerprintOf.get(file.relative) ? storedValues(result.bytes) : undefined;
     if (!values) return undefined;
-    items.set(file.file, values);
+    before.set(file.file, values);
   }
-  return items;
+  return before;
 }
 
 /**
- * Whether the items of a file have the same files, list where they did and leave the manifest as
- * it was: the same ids, listings (sameListings) and videos; each video (or the item) with
- * subtitles or none as before, and the same subtitles requests its streams answer; none with
- * subtitles and no stream, which a whole build would warn of (plan/subtitles.ts).
+ * Whether the items and titles described elsewhere of a file have the same files, list where they
+ * did and leave the manifest and the checks across them as they were: the same ids, listings
+ * (sameListings), types and videos; each video (or the item or title) with subtitles or none as
+ * before, and the same subtitles requests its streams answer; a title with streams or none as
+ * before (the stream resource declares those with); no item's with subtitles and no stream, which
+ * a whole build would warn of (plan/subtitles.ts), as it would have of such a title before.
  */
-function sameOutline(old: readonly StoredItem[], now: readonly Item[]): boolean {
-  const layout = (item: StoredItem | Item) => JSON.stringify(streamOwners(item).map((o) => [o.id, o.subtitles.length > 0, playerSubtitlesExtras(o)]));
+function sameOutline(old: StoredValues, now: FileValues): boolean {
+  const layout = (owners: readonly StreamOwner[], elsewhere: boolean) =>
+    JSON.stringify(owners.map((o) => [o.id, o.subtitles.length > 0, elsewhere && o.streams.length > 0, playerSubtitlesExtras(o)]));
   return (
-    old.length === now.length &&
-    old.every((item, i) => item.id === now[i]!.id && sameListings(item, now[i]!) && layout(item) === layout(now[i]!)) &&
-    now.every((item) => streamOwners(item).every((owner) => owner.streams.length > 0 || owner.subtitles.length === 0))
+    old.items.length === now.items.length &&
+    old.items.every(
+      (item, i) =>
+        item.id === now.items[i]!.id &&
+        sameListings(item, now.items[i]!) &&
+        layout(streamOwners(item), false) === layout(streamOwners(now.items[i]!), false),
+    ) &&
+    old.externalTitles.length === now.externalTitles.length &&
+    old.externalTitles.every(
+      (title, i) => title.type === now.externalTitles[i]!.type && layout([title], true) === layout([now.externalTitles[i]!], true),
+    ) &&
+    now.items.every((item) => streamOwners(item).every((owner) => owner.streams.length > 0 || owner.subtitles.length === 0))
   );
 }
 
@@ -363,17 +379,19 @@ async function writtenAfter(
   return { write, hosts, diagnostics: portableDiagnostics(report.diagnostics, contentDir) };
 }
 
-/** The counts once the edited files' items (`old`, by file) are those of `now`: streams and subtitles may differ. */
+/** The counts once the edited files' items and titles (`old`, by file) are those of `now`: streams and subtitles may differ. */
 function countsAfter(
   counts: BuildRecord['counts'],
-  old: ReadonlyMap<string, readonly StoredItem[]>,
-  now: ReadonlyMap<string, readonly Item[]>,
+  old: ReadonlyMap<string, StoredValues>,
+  now: ReadonlyMap<string, FileValues>,
 ): BuildRecord['counts'] {
   let [streams, subtitles] = [counts.streams, counts.subtitles];
-  const tally = (items: readonly (StoredItem | Item)[], sign: number) => {
-    for (const total of items.map(ownedTotals)) [streams, subtitles] = [streams + sign * total.streams, subtitles + sign * total.subtitles];
+  const tally = ({ items, externalTitles }: StoredValues | FileValues, sign: number) => {
+    for (const total of [...items, ...externalTitles].map(ownedTotals)) {
+      [streams, subtitles] = [streams + sign * total.streams, subtitles + sign * total.subtitles];
+    }
   };
-  for (const items of old.values()) tally(items, -1);
-  for (const items of now.values()) tally(items, 1);
+  for (const values of old.values()) tally(values, -1);
+  for (const values of now.values()) tally(values, 1);
   return { ...counts, streams, subtitles };
 }

@@ -2,7 +2,7 @@
 // lists with what they are sorted by, and the settings item files are rendered with. From it, an
 // edit's files are its items' own and the catalog pages that list them, those pages spliced from
 // the ones written (their other previews taken as they are there), without the other items.
-import type { Catalog, Content, Item } from '../shared/content.js';
+import type { Catalog, Content, ExternalTitle, Item } from '../shared/content.js';
 import type { Extra } from '../shared/paths.js';
 import type { Manifest } from '../validate/schema.js';
 import { catalogOrder, type SortFields } from '../validate/catalogs.js';
@@ -36,12 +36,13 @@ export interface EditIndex {
 /**
  * The index of a plan of `content` with these catalog lists and manifest; undefined for content
  * whose edits take the whole build: a configurable addon (each configuration is a tree), a
- * catalog with search (its queries come from names), titles described elsewhere, local files,
- * playlists (their channels merge across files).
+ * catalog with search (its queries come from names), local files, playlists (their channels merge
+ * across files). Titles described elsewhere need nothing of it: they are in no catalog, and an
+ * edit of one keeps its id, type and files (build/edit.ts).
  */
 export function editIndexOf(content: Content, manifest: Manifest, lists: ReadonlyMap<Catalog, readonly CatalogList[]>): EditIndex | undefined {
   const { items } = content;
-  if (content.config.length > 0 || content.externalTitles.length > 0 || content.assets.length > 0) return undefined;
+  if (content.config.length > 0 || content.assets.length > 0) return undefined;
   if (content.catalogs.some((catalog) => catalog.search) || items.some((item) => item.source.playlist !== undefined)) return undefined;
   const files: EditIndex['files'] = [];
   for (let at = 0; at < items.length; at++) {
@@ -72,6 +73,12 @@ export function editIndexOf(content: Content, manifest: Manifest, lists: Readonl
   };
 }
 
+/** The items and titles described elsewhere that one content file holds, in order. */
+export interface FileValues {
+  items: readonly Item[];
+  externalTitles: readonly ExternalTitle[];
+}
+
 /** What an edit writes: its items' files and the catalog pages that changed, by path; and the index after it. */
 export interface EditedFiles {
   bodies: Map<string, string>;
@@ -81,8 +88,9 @@ export interface EditedFiles {
 }
 
 /**
- * The files an edit renders: every file of the items of `edited` (each content file's items, in
- * order, with the ids the index has for it), and the catalog pages whose bytes change. `written`
+ * The files an edit renders: every file of the items and titles described elsewhere of `edited`
+ * (each content file's items, in order, with the ids the index has for it), and the catalog pages
+ * whose bytes change. `written`
  * gives a file's text as the output holds it: an item's meta, to tell whether its preview and
  * place changed, and the pages, for the previews of the items the edit left, which are not
  * rendered again. Undefined when the index does not hold those files' items, or a page is not as
@@ -92,13 +100,14 @@ export interface EditedFiles {
  */
 export function editedFiles(
   index: EditIndex,
-  edited: readonly { file: string; items: readonly Item[] }[],
+  edited: readonly ({ file: string } & FileValues)[],
   written: (path: string) => string | undefined,
 ): EditedFiles | undefined {
   const now = new Map<number, Item>();
   for (const { file, items } of edited) {
-    const range = index.files.find((entry) => entry.file === file);
-    if (!range || range.count !== items.length) return undefined;
+    // A file of titles described elsewhere alone holds no item.
+    const range = index.files.find((entry) => entry.file === file) ?? { first: 0, count: 0 };
+    if (range.count !== items.length) return undefined;
     for (let k = 0; k < items.length; k++) {
       if (index.ids[range.first + k] !== items[k]!.id) return undefined;
       now.set(range.first + k, items[k]!);
@@ -112,7 +121,8 @@ export function editedFiles(
       .filter((i) => now.has(i))
       .map((i) => now.get(i)!),
   }));
-  const content = { addon: index.addon, baseUrl: index.baseUrl, catalogs, items, externalTitles: [] };
+  const externalTitles = edited.flatMap((file) => file.externalTitles);
+  const content = { addon: index.addon, baseUrl: index.baseUrl, catalogs, items, externalTitles };
   const rendering = itemRendering(content, items);
   const bodies = new Map<string, string>();
   const files: ItemFile[] = [];

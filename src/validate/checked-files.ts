@@ -38,12 +38,19 @@ export interface FileResult {
 /** An item or title as stored: without what points at the file read (set again when taken). */
 type Detached<T> = Omit<T, 'source' | 'where'>;
 export type StoredItem = Detached<Item>;
+export type StoredTitle = Detached<ExternalTitle>;
 
-/** The items of a file's result as `stored()` made it; undefined when the bytes are not one. */
-export function storedItems(bytes: Uint8Array): StoredItem[] | undefined {
+/** A file's items and titles described elsewhere, as stored. */
+export interface StoredValues {
+  items: StoredItem[];
+  externalTitles: StoredTitle[];
+}
+
+/** The items and titles of a file's result as `stored()` made it; undefined when the bytes are not one. */
+export function storedValues(bytes: Uint8Array): StoredValues | undefined {
   try {
     const value: unknown = deserialize(bytes);
-    return isStoredResult(value) ? value.items.values : undefined;
+    return isStoredResult(value) ? { items: value.items.values, externalTitles: value.externalTitles.values } : undefined;
   } catch {
     return undefined;
   }
