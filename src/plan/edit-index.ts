@@ -52,11 +52,15 @@ export function editIndexOf(content: Content, manifest: Manifest, lists: Readonl
     else if (files.some((range) => range.file === file)) return undefined;
     else files.push({ file, first: at, count: 1 });
   }
-  const indexOf = new Map(items.map((item, at) => [item, at]));
+  const indexOf = new Map<Item, number>();
+  for (let at = 0; at < items.length; at++) indexOf.set(items[at]!, at);
   const indexed: EditIndex['lists'] = [];
   content.catalogs.forEach((catalog, at) => {
     for (const { extra, members } of lists.get(catalog) ?? []) {
-      indexed.push({ catalog: at, ...(extra && { extra }), members: Int32Array.from(members, (item) => indexOf.get(item)!) });
+      // A plain loop: Int32Array.from with a function took three times as long (bench/README.md).
+      const indexes = new Int32Array(members.length);
+      for (let k = 0; k < members.length; k++) indexes[k] = indexOf.get(members[k]!)!;
+      indexed.push({ catalog: at, ...(extra && { extra }), members: indexes });
     }
   });
   return {
