@@ -159,6 +159,39 @@ describe("the CLI's builds after an edit", () => {
     }
   }, 60_000);
 
+  it('keep the warnings of files they do not edit, and go the whole way to find those of files they do', async () => {
+    const item = (id: string, name: string, genre: string, type = 'movie') =>
+      `- id: "${id}"\n  type: ${type}\n  name: "${name}"\n  genres: [${genre}]\n  streams:\n    - { url: "https://cdn.example.org/${id}.mp4", name: CDN }\n`;
+    const content = await contentDir({
+      'addon.yaml': addonYaml('catalogs:\n  - { id: films, type: movie, name: Films, sort: name, genres: [Drama, Comedy] }\n'),
+      'a.yaml': item('a:1', 'Alpha', 'Drama') + item('a:2', 'Beta', 'Comedy'),
+      // A genre the catalog does not offer (unknown-genre), and a type no catalog lists (uncovered-type).
+      'b.yaml': item('b:1', 'Gamma', 'Western') + item('b:2', 'Delta', 'Drama', 'series'),
+    });
+    const out = await tempDir();
+    const first = await build({ contentDir: content, outDir: out });
+    expect(first.diagnostics.map((d) => d.code).sort()).toEqual(['uncovered-type', 'unknown-genre']);
+    const edits: [string, string, (text: string) => string, boolean][] = [
+      ['a rename in a file without warnings', 'a.yaml', (t) => t.replace('"Alpha"', '"Zeta"'), true],
+      // The warnings' lines move: a description above them.
+      [
+        'a description in the file with warnings',
+        'b.yaml',
+        (t) => t.replace('  name: "Gamma"\n', '  name: "Gamma"\n  description: "Now with one"\n'),
+        false,
+      ],
+      ['another rename in a file without warnings', 'a.yaml', (t) => t.replace('"Beta"', '"Aa"'), true],
+    ];
+    for (const [what, file, edit, edited] of edits) {
+      await editFile(content, file, edit);
+      const result = await build({ contentDir: content, outDir: out });
+      expect(result.edited, what).toBe(edited || undefined);
+      const clean = await cleanBuild(content);
+      expect(said(result), what).toEqual(said(clean.result));
+      expectSameTree(await readTree(out), clean.tree, what);
+    }
+  }, 60_000);
+
   it('go the whole way after an edit that stopped half way, and compare the files it wrote', async () => {
     const { content, out } = await builtOnce();
     await editFile(content, 'movies/00001.yaml', RENAMED);

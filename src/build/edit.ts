@@ -10,14 +10,13 @@
 // files edits wrote, no rebuild ends early on the last one's record.
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { hostReport, TESTED_ON } from '../hosts/index.js';
+import { TESTED_ON } from '../hosts/index.js';
 import { ADDON_FILE, contentFileStamps, contentTexts, loadContent, type SourceFile } from '../load/index.js';
 import { catalogMembers, editedFiles, editIndexOf, sameListings, type EditedFiles, type FileValues, type Plan } from '../plan/index.js';
 import { textFingerprint } from '../shared/fingerprint.js';
 import { fieldOf } from '../shared/fields.js';
-import { outputLimit } from '../shared/output-limit.js';
 import { settledStamp } from '../load/read.js';
-import { ownedTotals, streamOwners, type Content, type ExternalTitle, type Item, type StreamOwner } from '../shared/content.js';
+import { streamOwners, type Content, type ExternalTitle, type Item, type StreamOwner } from '../shared/content.js';
 import { playerSubtitlesExtras } from '../plan/subtitles.js';
 import { CheckedFiles, storedValues, type StoredValues } from '../validate/checked-files.js';
 import type { Environment } from '../validate/secrets.js';
@@ -41,9 +40,10 @@ import {
 import type { StateHead } from '../write/state.js';
 import type { BuildOptions, BuildResult } from './index.js';
 import { keptResults } from './kept-store.js';
-import { filesHash, localDiagnostics, portableDiagnostics, recordHolds, settingsHash, type BuildRecord } from './last-build.js';
+import { filesHash, localDiagnostics, recordHolds, settingsHash, type BuildRecord } from './last-build.js';
 import { generatorFingerprint, settingsOf } from './reuse.js';
 import { keptOf, stored, type EditKept } from './edit-kept.js';
+import { countsAfter, resourceOf, STANDING, writtenAfter, writtenSizes } from './edit-record.js';
 
 /** The result of an edit's build: the output as a whole build would have made it; undefined when it takes the whole build. */
 export async function editBuild(
@@ -57,8 +57,7 @@ export async function editBuild(
   if (!journal || !kept || journal.state !== (await stateIdentity(root))) return undefined;
   const { record, index } = kept;
   const settings = settingsHash(generatorFingerprint(), settingsOf(options));
-  // Other problems than the hosts' limits come from the checks across items, which an edit does not make.
-  if (kept.settings !== settings || record.diagnostics.some((d) => d.code !== 'host-limit')) return undefined;
+  if (kept.settings !== settings || record.diagnostics.some((d) => d.code !== 'host-limit' && !STANDING.has(d.code))) return undefined;
   // The output as the last build or edit left it: every folder with the names it had.
   const head = await readStateHead(root);
   const folders = kept.folders ?? (head && head.complete === true ? headStamps(head) : undefined);
@@ -110,6 +109,10 @@ export async function editBuild(
   });
   const sameText = (file: SourceFile) =>
     file.relative === ADDON_FILE || edited.some((e) => e.relative === file.relative && textFingerprint(e) === textFingerprint(file));
+  // A warning in an edited file could now be at another line, or gone: the whole build finds it again.
+  const editedNames = new Set(edited.map((file) => file.file));
+  const standing = localDiagnostics(record.diagnostics, options.contentDir);
+  if (standing.some((d) => [d, ...(d.related ?? [])].some((at) => at.file != null && editedNames.has(at.file)))) return undefined;
   const checked = alone.files.every(sameText) ? await checkAlone(options, alone, env, edited) : undefined;
   const old = checked && (await valuesBefore(root, kept, edited));
   if (!checked || !old) return undefined;
@@ -153,13 +156,6 @@ async function changedFiles(root: string, output: EditedFiles) {
     if (!was?.equals(last.bytes)) changed.set(file, last.bytes);
   }
   return { changed, before };
-}
-
-/** The size of each file edits wrote since the whole build: those recorded, then this edit's `changed`. */
-function writtenSizes(journal: EditJournal, changed: ReadonlyMap<string, Buffer>): Map<string, number> {
-  const sizes = new Map(journal.unknown.map((file, i) => [file, journal.sizes[i]!]));
-  for (const [file, bytes] of changed) sizes.set(file, bytes.length);
-  return sizes;
 }
 
 /**
@@ -327,71 +323,4 @@ function sameOutline(old: StoredValues, now: FileValues): boolean {
     ) &&
     now.items.every((item) => streamOwners(item).every((owner) => owner.streams.length > 0 || owner.subtitles.length === 0))
   );
-}
-
-/** The resource of an output path (`meta/movie/x.json`: meta), as the write summary counts it. */
-function resourceOf(file: string): string {
-  return file.slice(0, file.indexOf('/'));
-}
-
-/**
- * What the record says of the output once `changed` replaced what was there (`before`, its
- * sizes): the sizes, the hosts' limits against them; `largestNow` finds the largest file when the
- * edit made it smaller, or another as large. Undefined when that is not one file, or the output or
- * its catalogs' `listings` would be more than the content may make (shared/output-limit.ts).
- */
-async function writtenAfter(
-  record: BuildRecord,
-  listings: number,
-  changed: ReadonlyMap<string, Buffer>,
-  before: ReadonlyMap<string, number>,
-  textBytes: number,
-  contentDir: string,
-  largestNow: () => Promise<BuildRecord['write']['largest'] | undefined>,
-): Promise<Pick<BuildRecord, 'write' | 'hosts' | 'diagnostics'> | undefined> {
-  const byResource = Object.fromEntries(Object.entries(record.write.byResource).map(([resource, r]) => [resource, { ...r }]));
-  let { bytes, largest } = record.write;
-  let known = true;
-  for (const [file, now] of changed) {
-    const delta = now.length - before.get(file)!;
-    const tally = byResource[resourceOf(file)];
-    if (!tally) return undefined;
-    if ((file === largest.path && delta < 0) || (file !== largest.path && now.length === largest.bytes)) known = false;
-    tally.bytes += delta;
-    bytes += delta;
-    if (now.length > largest.bytes) largest = { path: file, bytes: now.length };
-  }
-  if (!known) {
-    const found = await largestNow();
-    if (!found) return undefined;
-    largest = found;
-  }
-  const limit = outputLimit(textBytes);
-  if (bytes > limit.bytes || record.write.files > limit.files || listings > limit.listings) return undefined;
-  const write = { files: record.write.files, bytes, largest, byResource };
-  const report = hostReport(
-    record.hosts.map((host) => host.host),
-    [],
-    write,
-  );
-  const noteOf = new Map(record.hosts.map((host) => [host.host, host.note]));
-  const hosts = report.hosts.map((host) => ({ ...host, ...(noteOf.get(host.host) !== undefined && { note: noteOf.get(host.host) }) }));
-  return { write, hosts, diagnostics: portableDiagnostics(report.diagnostics, contentDir) };
-}
-
-/** The counts once the edited files' items and titles (`old`, by file) are those of `now`: streams and subtitles may differ. */
-function countsAfter(
-  counts: BuildRecord['counts'],
-  old: ReadonlyMap<string, StoredValues>,
-  now: ReadonlyMap<string, FileValues>,
-): BuildRecord['counts'] {
-  let [streams, subtitles] = [counts.streams, counts.subtitles];
-  const tally = ({ items, externalTitles }: StoredValues | FileValues, sign: number) => {
-    for (const total of [...items, ...externalTitles].map(ownedTotals)) {
-      [streams, subtitles] = [streams + sign * total.streams, subtitles + sign * total.subtitles];
-    }
-  };
-  for (const values of old.values()) tally(values, -1);
-  for (const values of now.values()) tally(values, 1);
-  return { ...counts, streams, subtitles };
 }

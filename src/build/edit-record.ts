@@ -1,0 +1,100 @@
+// What the record says of the output after an edit's build (build/edit.ts): the last build's
+// record with the sizes, counts and hosts' limits the edit's files change, and the warnings it
+// leaves standing. Pure but for the one look at the state file that finding the largest file may need.
+import { hostReport } from '../hosts/index.js';
+import type { DiagnosticCode } from '../diagnostics/index.js';
+import { ownedTotals } from '../shared/content.js';
+import { outputLimit } from '../shared/output-limit.js';
+import type { FileValues } from '../plan/index.js';
+import type { StoredValues } from '../validate/checked-files.js';
+import type { EditJournal } from '../write/index.js';
+import { portableDiagnostics, type BuildRecord } from './last-build.js';
+
+/**
+ * The warnings a last build may have given and an edit leave as they were, but for those in the
+ * files it edits: they come from the ids, types, genres and listings of items, addon.yaml and the
+ * manifest, which an edit keeps (sameOutline). Any other problem takes the whole build; the hosts'
+ * limits are worked out again (writtenAfter).
+ */
+export const STANDING: ReadonlySet<DiagnosticCode> = new Set<DiagnosticCode>([
+  'unknown-genre',
+  'unknown-type',
+  'uncovered-type',
+  'insecure-base-url',
+  'manifest-too-large',
+]);
+
+/** The size of each file edits wrote since the whole build: those recorded, then this edit's `changed`. */
+export function writtenSizes(journal: EditJournal, changed: ReadonlyMap<string, Buffer>): Map<string, number> {
+  const sizes = new Map(journal.unknown.map((file, i) => [file, journal.sizes[i]!]));
+  for (const [file, bytes] of changed) sizes.set(file, bytes.length);
+  return sizes;
+}
+
+/** The resource of an output path (`meta/movie/x.json`: meta), as the write summary counts it. */
+export function resourceOf(file: string): string {
+  return file.slice(0, file.indexOf('/'));
+}
+
+/**
+ * What the record says of the output once `changed` replaced what was there (`before`, its
+ * sizes): the sizes, the hosts' limits against them; `largestNow` finds the largest file when the
+ * edit made it smaller, or another as large. Undefined when that is not one file, or the output or
+ * its catalogs' `listings` would be more than the content may make (shared/output-limit.ts).
+ */
+export async function writtenAfter(
+  record: BuildRecord,
+  listings: number,
+  changed: ReadonlyMap<string, Buffer>,
+  before: ReadonlyMap<string, number>,
+  textBytes: number,
+  contentDir: string,
+  largestNow: () => Promise<BuildRecord['write']['largest'] | undefined>,
+): Promise<Pick<BuildRecord, 'write' | 'hosts' | 'diagnostics'> | undefined> {
+  const byResource = Object.fromEntries(Object.entries(record.write.byResource).map(([resource, r]) => [resource, { ...r }]));
+  let { bytes, largest } = record.write;
+  let known = true;
+  for (const [file, now] of changed) {
+    const delta = now.length - before.get(file)!;
+    const tally = byResource[resourceOf(file)];
+    if (!tally) return undefined;
+    if ((file === largest.path && delta < 0) || (file !== largest.path && now.length === largest.bytes)) known = false;
+    tally.bytes += delta;
+    bytes += delta;
+    if (now.length > largest.bytes) largest = { path: file, bytes: now.length };
+  }
+  if (!known) {
+    const found = await largestNow();
+    if (!found) return undefined;
+    largest = found;
+  }
+  const limit = outputLimit(textBytes);
+  if (bytes > limit.bytes || record.write.files > limit.files || listings > limit.listings) return undefined;
+  const write = { files: record.write.files, bytes, largest, byResource };
+  const report = hostReport(
+    record.hosts.map((host) => host.host),
+    [],
+    write,
+  );
+  const noteOf = new Map(record.hosts.map((host) => [host.host, host.note]));
+  const hosts = report.hosts.map((host) => ({ ...host, ...(noteOf.get(host.host) !== undefined && { note: noteOf.get(host.host) }) }));
+  const standing = record.diagnostics.filter((d) => d.code !== 'host-limit');
+  return { write, hosts, diagnostics: [...standing, ...portableDiagnostics(report.diagnostics, contentDir)] };
+}
+
+/** The counts once the edited files' items and titles (`old`, by file) are those of `now`: streams and subtitles may differ. */
+export function countsAfter(
+  counts: BuildRecord['counts'],
+  old: ReadonlyMap<string, StoredValues>,
+  now: ReadonlyMap<string, FileValues>,
+): BuildRecord['counts'] {
+  let [streams, subtitles] = [counts.streams, counts.subtitles];
+  const tally = ({ items, externalTitles }: StoredValues | FileValues, sign: number) => {
+    for (const total of [...items, ...externalTitles].map(ownedTotals)) {
+      [streams, subtitles] = [streams + sign * total.streams, subtitles + sign * total.subtitles];
+    }
+  };
+  for (const values of old.values()) tally(values, -1);
+  for (const values of now.values()) tally(values, 1);
+  return { ...counts, streams, subtitles };
+}
