@@ -6,8 +6,9 @@
 // the files of their items and of their titles other addons describe, splices the catalog pages
 // that list those items from the pages written, and writes the files whose bytes change. Anything
 // it cannot tell is so (another item count or id, a new genre, a problem, a setting) takes the
-// whole build, as does content it does not keep an index of (plan/edit-index.ts, editIndexOf). Until the next whole build, which compares the
-// files edits wrote, no rebuild ends early on the last one's record.
+// whole build, as does content it does not keep an index of (plan/edit-index.ts, editIndexOf).
+// Until the next whole build, which compares the files edits wrote, no rebuild ends early on the
+// last one's record.
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TESTED_ON } from '../hosts/index.js';
@@ -303,8 +304,9 @@ async function valuesBefore(root: string, kept: EditKept, edited: readonly Sourc
  * did and leave the manifest and the checks across them as they were: the same ids, listings
  * (sameListings), types and videos; each video (or the item or title) with subtitles or none as
  * before, and the same subtitles requests its streams answer; a title with streams or none as
- * before (the stream resource declares those with); no item's with subtitles and no stream, which
- * a whole build would warn of (plan/subtitles.ts), as it would have of such a title before.
+ * before (the stream resource declares those with); no video or item with subtitles and no
+ * stream, which a whole build would warn of (plan/subtitles.ts). A title keeps both as they were,
+ * so such a warning of a title stands as the last build gave it, or not at all.
  */
 function sameOutline(old: StoredValues, now: FileValues): boolean {
   const layout = (owners: readonly StreamOwner[], elsewhere: boolean) =>

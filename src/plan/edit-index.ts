@@ -57,7 +57,7 @@ export function editIndexOf(content: Content, manifest: Manifest, lists: Readonl
   const indexed: EditIndex['lists'] = [];
   content.catalogs.forEach((catalog, at) => {
     for (const { extra, members } of lists.get(catalog) ?? []) {
-      // A plain loop: Int32Array.from with a function took three times as long (bench/README.md).
+      // A plain loop: Int32Array.from with a function took longer (bench/README.md, "An edit's own way").
       const indexes = new Int32Array(members.length);
       for (let k = 0; k < members.length; k++) indexes[k] = indexOf.get(members[k]!)!;
       indexed.push({ catalog: at, ...(extra && { extra }), members: indexes });
@@ -94,13 +94,13 @@ export interface EditedFiles {
 /**
  * The files an edit renders: every file of the items and titles described elsewhere of `edited`
  * (each content file's items, in order, with the ids the index has for it), and the catalog pages
- * whose bytes change. `written`
- * gives a file's text as the output holds it: an item's meta, to tell whether its preview and
- * place changed, and the pages, for the previews of the items the edit left, which are not
- * rendered again. Undefined when the index does not hold those files' items, or a page is not as
- * the index says it was written, or more than EARLY_PAGES_LIMIT pages change. The caller checks
- * that each item lists where the index says (sameListings: the same type, genres and catalogs)
- * and has the files it had (build/edit.ts, sameOutline).
+ * whose bytes change. `written` gives a file's text as the output holds it: an item's meta, to
+ * tell whether its preview and place changed, and the pages, for the previews of the items the
+ * edit left, which are not rendered again. Undefined when the index does not hold those files'
+ * items, or a page is not as the index says it was written, or more than EARLY_PAGES_LIMIT pages
+ * change. The caller checks that each item lists where the index says (sameListings: the same
+ * type, genres and catalogs) and has the files it had, and each title too (build/edit.ts,
+ * sameOutline).
  */
 export function editedFiles(
   index: EditIndex,
