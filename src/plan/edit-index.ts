@@ -219,8 +219,16 @@ function splicePages(
   }
   if (candidates.size === 0) return true;
   const layout = catalogPages(old.length, list.extra);
-  let oldAt: Map<number, number> | undefined;
-  const positionOf = (i: number, at: number) => (members === old ? at : (oldAt ??= new Map(Array.from(old, (m, p) => [m, p]))).get(i)!);
+  // Where each member was, by item index: an array of the index's length, not a map of every member.
+  let oldAt: Int32Array | undefined;
+  const positionOf = (i: number, at: number) => {
+    if (members === old) return at;
+    if (!oldAt) {
+      oldAt = new Int32Array(pages.ids.length);
+      for (let p = 0; p < old.length; p++) oldAt[old[p]!] = p;
+    }
+    return oldAt[i]!;
+  };
   // Each page as written, read once: its previews and its bytes (both orders of its extras hold the same).
   const read = new Map<number, { previews: string[]; bytes: number } | undefined>();
   const written = (page: number) => {
