@@ -32,6 +32,15 @@ function expectSameTree(tree: Map<string, Buffer>, clean: Map<string, Buffer>, w
   for (const [file, bytes] of clean) expect(tree.get(file)?.toString(), `${what}: ${file}`).toBe(bytes.toString());
 }
 
+/** Builds `content` into `out` and expects what a clean build of it writes and says; the build's result. */
+async function buildAsClean(content: string, out: string, what: string): Promise<BuildResult> {
+  const result = await build({ contentDir: content, outDir: out });
+  const clean = await cleanBuild(content);
+  expect(said(result), what).toEqual(said(clean.result));
+  expectSameTree(await readTree(out), clean.tree, what);
+  return result;
+}
+
 /** A small benchmark's kind of content, built once into an output folder. */
 async function builtOnce(): Promise<{ content: string; out: string }> {
   const content = await tempDir();
@@ -74,10 +83,7 @@ describe("the CLI's builds after an edit", () => {
         applied.push(`${name} in ${relative}`);
       }
       const what = `step ${step} (${applied.join(', ')})`;
-      const result = await build({ contentDir: content, outDir: out });
-      const clean = await cleanBuild(content);
-      expect(said(result), what).toEqual(said(clean.result));
-      expectSameTree(await readTree(out), clean.tree, what);
+      const result = await buildAsClean(content, out, what);
       if (result.edited) edited++;
       // Now and then a build with nothing changed: it writes nothing.
       if (next() < 0.2) expect((await build({ contentDir: content, outDir: out })).write?.written, `${what}, again`).toBe(0);
@@ -120,11 +126,8 @@ describe("the CLI's builds after an edit", () => {
       const relative = next() < 0.8 ? `movies/elsewhere-${Math.floor(next() * 4)}.yaml` : 'movies/00001.yaml';
       await editFile(content, relative, edit);
       const what = `step ${step} (${name} in ${relative})`;
-      const result = await build({ contentDir: content, outDir: out });
-      const clean = await cleanBuild(content);
-      expect(said(result), what).toEqual(said(clean.result));
+      const result = await buildAsClean(content, out, what);
       expect(result.counts?.externalTitles, what).toBe(40);
-      expectSameTree(await readTree(out), clean.tree, what);
       if (result.edited) edited++;
     }
     expect(edited).toBeGreaterThanOrEqual(8);
@@ -184,11 +187,7 @@ describe("the CLI's builds after an edit", () => {
     ];
     for (const [what, file, edit, edited] of edits) {
       await editFile(content, file, edit);
-      const result = await build({ contentDir: content, outDir: out });
-      expect(result.edited, what).toBe(edited || undefined);
-      const clean = await cleanBuild(content);
-      expect(said(result), what).toEqual(said(clean.result));
-      expectSameTree(await readTree(out), clean.tree, what);
+      expect((await buildAsClean(content, out, what)).edited, what).toBe(edited || undefined);
     }
   }, 60_000);
 
@@ -255,11 +254,7 @@ describe("the CLI's builds after an edit", () => {
     ];
     for (const [what, file, text, edited] of edits) {
       await writeFile(path.join(content, file), text);
-      const result = await build({ contentDir: content, outDir: out });
-      expect(result.edited, what).toBe(edited || undefined);
-      const clean = await cleanBuild(content);
-      expect(said(result), what).toEqual(said(clean.result));
-      expectSameTree(await readTree(out), clean.tree, what);
+      expect((await buildAsClean(content, out, what)).edited, what).toBe(edited || undefined);
     }
   }, 60_000);
 });
