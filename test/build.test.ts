@@ -399,6 +399,38 @@ describe('an existing output folder', () => {
     expect(after.tree).toEqual(await readTree(clean));
   });
 
+  it('renders only the manifest and the pages again for a release: a new version, name, description or logo', async () => {
+    const settings = addonYaml('catalogs:\n  - { id: c, type: movie, name: C }\n');
+    const dir = await contentDir({ 'addon.yaml': settings, 'x.yaml': '- { id: x, type: movie, name: X }\n' });
+    const out = await tempDir();
+    expect((await build({ contentDir: dir, outDir: out })).ok).toBe(true);
+    // Bytes of the same size where the build does not look: only a file rendered again would be compared with them.
+    const meta = path.join(out, 'meta/movie/x.json');
+    const tamper = async () => writeFile(meta, (await readFile(meta, 'utf8')).replace('"name":"X"', '"name":"Z"'));
+    await tamper();
+    const before = await snapshot(out);
+    const release = settings
+      .replace('version: 1.0.0', 'version: 1.1.0')
+      .replace('name: Test Addon', 'name: Renamed')
+      .replace('description: For tests', 'description: Released\nlogo: https://example.org/logo.png');
+    await writeFile(path.join(dir, 'addon.yaml'), release);
+    const released = await build({ contentDir: dir, outDir: out });
+    expect(released.ok).toBe(true);
+    const after = await snapshot(out);
+    const touched = [...after.times].filter(([file, time]) => before.times.get(file) !== time).map(([file]) => file);
+    expect(touched.sort()).toEqual(['404.html', 'index.html', 'manifest.json']);
+    expect(JSON.parse(after.tree.get('manifest.json')!.toString())).toMatchObject({
+      version: '1.1.0',
+      name: 'Renamed',
+      logo: 'https://example.org/logo.png',
+    });
+    expect(after.tree.get('meta/movie/x.json')!.toString()).toContain('"name":"Z"');
+    // Another setting renders the items' files again: their cache hints.
+    await writeFile(path.join(dir, 'addon.yaml'), `${release}cache: { maxAge: 60 }\n`);
+    expect((await build({ contentDir: dir, outDir: out })).ok).toBe(true);
+    expect(await readFile(meta, 'utf8')).toContain('"name":"X"');
+  });
+
   it('trusts the bookkeeping of the format before this one, which had hashes', async () => {
     const dir = await oneMovie();
     const out = await tempDir();

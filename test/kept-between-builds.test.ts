@@ -266,6 +266,17 @@ describe('the file a build keeps beside its output folder', () => {
     expect(await namesAfterEdit(() => rebuild({ DESC: 'old', UNUSED: 'set' }))).toEqual(['Two', 'Taken, not parsed', 'Four']);
     // One that addon.yaml uses may: every file is checked again.
     expect(await namesAfterEdit(() => rebuild({ DESC: 'new', UNUSED: 'set' }))).toEqual(['Two', 'Three', 'Four']);
+    // A release: a new version, name, description or logo checks no item otherwise.
+    await tamper();
+    const release = addon
+      .replace('version: 1.0.0', 'version: 1.1.0')
+      .replace('name: Test Addon', 'name: Renamed')
+      .replace('description: For tests', 'description: Released\nlogo: https://example.org/logo.png');
+    await writeFile(path.join(dir, 'addon.yaml'), release);
+    expect(await namesAfterEdit(() => rebuild({ DESC: 'new', UNUSED: 'set' }))).toEqual(['Two', 'Taken, not parsed', 'Four']);
+    // Any other setting may: a catalog's name.
+    await writeFile(path.join(dir, 'addon.yaml'), release.replace('Films', 'Movies'));
+    expect(await namesAfterEdit(() => rebuild({ DESC: 'new', UNUSED: 'set' }))).toEqual(['Two', 'Three', 'Four']);
   });
 
   it('gives a clean build’s every file when only it is left of the last build', async () => {

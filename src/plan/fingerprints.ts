@@ -1,20 +1,27 @@
 // Fingerprints of what files are rendered from: a rebuild keeps a file whose fingerprint it recorded.
 import { sha1, textFingerprint } from '../shared/fingerprint.js';
-import type { Content, FileOrigin, Item } from '../shared/content.js';
+import { itemSettings, type Content, type FileOrigin, type Item } from '../shared/content.js';
 import type { Link } from './wire.js';
 
 /**
  * Fingerprints of what files are rendered from. An item's files are rendered from the item,
  * which is its file's text read at its path (local files resolve against it), from the genre
- * links that all catalogs together decide, from the settings, base URL and the values of the
- * variables `${NAME}` replaced, and by the
+ * links that all catalogs together decide, from the settings but those only the manifest shows
+ * (itemSettings), base URL and the values of the variables `${NAME}` replaced, and by the
  * generator's code: nothing else. A catalog page is rendered from the previews of the items it
  * lists, in order (each item's fingerprint with its id: items of one file share a fingerprint),
  * and from the settings (its cache hints).
  */
 export function inputFingerprints(content: Content, linksOf: (item: Item) => Link[] | undefined, generator: string) {
   const context = sha1(
-    JSON.stringify([generator, content.baseUrl ?? null, content.addon, content.config, content.configuration?.segment ?? null, content.variables]),
+    JSON.stringify([
+      generator,
+      content.baseUrl ?? null,
+      itemSettings(content.addon),
+      content.config,
+      content.configuration?.segment ?? null,
+      content.variables,
+    ]),
   );
   // Each part is worked out once: the large benchmark's 300,000 catalog listings share 51,000
   // items, which share 1,001 files and a few hundred lists of links.

@@ -154,3 +154,23 @@ export interface Content {
   /** The variables that `${NAME}` replaced, with their values: the output depends on them too. */
   variables: Record<string, string>;
 }
+
+/** The fields of addon.yaml that only the manifest shows, and the pages made from it (plan/page.ts). */
+export type ManifestOnlyField = 'version' | 'name' | 'description' | 'logo' | 'background' | 'contactEmail';
+
+/**
+ * The addon's settings but for those only the manifest shows: what items are checked against and
+ * their files and catalog pages rendered with. A release's new version or description leaves them.
+ */
+export function itemSettings<T extends Partial<Pick<AddonSettings, ManifestOnlyField>>>(addon: T): Omit<T, ManifestOnlyField> {
+  const {
+    version: _version,
+    name: _name,
+    description: _description,
+    logo: _logo,
+    background: _background,
+    contactEmail: _email,
+    ...settings
+  } = addon;
+  return settings;
+}

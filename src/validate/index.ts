@@ -4,7 +4,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { hasErrors, problem, suggester, type Diagnostic, type DiagnosticList } from '../diagnostics/index.js';
 import { letGoOfTexts, locate, type Loaded, type SourceFile, type SourceValue } from '../load/index.js';
-import type { Content, ExternalTitle, Item } from '../shared/content.js';
+import { itemSettings, type Content, type ExternalTitle, type Item } from '../shared/content.js';
 import { contentBytes } from '../shared/output-limit.js';
 import { normalizeBaseUrl } from '../shared/paths.js';
 import { checkPlacement } from './placement.js';
@@ -135,7 +135,7 @@ async function checkLoaded(loaded: Loaded, options: ValidateOptions): Promise<Va
   const catalogIndex = addon ? indexCatalogs(addon.catalogs) : undefined;
   const suggest = suggester();
   // A file kept without a guarded value may hold one of the variables set now.
-  options.checkedFiles?.begin(checkContext(loaded, options, used), (source) => !needsWalkOnce(source));
+  options.checkedFiles?.begin(checkContext(loaded, addon, options, used), (source) => !needsWalkOnce(source));
   const allowCredentials = options.allowCredentialsInOutput ?? false;
   const checks: ValueChecks = { schemas, expand, needsWalk: needsWalkOnce, files, baseUrl, diagnostics, allowCredentials, config, suggest };
   if (addon && catalogIndex) checks.catalogs = { index: catalogIndex, types: addon.types };
@@ -184,8 +184,9 @@ async function checkLoaded(loaded: Loaded, options: ValidateOptions): Promise<Va
  * the variables it used (`used`), hashed. The other variables matter only to a file that holds a
  * reference or a guarded value, which is never kept (CheckedFiles.begin looks again).
  */
-function checkContext(loaded: Loaded, options: ValidateOptions, used: ReadonlyMap<string, string>): string {
-  const addon = loaded.addon ? textFingerprint(loaded.addon.source) : null;
+function checkContext(loaded: Loaded, checked: AddonSettings | undefined, options: ValidateOptions, used: ReadonlyMap<string, string>): string {
+  // A release's new version or description checks no item otherwise (itemSettings).
+  const addon = checked ? sha1(JSON.stringify(itemSettings(checked))) : loaded.addon ? textFingerprint(loaded.addon.source) : null;
   const variables = [...used].map(([name, value]) => [name, sha1(value)]).sort(([a], [b]) => (a! < b! ? -1 : 1));
   return JSON.stringify([path.resolve(options.contentDir), options.baseUrl ?? null, options.allowCredentialsInOutput ?? false, addon, variables]);
 }
