@@ -16,7 +16,8 @@ import { contentEdits, random } from './support/random-edits.js';
 function said(result: BuildResult) {
   const { files, bytes, largest, byResource } = result.write!;
   const sizes = Object.fromEntries(Object.entries(byResource).map(([resource, r]) => [resource, { files: r.files, bytes: r.bytes }]));
-  return { ok: result.ok, diagnostics: result.diagnostics, counts: result.counts, write: { files, bytes, largest, sizes }, hosts: result.hosts };
+  const { ok, addon, diagnostics, counts, hosts } = result;
+  return { ok, addon, diagnostics, counts, write: { files, bytes, largest, sizes }, hosts };
 }
 
 async function cleanBuild(contentDir: string): Promise<{ result: BuildResult; tree: Map<string, Buffer> }> {
@@ -189,6 +190,43 @@ describe("the CLI's builds after an edit", () => {
       await editFile(content, file, edit);
       expect((await buildAsClean(content, out, what)).edited, what).toBe(edited || undefined);
     }
+  }, 60_000);
+
+  it('take a release: a new version, name, description or logo writes the manifest and the pages, as a clean build', async () => {
+    const { content, out } = await builtOnce();
+    const settings = (edit: (text: string) => string) => editFile(content, 'addon.yaml', edit);
+    const steps: [string, () => Promise<unknown>, boolean][] = [
+      ['a new version', () => settings((t) => t.replace('version: 1.0.0', 'version: 1.1.0')), true],
+      ['a new name and a logo', () => settings((t) => t.replace('name: Benchmark', 'name: Films\nlogo: https://example.org/logo.png')), true],
+      ['a comment', () => settings((t) => `# Released\n${t}`), true],
+      [
+        'a release with a rename',
+        async () => {
+          await settings((t) => t.replace('version: 1.1.0', 'version: 1.2.0'));
+          await editFile(content, 'movies/00001.yaml', RENAMED);
+        },
+        true,
+      ],
+      // Over the official SDK's limit: a warning (manifest-too-large), then none.
+      ['a long description', () => settings((t) => t.replace(/^description: .*$/m, `description: ${'Long '.repeat(1700)}`)), true],
+      ['a short description', () => settings((t) => t.replace(/^description: .*$/m, 'description: Short')), true],
+      // What items are checked against or rendered with: the whole build.
+      ['a catalog renamed', () => settings((t) => t.replace('name: Movies', 'name: All films')), false],
+      ['an insecure base URL', () => settings((t) => t.replace('baseUrl: https:', 'baseUrl: http:')), false],
+      // Its warning is in addon.yaml, whose lines the release moves.
+      ['a release beside a warning', () => settings((t) => `# Again\n${t.replace('version: 1.2.0', 'version: 1.3.0')}`), false],
+    ];
+    const codes: string[][] = [];
+    for (const [what, change, edited] of steps) {
+      await change();
+      const result = await buildAsClean(content, out, what);
+      expect(result.edited, what).toBe(edited || undefined);
+      codes.push(result.diagnostics.map((d) => d.code).filter((code) => code !== 'host-limit'));
+    }
+    expect(codes[4]).toEqual(['manifest-too-large']);
+    expect(codes[5]).toEqual([]);
+    expect(codes[8]).toEqual(['insecure-base-url']);
+    expect(JSON.parse(await readFile(path.join(out, 'manifest.json'), 'utf8'))).toMatchObject({ version: '1.3.0', name: 'Films' });
   }, 60_000);
 
   it('go the whole way after an edit that stopped half way, and compare the files it wrote', async () => {

@@ -9,6 +9,8 @@ export interface EditKept {
   index: EditIndex;
   /** The other inputs' hash (settingsHash) this content was built with. */
   settings: string;
+  /** What items were checked against (CheckedFiles.storedContext): another addon.yaml with the same is a release. */
+  checkContext: string;
   /** Each content file, in load's order: its path in the content folder, its stamp ('' when not settled), text fingerprint and bytes. */
   files: [relative: string, stamp: string, fingerprint: string, bytes: number][];
   /** The bytes of the texts the output is built from (Content.textBytes). */
@@ -76,6 +78,7 @@ function isStoredKept(value: unknown): value is StoredKept {
     Array.isArray(lists) &&
     lists.every(isList) &&
     typeof fieldOf(value, 'settings') === 'string' &&
+    typeof fieldOf(value, 'checkContext') === 'string' &&
     isCount(fieldOf(value, 'textBytes')) &&
     Array.isArray(files) &&
     files.every(isFile) &&

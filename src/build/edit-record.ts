@@ -3,7 +3,10 @@
 // leaves standing. Pure but for the one look at the state file that finding the largest file may need.
 import { hostReport } from '../hosts/index.js';
 import type { DiagnosticCode } from '../diagnostics/index.js';
-import { ownedTotals } from '../shared/content.js';
+import { ownedTotals, type Content } from '../shared/content.js';
+import { MANIFEST_FILE } from '../shared/paths.js';
+import { PAGE_PATHS } from '../plan/page.js';
+import { manifestTooLarge } from '../plan/manifest.js';
 import { outputLimit } from '../shared/output-limit.js';
 import type { FileValues } from '../plan/index.js';
 import type { StoredValues } from '../validate/checked-files.js';
@@ -31,9 +34,29 @@ export function writtenSizes(journal: EditJournal, changed: ReadonlyMap<string, 
   return sizes;
 }
 
-/** The resource of an output path (`meta/movie/x.json`: meta), as the write summary counts it. */
+/** The resource of an output path an edit writes (`meta/movie/x.json`: meta), as the write summary counts it. */
 export function resourceOf(file: string): string {
+  if (file === MANIFEST_FILE) return 'manifest';
+  if (Object.values(PAGE_PATHS).includes(file)) return 'page';
   return file.slice(0, file.indexOf('/'));
+}
+
+/**
+ * The record once a release gave the addon `addon`'s name and version and the manifest
+ * `manifestBody`, which may now be too large, or no longer: where a whole build warns of it, after
+ * its other problems and before the hosts' limits.
+ */
+export function releasedRecord(
+  record: BuildRecord,
+  addon: Pick<Content['addon'], 'name' | 'version'>,
+  manifestBody: string,
+  contentDir: string,
+): BuildRecord {
+  const diagnostics = record.diagnostics.filter((d) => d.code !== 'manifest-too-large');
+  const tooLarge = manifestTooLarge(Buffer.byteLength(manifestBody));
+  const hosts = diagnostics.findIndex((d) => d.code === 'host-limit');
+  if (tooLarge) diagnostics.splice(hosts < 0 ? diagnostics.length : hosts, 0, ...portableDiagnostics([tooLarge], contentDir));
+  return { ...record, addon: { name: addon.name, version: addon.version }, diagnostics };
 }
 
 /**

@@ -1,19 +1,24 @@
 // Part of the pipeline (build/index.ts): the CLI's build after an edit of a few item files (a
-// renamed film, a fixed description), done without the other items. A whole build keeps, beside
-// the output folder (write/edit-journal.ts), what such an edit needs: the catalog lists with what
-// they sort by (plan/edit-index.ts), each content file's stamp and fingerprint, and its record.
-// An edit reads the files whose stamps changed, checks those whose text did on their own, renders
-// the files of their items and of their titles other addons describe, splices the catalog pages
-// that list those items from the pages written, and writes the files whose bytes change. Anything
-// it cannot tell is so (another item count or id, a new genre, a problem, a setting) takes the
-// whole build, as does content it does not keep an index of (plan/edit-index.ts, editIndexOf).
+// renamed film, a fixed description) or a release (a new version in addon.yaml), done without the
+// other items. A whole build keeps, beside the output folder (write/edit-journal.ts), what such an
+// edit needs: the catalog lists with what they sort by (plan/edit-index.ts), each content file's
+// stamp and fingerprint, what items were checked against, and its record. An edit reads the files
+// whose stamps changed, checks those whose text did on their own, renders the files of their items
+// and of their titles other addons describe, splices the catalog pages that list those items from
+// the pages written, renders a release's manifest and pages, and writes the files whose bytes
+// change. Anything it cannot tell is so (another item count or id, a new genre, a problem, a
+// setting other than those only the manifest shows) takes the whole build, as does content it
+// does not keep an index of (plan/edit-index.ts, editIndexOf).
 // Until the next whole build, which compares the files edits wrote, no rebuild ends early on the
 // last one's record.
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TESTED_ON } from '../hosts/index.js';
 import { ADDON_FILE, contentFileStamps, contentTexts, loadContent, type SourceFile } from '../load/index.js';
-import { catalogMembers, editedFiles, editIndexOf, sameListings, type EditedFiles, type FileValues, type Plan } from '../plan/index.js';
+import { catalogMembers, editedFiles, editIndexOf, sameListings, withRelease, type EditedFiles, type FileValues, type Plan } from '../plan/index.js';
+import { MANIFEST_FILE } from '../shared/paths.js';
+import { readPageTemplates } from '../shared/package.js';
+import type { CheckedItems } from '../validate/index.js';
 import { textFingerprint } from '../shared/fingerprint.js';
 import { fieldOf } from '../shared/fields.js';
 import { settledStamp } from '../load/read.js';
@@ -44,7 +49,7 @@ import { keptResults } from './kept-store.js';
 import { filesHash, localDiagnostics, recordHolds, settingsHash, type BuildRecord } from './last-build.js';
 import { generatorFingerprint, settingsOf } from './reuse.js';
 import { keptOf, stored, type EditKept } from './edit-kept.js';
-import { countsAfter, resourceOf, STANDING, writtenAfter, writtenSizes } from './edit-record.js';
+import { countsAfter, releasedRecord, resourceOf, STANDING, writtenAfter, writtenSizes } from './edit-record.js';
 
 /** The result of an edit's build: the output as a whole build would have made it; undefined when it takes the whole build. */
 export async function editBuild(
@@ -78,6 +83,8 @@ export async function editBuild(
   const files = kept.files.slice();
   let textBytes = kept.textBytes;
   const edited: SourceFile[] = [];
+  // addon.yaml, when its text changed: a release, if the items' settings are as they were (checkAlone).
+  let release: SourceFile | undefined;
   for (const file of loaded.files) {
     const at = files.findIndex(([relative]) => relative === file.relative);
     if (at < 0 || !restamped.has(file.relative)) continue;
@@ -85,8 +92,9 @@ export async function editBuild(
     files[at] = [relative, settledStamp(file) ?? '', textFingerprint(file), Buffer.byteLength(file.text)];
     if (textFingerprint(file) === fingerprint) continue;
     // A file that held no item or title (keepForEdits) may hold some now: the whole build counts them.
-    if (file.relative === ADDON_FILE || bytes < 0) return undefined;
-    edited.push(file);
+    if (bytes < 0) return undefined;
+    if (file.relative === ADDON_FILE) release = file;
+    else edited.push(file);
     textBytes += Buffer.byteLength(file.text) - bytes;
   }
   const inputs = filesHash(
@@ -96,7 +104,7 @@ export async function editBuild(
   const after: EditKept = { ...kept, files, textBytes, folders, record: { ...record, inputs } };
   // Only rewritten (a checkout): the last build stands, as when the stamps say so. Kept again only
   // for stamps the next build can trust: a file changed in the two seconds before it was read has none.
-  if (edited.length === 0) {
+  if (edited.length === 0 && !release) {
     const settled = files.some(([, stamp], i) => stamp !== '' && stamp !== kept.files[i]![1]);
     return finish(options, root, { journal, head }, after, { keep: settled });
   }
@@ -108,21 +116,22 @@ export async function editBuild(
     env,
     only: (relative) => relative === ADDON_FILE || names.has(relative),
   });
-  const sameText = (file: SourceFile) =>
-    file.relative === ADDON_FILE || edited.some((e) => e.relative === file.relative && textFingerprint(e) === textFingerprint(file));
+  const firstRead = new Map(loaded.files.map((file) => [file.relative, textFingerprint(file)]));
+  const sameText = (file: SourceFile) => firstRead.get(file.relative) === textFingerprint(file);
   // A warning in an edited file could now be at another line, or gone: the whole build finds it again.
-  const editedNames = new Set(edited.map((file) => file.file));
+  const editedNames = new Set([...edited, ...(release ? [release] : [])].map((file) => file.file));
   const standing = localDiagnostics(record.diagnostics, options.contentDir);
   if (standing.some((d) => [d, ...(d.related ?? [])].some((at) => at.file != null && editedNames.has(at.file)))) return undefined;
   const checked = alone.files.every(sameText) ? await checkAlone(options, alone, env, edited) : undefined;
   const old = checked && (await valuesBefore(root, kept, edited));
-  if (!checked || !old) return undefined;
+  if (!checked || !old || (release && checked.context !== kept.checkContext)) return undefined;
   for (const file of edited) if (!sameOutline(old.get(file.file)!, checked.values.get(file.file)!)) return undefined;
-  const output = editedFiles(
+  const spliced = editedFiles(
     index,
     edited.map((file) => ({ file: file.file, ...checked.values.get(file.file)! })),
     (page) => outputText(root, page),
   );
+  const output = spliced && release ? withRelease(spliced, checked.addon, await readPageTemplates()) : spliced;
   const found = output && (await changedFiles(root, output));
   if (!found) return undefined;
   const { changed, before } = found;
@@ -135,6 +144,7 @@ export async function editBuild(
   after.index = output.index;
   after.results = [...kept.results.filter(([file]) => !checked.stored.has(file)), ...checked.stored.values()];
   after.record = { ...after.record, counts: countsAfter(record.counts, old, checked.values), ...written };
+  if (release) after.record = releasedRecord(after.record, checked.addon, output.bodies.get(MANIFEST_FILE)!, options.contentDir);
   return finish(options, root, { journal, head }, after, { changed, keep: true });
 }
 
@@ -238,12 +248,12 @@ async function finish(
  */
 export async function keepForEdits(
   outDir: string,
-  built: { content: Content; planned: Plan; record: BuildRecord; files: readonly SourceFile[]; settings: string },
+  built: { content: Content; planned: Plan; record: BuildRecord; files: readonly SourceFile[]; settings: string; checkContext?: string },
 ): Promise<void> {
-  const { content, planned: plan } = built;
+  const { content, planned: plan, checkContext } = built;
   const index = plan.lists && editIndexOf(content, plan.manifest, plan.lists);
   const state = await stateIdentity(outDir);
-  if (!index || !state || built.files.some((file) => file.kind !== undefined || file.unreadable)) return removeEditJournal(outDir);
+  if (!index || !state || !checkContext || built.files.some((file) => file.kind !== undefined || file.unreadable)) return removeEditJournal(outDir);
   const files = built.files.map((file): EditKept['files'][number] => [
     file.relative,
     settledStamp(file) ?? '',
@@ -251,7 +261,7 @@ export async function keepForEdits(
     // Measured for the files that hold items (shared/output-limit.ts), which alone an edit changes.
     file.textBytes ?? -1,
   ]);
-  const kept: EditKept = { index, settings: built.settings, files, textBytes: content.textBytes, record: built.record, results: [] };
+  const kept: EditKept = { index, settings: built.settings, checkContext, files, textBytes: content.textBytes, record: built.record, results: [] };
   if ((await writeEditJournal(outDir, { state, pending: false, unknown: [], sizes: [], kept: stored(kept) })) === undefined)
     await removeEditJournal(outDir);
 }
@@ -260,7 +270,7 @@ export async function keepForEdits(
 async function checkAlone(options: BuildOptions, loaded: Awaited<ReturnType<typeof loadContent>>, env: Environment, edited: readonly SourceFile[]) {
   const { validate } = await import('../validate/index.js');
   const checkedFiles = new CheckedFiles();
-  let checked: FileValues | undefined;
+  let checked: CheckedItems | undefined;
   await validate(loaded, {
     contentDir: options.contentDir,
     baseUrl: options.baseUrl,
@@ -280,7 +290,8 @@ async function checkAlone(options: BuildOptions, loaded: Awaited<ReturnType<type
   const values = new Map(edited.map((file) => [file.file, { items: [] as Item[], externalTitles: [] as ExternalTitle[] }]));
   for (const item of checked.items) values.get(item.source.file)?.items.push(item);
   for (const title of checked.externalTitles) values.get(title.source.file)?.externalTitles.push(title);
-  return { values, stored: new Map(edited.map((file) => [file.file, stored.get(file.file)!])) };
+  const context = checkedFiles.storedContext;
+  return { values, stored: new Map(edited.map((file) => [file.file, stored.get(file.file)!])), addon: checked.addon, context };
 }
 
 /** What the edited files' items and titles were, as the last build or edit kept them (with the text fingerprint `kept.files` has). */

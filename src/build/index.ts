@@ -9,7 +9,6 @@ import { hasErrors, problem, type Diagnostic } from '../diagnostics/index.js';
 import { loadContent, type Loaded, type SourceFile } from '../load/index.js';
 import { manifestUrl } from '../shared/paths.js';
 import { hostReport, HOSTS, type Host, type HostReport } from '../hosts/index.js';
-import type { PageTemplates } from '../plan/page.js';
 import type { Previews } from '../plan/previews.js';
 import type { OutputFile } from '../plan/index.js';
 export { keptBetweenBuilds, type KeptBetweenBuilds } from './kept-store.js';
@@ -19,7 +18,7 @@ import { keptBeside, startKeeping, type KeptBetweenBuilds, type Keeping } from '
 import type { keepForEdits } from './edit.js';
 import { ownedTotals, type Content } from '../shared/content.js';
 import { writeOutput, type WriteResult } from '../write/index.js';
-import { PAGE_TEMPLATES, templateUrl } from '../shared/package.js';
+import { readPageTemplates } from '../shared/package.js';
 import { configurationCount } from '../shared/configurations.js';
 import { eventLoopTurns } from '../shared/turns.js';
 import { removedConfigurations, trees } from './configurations.js';
@@ -218,7 +217,7 @@ async function pipeline(options: BuildOptions, where: { outDir?: string; s3Dir?:
   const keeping = beside && kept ? await startKeeping(outDir, kept) : undefined;
   try {
     enter('plan');
-    const templates = await readTemplates();
+    const templates = await readPageTemplates();
     const planned = plan(content, {
       hosts: options.hosts,
       templates,
@@ -260,7 +259,7 @@ async function pipeline(options: BuildOptions, where: { outDir?: string; s3Dir?:
     // upload.sh names the output folder as seen from the S3 folder: that too must be as it was.
     if (planned.s3Files.length > 0) await writeOutput(s3Dir!, planned.s3Files, { record: () => ({ inputs, outFromS3Dir }) });
     // Completed after the output, not while it is written: alongside, the write threads waited for the main thread.
-    await keepForNext(keeping, beside ? { outDir: outDir!, content, planned, record, files: loaded.files, settings } : undefined);
+    await keepForNext(keeping, beside ? { outDir: outDir!, content, planned, record, files: loaded.files, settings, kept } : undefined);
     const after = [...report!.diagnostics, ...foreignFiles(options.outDir, write.foreign), ...removedConfigurations(write.removedManifests)];
     return done({ ...result, diagnostics: [...diagnostics, ...after], ok: true, write, hosts: report!.hosts });
   } finally {
@@ -276,13 +275,19 @@ function editable(options: BuildOptions): boolean {
 /** What the next builds take from this one: what each file became (kept-store.ts), and what the CLI's edits need (edit.ts). */
 async function keepForNext(keeping: Keeping | undefined, edits: EditsFrom | undefined): Promise<void> {
   await keeping?.finish();
-  const { outDir, record, settings } = edits ?? {};
+  const { outDir, record, settings, kept } = edits ?? {};
+  const checkContext = kept?.checkedFiles.storedContext;
   // Without a record (nothing written) or settings (validate), there is nothing to edit.
-  if (edits && outDir && record && settings) await (await import('./edit.js')).keepForEdits(outDir, { ...edits, record, settings });
+  if (edits && outDir && record && settings) await (await import('./edit.js')).keepForEdits(outDir, { ...edits, record, settings, checkContext });
 }
 
 /** What keepForEdits takes, as the pipeline has it. */
-type EditsFrom = Omit<Parameters<typeof keepForEdits>[1], 'record' | 'settings'> & { outDir: string; record?: BuildRecord; settings?: string };
+type EditsFrom = Omit<Parameters<typeof keepForEdits>[1], 'record' | 'settings' | 'checkContext'> & {
+  outDir: string;
+  record?: BuildRecord;
+  settings?: string;
+  kept?: KeptBetweenBuilds;
+};
 
 /** Stage 2, and the manifests that addon collections list (load/addon-manifests.ts): the content, or the problems. */
 async function checkContent(options: BuildOptions, loaded: Loaded, env: Environment, kept: KeptBetweenBuilds | undefined) {
@@ -339,16 +344,6 @@ function foreignFiles(outDir: string, foreign: readonly string[]): Diagnostic[] 
   if (foreign.length === 0) return [];
   const examples = foreign.slice(0, 5).join(', ') + (foreign.length > 5 ? ', …' : '');
   return [problem('foreign-files', { count: foreign.length, outDir, examples }, {})];
-}
-
-async function readTemplates(): Promise<PageTemplates> {
-  const [install, configure, notFound, head, style, links] = await Promise.all(PAGE_TEMPLATES.map((name) => readFile(templateUrl(name), 'utf8')));
-  return {
-    install: install!,
-    configure: configure!,
-    notFound: notFound!,
-    partials: { 'head.html': head!, 'style.css': style!, 'links.js': links! },
-  };
 }
 
 function countsOf(content: Content): Counts {

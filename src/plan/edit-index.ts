@@ -2,7 +2,10 @@
 // lists with what they are sorted by, and the settings item files are rendered with. From it, an
 // edit's files are its items' own and the catalog pages that list them, those pages spliced from
 // the ones written (their other previews taken as they are there), without the other items.
-import type { Catalog, Content, ExternalTitle, Item } from '../shared/content.js';
+import { itemSettings, type Catalog, type Content, type ExternalTitle, type Item } from '../shared/content.js';
+import { MANIFEST_FILE } from '../shared/paths.js';
+import { withReleaseFields } from './manifest.js';
+import { renderPages, type PageTemplates } from './page.js';
 import type { Extra } from '../shared/paths.js';
 import type { Manifest } from '../validate/schema.js';
 import { catalogOrder, type SortFields } from '../validate/catalogs.js';
@@ -154,6 +157,18 @@ export function editedFiles(
     after.lists.push(members === list.members ? list : { ...list, members });
   }
   return { bodies, pagesBefore: pages.before, index: after };
+}
+
+/**
+ * `edited` with the files a release renders again (build/edit.ts): the manifest, with the fields
+ * only it shows (itemSettings) as `addon` has them, and the pages made from it; its index with both.
+ */
+export function withRelease(edited: EditedFiles, addon: Content['addon'], templates: PageTemplates): EditedFiles {
+  const manifest = withReleaseFields(addon, itemSettings(edited.index.manifest));
+  const bodies = new Map(edited.bodies);
+  bodies.set(MANIFEST_FILE, JSON.stringify(manifest));
+  for (const page of renderPages(templates, manifest, edited.index.baseUrl)) bodies.set(page.path, page.body);
+  return { ...edited, bodies, index: { ...edited.index, addon, manifest } };
 }
 
 /** The members of the catalog at `at`: its first list is all of them (catalogLists). */

@@ -1,7 +1,7 @@
 // The manifest: what the client reads first, to learn which requests this addon answers.
 import { problem, type Diagnostic } from '../diagnostics/index.js';
 import type { ExtraProp, Manifest, ManifestCatalog, ManifestResource } from '../validate/schema.js';
-import type { Catalog, Content } from '../shared/content.js';
+import type { Catalog, Content, ManifestOnlyField } from '../shared/content.js';
 import { offeredResources } from '../shared/resources.js';
 import { ALL_GENRES } from '../shared/genres.js';
 
@@ -21,23 +21,35 @@ export function buildManifest(content: Content): Manifest {
     return { name: offered.name, types: own?.types ?? offered.types, idPrefixes: own?.idPrefixes ?? offered.idPrefixes };
   });
 
-  // Typed, so that a misspelt key is a compile error rather than a field the client ignores.
-  const manifest: Manifest = {
+  return withReleaseFields(addon, {
     id: addon.id,
-    version: addon.version,
-    name: addon.name,
-    description: addon.description,
-    logo: addon.logo,
-    background: addon.background,
-    contactEmail: addon.contactEmail,
     types: content.types,
     resources,
     idPrefixes,
     catalogs: content.catalogs.map(manifestCatalog),
     addonCatalogs: content.addonCatalogs.length > 0 ? content.addonCatalogs.map(({ type, id, name }) => ({ type, id, name })) : undefined,
     behaviorHints: addon.behaviorHints,
+  });
+}
+
+/**
+ * `manifest` with the fields only it shows (itemSettings) as `addon` has them, in the manifest's
+ * order: a whole build's, and an edit's when a release changed only those (build/edit.ts).
+ */
+export function withReleaseFields(addon: Pick<Content['addon'], ManifestOnlyField>, manifest: Omit<Manifest, ManifestOnlyField>): Manifest {
+  const { id, ...rest } = manifest;
+  // Typed, so that a misspelt key is a compile error rather than a field the client ignores.
+  const whole: Manifest = {
+    id,
+    version: addon.version,
+    name: addon.name,
+    description: addon.description,
+    logo: addon.logo,
+    background: addon.background,
+    contactEmail: addon.contactEmail,
+    ...rest,
   };
-  return compact(manifest);
+  return compact(whole);
 }
 
 /**

@@ -1,6 +1,8 @@
 // addon-gen's own package: where its files are (templates/, package.json) and what package.json
 // says. The one place that knows the layout of the installed package.
 import { existsSync, readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import type { PageTemplates } from '../plan/page.js';
 import { z } from 'zod';
 import { fieldOf } from './fields.js';
 
@@ -14,6 +16,17 @@ export function templateUrl(name: string): URL {
 
 /** The page templates of templates/ that a build renders. */
 export const PAGE_TEMPLATES = ['index.html', 'configure.html', '404.html', 'head.html', 'style.css', 'links.js'] as const;
+
+/** The page templates, read. */
+export async function readPageTemplates(): Promise<PageTemplates> {
+  const [install, configure, notFound, head, style, links] = await Promise.all(PAGE_TEMPLATES.map((name) => readFile(templateUrl(name), 'utf8')));
+  return {
+    install: install!,
+    configure: configure!,
+    notFound: notFound!,
+    partials: { 'head.html': head!, 'style.css': style!, 'links.js': links! },
+  };
+}
 
 const PackageJson = z.object({
   version: z.string(),

@@ -64,6 +64,8 @@ export interface ValidateOptions {
 export interface CheckedItems {
   /** addon.yaml's checked value and the base URL, as one string: equal for the same settings. */
   settings: string;
+  /** addon.yaml's settings as the content has them (Content['addon']). */
+  addon: Content['addon'];
   items: readonly Item[];
   externalTitles: readonly ExternalTitle[];
 }
@@ -143,8 +145,9 @@ async function checkLoaded(loaded: Loaded, options: ValidateOptions): Promise<Va
   let externalTitles = checkedTitles;
   for (const key of named) usedKeys.add(key);
   if (!addon || !loaded.addon || !config) return { diagnostics: diagnostics.list() };
+  const { catalogs: _settings, config: _config, addonCatalogs: _collections, ...settings } = addon;
   if (options.onItemsChecked && !hasErrors(diagnostics.list())) {
-    await options.onItemsChecked({ settings: JSON.stringify([addon, baseUrl ?? null]), items, externalTitles });
+    await options.onItemsChecked({ settings: JSON.stringify([addon, baseUrl ?? null]), addon: settings, items, externalTitles });
   }
 
   const addonAt = locatorOf(loaded.addon);
@@ -156,7 +159,6 @@ async function checkLoaded(loaded: Loaded, options: ValidateOptions): Promise<Va
   checkPlacement(catalogs, addon.catalogs, diagnostics);
   warnUncatalogued(items, catalogs, catalogIndex?.typos ?? new Map(), diagnostics);
   const addonCatalogs = resolveAddonCatalogs(addon.addonCatalogs, addonAt, loaded.addon.source.absolute, diagnostics);
-  const { catalogs: _settings, config: _config, addonCatalogs: _collections, ...settings } = addon;
   const content: Content = {
     addon: settings,
     config,
