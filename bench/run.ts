@@ -289,6 +289,11 @@ async function main() {
   await writeFile(secondMovies, (await readFile(secondMovies, 'utf8')).replace(/name: "([^"]*)"/, 'name: "Renamed $1"'));
   const settledChange = await build(content, out, 'one-item change, files settled');
   steps.push(settledChange);
+  // A release: a new version in addon.yaml, which only the manifest and the pages show.
+  const addonFile = path.join(content, 'addon.yaml');
+  await writeFile(addonFile, (await readFile(addonFile, 'utf8')).replace(/^version: .*$/m, 'version: 1.0.1'));
+  const release = await build(content, out, 'release (new version)');
+  steps.push(release);
   await validateStep();
   // `serve --watch` on the same content: from the save of an edit to its first answer. Not at the
   // huge size, which is for memory: each edit there is a rebuild of minutes.
@@ -338,6 +343,7 @@ async function main() {
     'no-change, files rewritten / full build': ratio(rewritten.seconds, buildMedian),
     'one-item change / full build': ratio(oneChange.seconds, buildMedian),
     'one-item change, files settled / full build': ratio(settledChange.seconds, buildMedian),
+    'release (new version) / full build': ratio(release.seconds, buildMedian),
     ...(watch && {
       'serve --watch: save to answer, s (median)': Number(median(watch.seconds).toFixed(2)),
       'serve --watch: save to end of rebuild, s (median)': Number(median(watch.rebuilt).toFixed(2)),
