@@ -135,6 +135,43 @@ describe("the CLI's builds after an edit", () => {
     expect(edited).toBeLessThanOrEqual(15);
   }, 120_000);
 
+  it('take edits of subtitles for titles other addons describe, whose warning stands: a host cannot answer all their requests', async () => {
+    const titles = (file: string, count: number) =>
+      Array.from(
+        { length: count },
+        (_, k) => `- { id: "tt${file}${k}00", type: movie, subtitles: [ { lang: eng, url: "https://subs.example.org/${file}${k}.srt" } ] }\n`,
+      ).join('');
+    const item = (id: string, extra = '') =>
+      `- { id: "${id}", type: movie, name: One, ${extra}subtitles: [ { lang: eng, url: "https://subs.example.org/${id}.srt" } ] }\n`;
+    const content = await contentDir({
+      'addon.yaml': addonYaml('catalogs:\n  - { id: films, type: movie, name: Films }\n'),
+      'a.yaml': titles('1', 3),
+      'b.yaml': titles('2', 3),
+      // Items with subtitles and no stream are counted in the same warning, first: it is at i.yaml's.
+      'i.yaml': item('i:1'),
+      'j.yaml': item('j:1'),
+      'k.yaml': item('k:1', 'streams: [ { url: "https://e.org/k.mp4" } ], '),
+    });
+    const out = await tempDir();
+    const first = await build({ contentDir: content, outDir: out });
+    expect(first.diagnostics.map((d) => d.code)).toContain('subtitles-need-rewrites');
+    const stream = 'streams: [ { url: "https://e.org/1.mp4" } ], subtitles';
+    const edits: [string, string, (text: string) => string, boolean][] = [
+      ['another subtitles URL', 'b.yaml', (t) => t.replace('/21.srt', '/21.fr.srt'), true],
+      ['another language', 'a.yaml', (t) => t.replace('lang: eng', 'lang: fra'), true],
+      ['an item with a stream renamed', 'k.yaml', (t) => t.replace('name: One', 'name: Uno'), true],
+      // One fewer without a stream: the warning's count changes.
+      ['a stream for a title', 'b.yaml', (t) => t.replace('subtitles', stream), false],
+      ['a stream for an item', 'j.yaml', (t) => t.replace('subtitles', stream), false],
+      // Where the warning is: its line may have moved.
+      ['the first item renamed', 'i.yaml', (t) => t.replace('name: One', 'name: Uno'), false],
+    ];
+    for (const [what, file, edit, edited] of edits) {
+      await editFile(content, file, edit);
+      expect((await buildAsClean(content, out, what)).edited, what).toBe(edited || undefined);
+    }
+  }, 60_000);
+
   it('go the whole way when a title described elsewhere loses its streams, which the manifest declares', async () => {
     const title = (streams: string) =>
       `- id: "tt0000001"\n  type: movie\n${streams}  subtitles:\n    - { lang: eng, url: "https://subs.example.org/1.srt" }\n`;

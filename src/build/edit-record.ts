@@ -15,9 +15,10 @@ import { portableDiagnostics, type BuildRecord } from './last-build.js';
 
 /**
  * The warnings a last build may have given and an edit leave as they were, but for those in the
- * files it edits: they come from the ids, types, genres and listings of items, addon.yaml and the
- * manifest, which an edit keeps (sameOutline). Any other problem takes the whole build; the hosts'
- * limits are worked out again (writtenAfter).
+ * files it edits: they come from the ids, types, genres and listings of items, addon.yaml, the
+ * manifest, and which titles have subtitles but no stream, which an edit keeps (sameOutline). Any
+ * other problem takes the whole build; the hosts' limits are worked out again (writtenAfter), and
+ * a release's manifest is measured again (releasedRecord).
  */
 export const STANDING: ReadonlySet<DiagnosticCode> = new Set<DiagnosticCode>([
   'unknown-genre',
@@ -25,6 +26,7 @@ export const STANDING: ReadonlySet<DiagnosticCode> = new Set<DiagnosticCode>([
   'uncovered-type',
   'insecure-base-url',
   'manifest-too-large',
+  'subtitles-need-rewrites',
 ]);
 
 /** The size of each file edits wrote since the whole build: those recorded, then this edit's `changed`. */

@@ -24,7 +24,7 @@ import { fieldOf } from '../shared/fields.js';
 import { settledStamp } from '../load/read.js';
 import { streamOwners, type Content, type ExternalTitle, type Item, type StreamOwner } from '../shared/content.js';
 import { playerSubtitlesExtras } from '../plan/subtitles.js';
-import { CheckedFiles, storedValues, type StoredValues } from '../validate/checked-files.js';
+import { CheckedFiles, storedValues, type StoredItem, type StoredValues } from '../validate/checked-files.js';
 import type { Environment } from '../validate/secrets.js';
 import {
   foldersHold,
@@ -316,12 +316,15 @@ async function valuesBefore(root: string, kept: EditKept, edited: readonly Sourc
  * (sameListings), types and videos; each video (or the item or title) with subtitles or none as
  * before, and the same subtitles requests its streams answer; a title with streams or none as
  * before (the stream resource declares those with); no video or item with subtitles and no
- * stream, which a whole build would warn of (plan/subtitles.ts). A title keeps both as they were,
- * so such a warning of a title stands as the last build gave it, or not at all.
+ * stream, before or after, which a whole build counts in a warning (plan/subtitles.ts,
+ * subtitles-need-rewrites). A title keeps both as they were, so that warning, when titles gave it,
+ * stands as the last build gave it.
  */
 function sameOutline(old: StoredValues, now: FileValues): boolean {
   const layout = (owners: readonly StreamOwner[], elsewhere: boolean) =>
     JSON.stringify(owners.map((o) => [o.id, o.subtitles.length > 0, elsewhere && o.streams.length > 0, playerSubtitlesExtras(o)]));
+  const carried = (items: readonly StoredItem[]) =>
+    items.every((item) => streamOwners(item).every((owner) => owner.streams.length > 0 || owner.subtitles.length === 0));
   return (
     old.items.length === now.items.length &&
     old.items.every(
@@ -334,6 +337,7 @@ function sameOutline(old: StoredValues, now: FileValues): boolean {
     old.externalTitles.every(
       (title, i) => title.type === now.externalTitles[i]!.type && layout([title], true) === layout([now.externalTitles[i]!], true),
     ) &&
-    now.items.every((item) => streamOwners(item).every((owner) => owner.streams.length > 0 || owner.subtitles.length === 0))
+    carried(old.items) &&
+    carried(now.items)
   );
 }
