@@ -1,5 +1,4 @@
 // The pipeline in one place: load -> validate -> plan -> write. Returns values; prints nothing.
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { checkOptions } from './folders.js';
 import { lockOutput } from './lock.js';
