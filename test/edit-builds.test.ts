@@ -59,6 +59,17 @@ async function editFile(content: string, relative: string, edit: (text: string) 
   await writeFile(file, edit(await readFile(file, 'utf8')));
 }
 
+/** An edit of one content file: what it is, the file, its new text from the old, and whether it takes the edit's way. */
+type FileEdit = [what: string, file: string, edit: (text: string) => string, edited: boolean];
+
+/** Makes each edit in turn, and expects after each the build a clean one makes, and the way it says it took. */
+async function editsAsClean(content: string, out: string, edits: readonly FileEdit[]): Promise<void> {
+  for (const [what, file, edit, edited] of edits) {
+    await editFile(content, file, edit);
+    expect((await buildAsClean(content, out, what)).edited, what).toBe(edited || undefined);
+  }
+}
+
 /** Edits of an item's fields that leave its files, its listings and what is warned of as they were. */
 const TAKEN = ['rename', 'redate', 'describe', 'restream', 'episode title', 'one stream fewer'];
 
@@ -156,7 +167,7 @@ describe("the CLI's builds after an edit", () => {
     const first = await build({ contentDir: content, outDir: out });
     expect(first.diagnostics.map((d) => d.code)).toContain('subtitles-need-rewrites');
     const stream = 'streams: [ { url: "https://e.org/1.mp4" } ], subtitles';
-    const edits: [string, string, (text: string) => string, boolean][] = [
+    const edits: FileEdit[] = [
       ['another subtitles URL', 'b.yaml', (t) => t.replace('/21.srt', '/21.fr.srt'), true],
       ['another language', 'a.yaml', (t) => t.replace('lang: eng', 'lang: fra'), true],
       ['an item with a stream renamed', 'k.yaml', (t) => t.replace('name: One', 'name: Uno'), true],
@@ -166,10 +177,7 @@ describe("the CLI's builds after an edit", () => {
       // Where the warning is: its line may have moved.
       ['the first item renamed', 'i.yaml', (t) => t.replace('name: One', 'name: Uno'), false],
     ];
-    for (const [what, file, edit, edited] of edits) {
-      await editFile(content, file, edit);
-      expect((await buildAsClean(content, out, what)).edited, what).toBe(edited || undefined);
-    }
+    await editsAsClean(content, out, edits);
   }, 60_000);
 
   it('go the whole way when a title described elsewhere loses its streams, which the manifest declares', async () => {
@@ -212,7 +220,7 @@ describe("the CLI's builds after an edit", () => {
     const out = await tempDir();
     const first = await build({ contentDir: content, outDir: out });
     expect(first.diagnostics.map((d) => d.code).sort()).toEqual(['uncovered-type', 'unknown-genre']);
-    const edits: [string, string, (text: string) => string, boolean][] = [
+    const edits: FileEdit[] = [
       ['a rename in a file without warnings', 'a.yaml', (t) => t.replace('"Alpha"', '"Zeta"'), true],
       // The warnings' lines move: a description above them.
       [
@@ -223,10 +231,7 @@ describe("the CLI's builds after an edit", () => {
       ],
       ['another rename in a file without warnings', 'a.yaml', (t) => t.replace('"Beta"', '"Aa"'), true],
     ];
-    for (const [what, file, edit, edited] of edits) {
-      await editFile(content, file, edit);
-      expect((await buildAsClean(content, out, what)).edited, what).toBe(edited || undefined);
-    }
+    await editsAsClean(content, out, edits);
   }, 60_000);
 
   it('take a release: a new version, name, description or logo writes the manifest and the pages, as a clean build', async () => {
@@ -318,18 +323,15 @@ describe("the CLI's builds after an edit", () => {
     });
     const out = await tempDir();
     expect((await build({ contentDir: content, outDir: out })).ok).toBe(true);
-    const edits: [string, string, string, boolean][] = [
-      ['a rename', 'two.yaml', two('').replace('"Two"', '"Deux"'), true],
+    const edits: FileEdit[] = [
+      ['a rename', 'two.yaml', () => two('').replace('"Two"', '"Deux"'), true],
       // The subtitles resource's id prefixes are those of the titles with subtitles.
-      ['subtitles for the other prefix', 'two.yaml', two(subtitles).replace('"Two"', '"Deux"'), false],
+      ['subtitles for the other prefix', 'two.yaml', () => two(subtitles).replace('"Two"', '"Deux"'), false],
       // The subtitles file asked for with the stream's file name goes.
-      ['no file name', 'one.yaml', one('    - { url: "https://cdn.example.org/1.mp4", name: CDN }\n', subtitles), false],
+      ['no file name', 'one.yaml', () => one('    - { url: "https://cdn.example.org/1.mp4", name: CDN }\n', subtitles), false],
       // Subtitles without a stream: hosts without rewrites miss their requests (subtitles-need-rewrites).
-      ['no stream', 'one.yaml', one('    []\n', subtitles).replace('streams:\n    []', 'streams: []'), false],
+      ['no stream', 'one.yaml', () => one('    []\n', subtitles).replace('streams:\n    []', 'streams: []'), false],
     ];
-    for (const [what, file, text, edited] of edits) {
-      await writeFile(path.join(content, file), text);
-      expect((await buildAsClean(content, out, what)).edited, what).toBe(edited || undefined);
-    }
+    await editsAsClean(content, out, edits);
   }, 60_000);
 });
