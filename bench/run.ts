@@ -294,6 +294,18 @@ async function main() {
   await writeFile(addonFile, (await readFile(addonFile, 'utf8')).replace(/^version: .*$/m, 'version: 1.0.1'));
   const release = await build(content, out, 'release (new version)');
   steps.push(release);
+  // A film added (a sequel of the third file's first, listed beside it), then removed again: the
+  // pages after it in each list move, and the last page of each with them.
+  const thirdMovies = path.join(content, 'movies', (await readdir(path.join(content, 'movies'))).sort()[2]!);
+  const withoutSequel = await readFile(thirdMovies, 'utf8');
+  const [original] = /^- id: [\s\S]*?(?=\n- id: )/.exec(withoutSequel) ?? [''];
+  const sequel = original.replace(/^- id: "[^"]*"/, '- id: "bm:sequel"').replace(/\n  name: "([^"]*)"/, '\n  name: "$1 II"');
+  await writeFile(thirdMovies, `${withoutSequel.trimEnd()}\n${sequel}\n`);
+  const added = await build(content, out, 'one item added');
+  steps.push(added);
+  await writeFile(thirdMovies, withoutSequel);
+  const removed = await build(content, out, 'one item removed');
+  steps.push(removed);
   await validateStep();
   // `serve --watch` on the same content: from the save of an edit to its first answer. Not at the
   // huge size, which is for memory: each edit there is a rebuild of minutes.
@@ -344,6 +356,8 @@ async function main() {
     'one-item change / full build': ratio(oneChange.seconds, buildMedian),
     'one-item change, files settled / full build': ratio(settledChange.seconds, buildMedian),
     'release (new version) / full build': ratio(release.seconds, buildMedian),
+    'one item added / full build': ratio(added.seconds, buildMedian),
+    'one item removed / full build': ratio(removed.seconds, buildMedian),
     ...(watch && {
       'serve --watch: save to answer, s (median)': Number(median(watch.seconds).toFixed(2)),
       'serve --watch: save to end of rebuild, s (median)': Number(median(watch.rebuilt).toFixed(2)),

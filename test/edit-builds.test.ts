@@ -70,8 +70,8 @@ async function editsAsClean(content: string, out: string, edits: readonly FileEd
   }
 }
 
-/** Edits of an item's fields that leave its files, its listings and what is warned of as they were. */
-const TAKEN = ['rename', 'redate', 'describe', 'restream', 'episode title', 'one stream fewer'];
+/** Edits of an item's fields that leave its files, its listings and what is warned of as they were, and items added or removed. */
+const TAKEN = ['rename', 'redate', 'describe', 'restream', 'episode title', 'one stream fewer', 'remove', 'add'];
 
 describe("the CLI's builds after an edit", () => {
   it('write what a clean build of the edited content writes, and say what it says', async () => {
@@ -102,7 +102,7 @@ describe("the CLI's builds after an edit", () => {
     }
     // The edits reached both ways.
     expect(edited).toBeGreaterThanOrEqual(10);
-    expect(edited).toBeLessThanOrEqual(22);
+    expect(edited).toBeLessThanOrEqual(28);
     // A whole build after the edits finds the output as it would write it.
     const whole = await build({ contentDir: content, outDir: out, reuse: false });
     expect(whole.edited).toBeUndefined();
@@ -333,5 +333,95 @@ describe("the CLI's builds after an edit", () => {
       ['no stream', 'one.yaml', () => one('    []\n', subtitles).replace('streams:\n    []', 'streams: []'), false],
     ];
     await editsAsClean(content, out, edits);
+  }, 60_000);
+});
+
+describe("the CLI's builds after items are added or removed", () => {
+  /** A film of the content below: genres Drama or Comedy, and a stream. */
+  const film = (id: string, name: string, genre = 'Drama') =>
+    `- id: "f:${id}"\n  type: movie\n  name: "${name}"\n  genres: [${genre}]\n  streams: [{ url: "https://example.org/${id}.mp4" }]\n`;
+  const films = (from: number, count: number) =>
+    Array.from({ length: count }, (_, i) => film(String(from + i).padStart(4, '0'), `Film ${from + i}`, (from + i) % 3 ? 'Drama' : 'Comedy')).join(
+      '',
+    );
+  const addon = addonYaml(
+    'catalogs:\n  - { id: by-name, type: movie, name: By name, sort: name, genres: auto }\n  - { id: as-read, type: movie, name: As read }\n',
+  );
+
+  it('write what a clean build writes: the pages after them moved, the last page with them, and the files of items removed gone', async () => {
+    // 200 films: the lists end at a page's end, and `skip=200` is the empty page.
+    const content = await contentDir({ 'addon.yaml': addon, 'a.yaml': films(0, 150), 'b.yaml': films(150, 50) });
+    const out = await tempDir();
+    expect((await build({ contentDir: content, outDir: out })).ok).toBe(true);
+    const first = (text: string) => film('aaa', 'Aaaa first') + text;
+    const edits: FileEdit[] = [
+      // At the front of the sorted catalog: every page after it moves, and `skip=201` is the empty one.
+      ['a film first by name', 'a.yaml', first, true],
+      ['that film removed', 'a.yaml', (text) => text.replace(film('aaa', 'Aaaa first'), ''), true],
+      ['two films, at the end of a file', 'b.yaml', (text) => text + film('zz1', 'Zz one') + film('zz2', 'Zz two', 'Comedy'), true],
+      [
+        'a film removed, one added in one file',
+        'b.yaml',
+        (text) => text.replace(film('0150', 'Film 150', 'Comedy'), film('new', 'New', 'Drama')),
+        true,
+      ],
+      // A file with no item is not kept (validate/index.ts, checkItemFiles), nor is its place in the order read.
+      ['every film of a file removed', 'b.yaml', () => '', false],
+      ['and added again', 'b.yaml', () => films(150, 50), false],
+      // A genre no film had: the manifest lists it.
+      // The manifest lists a genre of `genres: auto` some film has, the types of the catalogs and
+      // titles, and the prefixes of the ids: an item added or removed that changes them takes the whole build.
+      ['a film of a new genre', 'a.yaml', (text) => text + film('w', 'West', 'Western'), false],
+      ['the one film of that genre removed', 'a.yaml', (text) => text.replace(film('w', 'West', 'Western'), ''), false],
+      ['a title of a type no catalog lists', 'a.yaml', (text) => `${text}- { id: "f:s", type: series, name: "S" }\n`, false],
+      ['that title removed', 'a.yaml', (text) => text.replace('- { id: "f:s", type: series, name: "S" }\n', ''), false],
+      ['a film of another id prefix', 'a.yaml', (text) => text + film('x', 'X').replace('"f:x"', '"g:x"'), false],
+      ['that film removed', 'a.yaml', (text) => text.replace(film('x', 'X').replace('"f:x"', '"g:x"'), ''), false],
+      ['a film renamed and another added', 'a.yaml', (text) => text.replace('"Film 3"', '"Film three"') + film('y', 'Y', 'Comedy'), true],
+    ];
+    await editsAsClean(content, out, edits);
+    const whole = await build({ contentDir: content, outDir: out, reuse: false });
+    expect(whole.write?.written).toBe(0);
+    expect(whole.write?.removed).toBe(0);
+  }, 120_000);
+
+  it('remove the files of an item removed, and the folder of its subtitles requests, as a clean build', async () => {
+    const subtitled = (id: string) =>
+      `- id: "f:${id}"\n  type: movie\n  name: "S ${id}"\n  genres: [Drama]\n` +
+      `  streams: [{ url: "https://example.org/${id}.mp4", behaviorHints: { filename: "${id}.mp4" } }]\n` +
+      `  subtitles: [{ lang: eng, url: "https://example.org/${id}.srt" }]\n`;
+    const content = await contentDir({ 'addon.yaml': addon, 'a.yaml': films(0, 20) + subtitled('s1') + subtitled('s2') });
+    const out = await tempDir();
+    expect((await build({ contentDir: content, outDir: out })).ok).toBe(true);
+    const folder = path.join(out, 'subtitles', 'movie', 'f:s2');
+    expect((await readdir(folder)).length).toBeGreaterThan(0);
+    await editsAsClean(content, out, [['a film with subtitles removed', 'a.yaml', (text) => text.replace(subtitled('s2'), ''), true]]);
+    await expect(readdir(folder)).rejects.toThrow();
+    // Its subtitles requests' folder is new: the whole build makes it.
+    await editsAsClean(content, out, [['and added again', 'a.yaml', (text) => text + subtitled('s2'), false]]);
+  }, 60_000);
+
+  it('go the whole way to report an id taken, or one that differs from another only in case', async () => {
+    const content = await contentDir({ 'addon.yaml': addon, 'a.yaml': films(0, 30) + film('abc', 'Abc'), 'b.yaml': films(30, 30) });
+    const out = await tempDir();
+    expect((await build({ contentDir: content, outDir: out })).ok).toBe(true);
+    const before = await readTree(out);
+    for (const [what, added] of [
+      ['an id another file has', film('0001', 'Again')],
+      // The same id prefix: only their files' paths tell (plan/conflicts.ts).
+      ['an id in another case', film('ABC', 'Again')],
+    ] as const) {
+      await editFile(content, 'b.yaml', (text) => text + added);
+      const result = await build({ contentDir: content, outDir: out });
+      expect(result.ok, what).toBe(false);
+      expect(result.edited, what).toBeUndefined();
+      expect(
+        result.diagnostics.map((d) => d.code),
+        what,
+      ).toContain(what === 'an id another file has' ? 'duplicate-id' : 'case-conflict');
+      expectSameTree(await readTree(out), before, what);
+      await editFile(content, 'b.yaml', (text) => text.replace(added, ''));
+    }
+    expect((await buildAsClean(content, out, 'both gone again')).ok).toBe(true);
   }, 60_000);
 });

@@ -1,6 +1,7 @@
 // What a whole build keeps for the CLI's edits after it (build/edit.ts), and each edit for the
 // next, as the record of edits beside the output folder holds it (write/edit-journal.ts).
 import type { EditIndex } from '../plan/index.js';
+import type { UnsafeNames } from '../hosts/index.js';
 import { fieldOf, isCount } from '../shared/fields.js';
 import { isRecord, type BuildRecord } from './last-build.js';
 
@@ -17,6 +18,8 @@ export interface EditKept {
   textBytes: number;
   /** The record of the output as it now is (last-build.ts). */
   record: BuildRecord;
+  /** The output's paths GitHub Pages needs the Actions workflow for, which its line of the host report notes. */
+  unsafeNames: UnsafeNames;
   /** The output's folders, stamped after the last edit wrote; none: the state file's stamps hold. */
   folders?: [dir: string, stamp: string][];
   /** What the files edited since the whole build became, with their text's fingerprint, as CheckedFiles.stored makes it; the kept file has the others. */
@@ -28,12 +31,12 @@ export interface EditKept {
  * read back in one parse (an array of 51,000 strings each took v8's deserializer 10 to 20 ms).
  */
 type StoredKept = Omit<EditKept, 'index'> & { index: Omit<EditIndex, StringColumn> & { columns: string } };
-type StringColumn = 'ids' | 'names' | 'released' | 'releaseInfo';
+type StringColumn = 'ids' | 'names' | 'released' | 'releaseInfo' | 'titleIds';
 
 /** EditKept as the record of edits holds it. */
 export function stored(kept: EditKept): StoredKept {
-  const { ids, names, released, releaseInfo, ...index } = kept.index;
-  return { ...kept, index: { ...index, columns: JSON.stringify([ids, names, released, releaseInfo]) } };
+  const { ids, names, released, releaseInfo, titleIds, ...index } = kept.index;
+  return { ...kept, index: { ...index, columns: JSON.stringify([ids, names, released, releaseInfo, titleIds]) } };
 }
 
 /** What a whole build or edit kept for the next edit, read back: its outline checked, as the kept file's (kept-store.ts). */
@@ -48,17 +51,20 @@ export function keptOf(value: unknown): EditKept | undefined {
   const strings = (list: unknown): list is string[] => Array.isArray(list) && list.every((entry) => typeof entry === 'string');
   const optional = (list: unknown): list is (string | null)[] =>
     Array.isArray(list) && list.every((entry) => entry === null || typeof entry === 'string');
-  if (!Array.isArray(columns) || columns.length !== 4) return undefined;
-  const [ids, names, released, releaseInfo]: unknown[] = columns;
-  if (!strings(ids) || !strings(names) || !optional(released) || !optional(releaseInfo)) return undefined;
+  if (!Array.isArray(columns) || columns.length !== 5) return undefined;
+  const [ids, names, released, releaseInfo, titleIds]: unknown[] = columns;
+  if (!strings(ids) || !strings(names) || !optional(released) || !optional(releaseInfo) || !strings(titleIds)) return undefined;
   if (names.length !== ids.length || released.length !== ids.length || releaseInfo.length !== ids.length) return undefined;
   const { columns: _columns, ...index } = value.index;
   const absent = (list: (string | null)[]) => list.map((entry) => entry ?? undefined);
-  return { ...value, index: { ...index, ids, names, released: absent(released), releaseInfo: absent(releaseInfo) } };
+  return { ...value, index: { ...index, ids, names, released: absent(released), releaseInfo: absent(releaseInfo), titleIds } };
 }
 
 function isStoredKept(value: unknown): value is StoredKept {
-  const [index, files, record, results, folders] = ['index', 'files', 'record', 'results', 'folders'].map((name) => fieldOf(value, name));
+  const [index, files, record, results, folders, names] = ['index', 'files', 'record', 'results', 'folders', 'unsafeNames'].map((name) =>
+    fieldOf(value, name),
+  );
+  const examples = fieldOf(names, 'examples');
   const isFile = (entry: unknown) =>
     Array.isArray(entry) &&
     entry.length === 4 &&
@@ -71,8 +77,11 @@ function isStoredKept(value: unknown): value is StoredKept {
   const isList = (list: unknown) => isCount(fieldOf(list, 'catalog')) && fieldOf(list, 'members') instanceof Int32Array;
   const isFolder = (entry: unknown) => Array.isArray(entry) && entry.length === 2 && entry.every((part) => typeof part === 'string');
   const lists = fieldOf(index, 'lists');
+  const offerings = fieldOf(index, 'offerings');
   return (
     typeof fieldOf(index, 'columns') === 'string' &&
+    offerings instanceof Map &&
+    [...offerings].every(([key, count]) => typeof key === 'string' && isCount(count)) &&
     Array.isArray(fieldOf(index, 'catalogs')) &&
     Array.isArray(fieldOf(index, 'files')) &&
     Array.isArray(lists) &&
@@ -80,6 +89,9 @@ function isStoredKept(value: unknown): value is StoredKept {
     typeof fieldOf(value, 'settings') === 'string' &&
     typeof fieldOf(value, 'checkContext') === 'string' &&
     isCount(fieldOf(value, 'textBytes')) &&
+    isCount(fieldOf(names, 'count')) &&
+    Array.isArray(examples) &&
+    examples.every((example) => typeof example === 'string') &&
     Array.isArray(files) &&
     files.every(isFile) &&
     isRecord(record) &&

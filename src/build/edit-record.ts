@@ -1,7 +1,7 @@
 // What the record says of the output after an edit's build (build/edit.ts): the last build's
 // record with the sizes, counts and hosts' limits the edit's files change, and the warnings it
 // leaves standing. Pure but for the one look at the state file that finding the largest file may need.
-import { hostReport } from '../hosts/index.js';
+import { hostReport, type UnsafeNames } from '../hosts/index.js';
 import type { DiagnosticCode } from '../diagnostics/index.js';
 import { ownedTotals, type Content } from '../shared/content.js';
 import { MANIFEST_FILE } from '../shared/paths.js';
@@ -29,11 +29,23 @@ export const STANDING: ReadonlySet<DiagnosticCode> = new Set<DiagnosticCode>([
   'subtitles-need-rewrites',
 ]);
 
-/** The size of each file edits wrote since the whole build: those recorded, then this edit's `changed`. */
-export function writtenSizes(journal: EditJournal, changed: ReadonlyMap<string, Buffer>): Map<string, number> {
+/**
+ * The size of each file edits wrote since the whole build and the paths they removed: those
+ * recorded, then this edit's `changed` and `removed`.
+ */
+export function writtenSizes(
+  journal: EditJournal,
+  changed: ReadonlyMap<string, Buffer>,
+  removed: ReadonlySet<string>,
+): { sizes: Map<string, number>; removed: Set<string> } {
   const sizes = new Map(journal.unknown.map((file, i) => [file, journal.sizes[i]!]));
-  for (const [file, bytes] of changed) sizes.set(file, bytes.length);
-  return sizes;
+  const gone = new Set([...journal.removed, ...removed]);
+  for (const file of removed) sizes.delete(file);
+  for (const [file, bytes] of changed) {
+    sizes.set(file, bytes.length);
+    gone.delete(file);
+  }
+  return { sizes, removed: gone };
 }
 
 /** The resource of an output path an edit writes (`meta/movie/x.json`: meta), as the write summary counts it. */
@@ -63,30 +75,38 @@ export function releasedRecord(
 
 /**
  * What the record says of the output once `changed` replaced what was there (`before`, its
- * sizes): the sizes, the hosts' limits against them; `largestNow` finds the largest file when the
- * edit made it smaller, or another as large. Undefined when that is not one file, or the output or
- * its catalogs' `listings` would be more than the content may make (shared/output-limit.ts).
+ * sizes; none for a file new) and the files `removed` (their sizes) went: the sizes, the hosts'
+ * limits against them and their note of the output's unsafe `names`; `largestNow` finds the largest file when the edit made it smaller or
+ * removed it, or another is as large. Undefined when that is not one file, or the output or its
+ * catalogs' `listings` would be more than the content may make (shared/output-limit.ts).
  */
 export async function writtenAfter(
   record: BuildRecord,
   listings: number,
-  changed: ReadonlyMap<string, Buffer>,
-  before: ReadonlyMap<string, number>,
+  files: { changed: ReadonlyMap<string, Buffer>; before: ReadonlyMap<string, number>; removed: ReadonlyMap<string, number>; names: UnsafeNames },
   textBytes: number,
   contentDir: string,
   largestNow: () => Promise<BuildRecord['write']['largest'] | undefined>,
 ): Promise<Pick<BuildRecord, 'write' | 'hosts' | 'diagnostics'> | undefined> {
   const byResource = Object.fromEntries(Object.entries(record.write.byResource).map(([resource, r]) => [resource, { ...r }]));
-  let { bytes, largest } = record.write;
+  let { bytes, largest, files: count } = record.write;
   let known = true;
-  for (const [file, now] of changed) {
-    const delta = now.length - before.get(file)!;
-    const tally = byResource[resourceOf(file)];
-    if (!tally) return undefined;
+  const tally = (file: string, delta: number, files: number) => {
+    const of = byResource[resourceOf(file)];
+    if (!of) return false;
+    [of.bytes, of.files, bytes, count] = [of.bytes + delta, of.files + files, bytes + delta, count + files];
+    return true;
+  };
+  for (const [file, now] of files.changed) {
+    const was = files.before.get(file);
+    const delta = now.length - (was ?? 0);
+    if (!tally(file, delta, was === undefined ? 1 : 0)) return undefined;
     if ((file === largest.path && delta < 0) || (file !== largest.path && now.length === largest.bytes)) known = false;
-    tally.bytes += delta;
-    bytes += delta;
     if (now.length > largest.bytes) largest = { path: file, bytes: now.length };
+  }
+  for (const [file, was] of files.removed) {
+    if (!tally(file, -was, -1)) return undefined;
+    if (file === largest.path) known = false;
   }
   if (!known) {
     const found = await largestNow();
@@ -94,32 +114,34 @@ export async function writtenAfter(
     largest = found;
   }
   const limit = outputLimit(textBytes);
-  if (bytes > limit.bytes || record.write.files > limit.files || listings > limit.listings) return undefined;
-  const write = { files: record.write.files, bytes, largest, byResource };
+  if (bytes > limit.bytes || count > limit.files || listings > limit.listings) return undefined;
+  const write = { files: count, bytes, largest, byResource };
   const report = hostReport(
     record.hosts.map((host) => host.host),
-    [],
+    files.names,
     write,
   );
-  const noteOf = new Map(record.hosts.map((host) => [host.host, host.note]));
-  const hosts = report.hosts.map((host) => ({ ...host, ...(noteOf.get(host.host) !== undefined && { note: noteOf.get(host.host) }) }));
+  const { hosts } = report;
   const standing = record.diagnostics.filter((d) => d.code !== 'host-limit');
   return { write, hosts, diagnostics: [...standing, ...portableDiagnostics(report.diagnostics, contentDir)] };
 }
 
-/** The counts once the edited files' items and titles (`old`, by file) are those of `now`: streams and subtitles may differ. */
+/** The counts once the edited files' items and titles (`old`, by file) are those of `now`. */
 export function countsAfter(
   counts: BuildRecord['counts'],
   old: ReadonlyMap<string, StoredValues>,
   now: ReadonlyMap<string, FileValues>,
 ): BuildRecord['counts'] {
-  let [streams, subtitles] = [counts.streams, counts.subtitles];
-  const tally = ({ items, externalTitles }: StoredValues | FileValues, sign: number) => {
-    for (const total of [...items, ...externalTitles].map(ownedTotals)) {
+  let { items, externalTitles, videos, streams, subtitles } = counts;
+  const tally = (values: StoredValues | FileValues, sign: number) => {
+    items += sign * values.items.length;
+    externalTitles += sign * values.externalTitles.length;
+    for (const item of values.items) videos += sign * (item.videos?.length ?? 0);
+    for (const total of [...values.items, ...values.externalTitles].map(ownedTotals)) {
       [streams, subtitles] = [streams + sign * total.streams, subtitles + sign * total.subtitles];
     }
   };
   for (const values of old.values()) tally(values, -1);
   for (const values of now.values()) tally(values, 1);
-  return { ...counts, streams, subtitles };
+  return { ...counts, items, externalTitles, videos, streams, subtitles };
 }

@@ -13,9 +13,19 @@
 // last one's record.
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { TESTED_ON } from '../hosts/index.js';
+import { TESTED_ON, unsafeNames, unsafeNamesAfter } from '../hosts/index.js';
 import { ADDON_FILE, contentFileStamps, contentTexts, loadContent, type SourceFile } from '../load/index.js';
-import { catalogMembers, editedFiles, editIndexOf, sameListings, withRelease, type EditedFiles, type FileValues, type Plan } from '../plan/index.js';
+import {
+  catalogMembers,
+  editedFiles,
+  editIndexOf,
+  sameListings,
+  withRelease,
+  type EditedFiles,
+  type EditIndex,
+  type FileValues,
+  type Plan,
+} from '../plan/index.js';
 import { MANIFEST_FILE } from '../shared/paths.js';
 import { readPageTemplates } from '../shared/package.js';
 import type { CheckedItems } from '../validate/index.js';
@@ -33,6 +43,9 @@ import {
   readEditJournal,
   readOutputFiles,
   readStateHead,
+  outputPathsFree,
+  outputSizes,
+  removeOutputFiles,
   largestOutputFile,
   stampFolders,
   stateIdentity,
@@ -128,34 +141,67 @@ export async function editBuild(
   for (const file of edited) if (!sameOutline(old.get(file.file)!, checked.values.get(file.file)!)) return undefined;
   const spliced = editedFiles(
     index,
-    edited.map((file) => ({ file: file.file, ...checked.values.get(file.file)! })),
+    edited.map((file) => ({ file: file.file, ...checked.values.get(file.file)!, before: old.get(file.file)!.items })),
     (page) => outputText(root, page),
   );
   const output = spliced && release ? withRelease(spliced, checked.addon, await readPageTemplates()) : spliced;
   const found = output && (await changedFiles(root, output));
   if (!found) return undefined;
-  const { changed, before } = found;
-  // What validate measures against the content's size too (catalogs.ts, tooManyListings): each catalog's members.
-  const listings = index.catalogs.reduce((sum, _, at) => sum + catalogMembers(index, at).length, 0);
-  // The largest file shrank, or another is as large: which is largest now is in the state file.
-  const largest = async () => largestOutputFile(root, writtenSizes(journal, changed));
-  const written = await writtenAfter(record, listings, changed, before, textBytes, options.contentDir, largest);
+  const { changed, removed } = found;
+  const written = await outputAfter(root, journal, kept, output.index, found, textBytes, options.contentDir);
   if (!written) return undefined;
+  after.unsafeNames = written.unsafeNames;
   after.index = output.index;
   after.results = [...kept.results.filter(([file]) => !checked.stored.has(file)), ...checked.stored.values()];
-  after.record = { ...after.record, counts: countsAfter(record.counts, old, checked.values), ...written };
+  after.record = { ...after.record, counts: countsAfter(record.counts, old, checked.values), ...written.record };
   if (release) after.record = releasedRecord(after.record, checked.addon, output.bodies.get(MANIFEST_FILE)!, options.contentDir);
-  return finish(options, root, { journal, head }, after, { changed, keep: true });
+  return finish(options, root, { journal, head }, after, { changed, removed: new Set(removed.keys()), keep: true });
 }
 
-/** The files of `output` whose bytes are not those written, and the bytes each had; undefined when one cannot be read. */
+/**
+ * What the record says of the output once an edit wrote the files `changed` and removed those
+ * `removed` (writtenAfter), and the unsafe names it has; undefined when that is not known.
+ */
+async function outputAfter(
+  root: string,
+  journal: EditJournal,
+  kept: EditKept,
+  index: EditIndex,
+  files: { changed: ReadonlyMap<string, Buffer>; before: ReadonlyMap<string, number>; removed: ReadonlyMap<string, number> },
+  textBytes: number,
+  contentDir: string,
+) {
+  const { changed, before, removed } = files;
+  // What validate measures against the content's size too (catalogs.ts, tooManyListings): each catalog's members.
+  const listings = index.catalogs.reduce((sum, _, at) => sum + catalogMembers(index, at).length, 0);
+  // The largest file shrank or went, or another is as large: which is largest now is in the state file.
+  const largest = async () => {
+    const since = writtenSizes(journal, changed, new Set(removed.keys()));
+    return largestOutputFile(root, since.sizes, since.removed);
+  };
+  const created = [...changed.keys()].filter((file) => !before.has(file));
+  const unsafeNames = unsafeNamesAfter(kept.unsafeNames, created, removed.keys());
+  const record = unsafeNames && (await writtenAfter(kept.record, listings, { ...files, names: unsafeNames }, textBytes, contentDir, largest));
+  return record && unsafeNames ? { record, unsafeNames } : undefined;
+}
+
+/**
+ * The files of `output` whose bytes are not those written, and the bytes each had (none for one
+ * new), and the size of each file it removes; undefined when one cannot be read, or a new one
+ * cannot be written where it goes (plan/conflicts.ts: a file there whose path differs only in case).
+ */
 async function changedFiles(root: string, output: EditedFiles) {
+  // A path both new and gone (a video id that another item now has) is a file rewritten.
+  const created = new Set([...output.created].filter((file) => !output.removed.has(file)));
+  const gone = new Set([...output.removed].filter((file) => !output.created.has(file)));
+  if (created.size > 0 && !(await outputPathsFree(root, created, gone))) return undefined;
+  const removed = await outputSizes(root, gone);
   // The item files are read to compare; the pages' bytes changed (editedFiles).
   const existing = await readOutputFiles(
     root,
-    [...output.bodies.keys()].filter((file) => !output.pagesBefore.has(file)),
+    [...output.bodies.keys()].filter((file) => !output.pagesBefore.has(file) && !created.has(file)),
   );
-  if (!existing) return undefined;
+  if (!existing || !removed) return undefined;
   const before = new Map([...existing].map(([file, bytes]) => [file, bytes.length]));
   const changed = new Map<string, Buffer>();
   let last: { body: string; bytes: Buffer } | undefined;
@@ -163,10 +209,10 @@ async function changedFiles(root: string, output: EditedFiles) {
     // A page written in both orders of its extras: one body, encoded once.
     if (last?.body !== body) last = { body, bytes: Buffer.from(body) };
     const was = existing.get(file);
-    if (was === undefined) before.set(file, output.pagesBefore.get(file)!);
+    if (was === undefined && output.pagesBefore.has(file)) before.set(file, output.pagesBefore.get(file)!);
     if (!was?.equals(last.bytes)) changed.set(file, last.bytes);
   }
-  return { changed, before };
+  return { changed, before, removed };
 }
 
 /**
@@ -179,13 +225,13 @@ async function finish(
   root: string,
   { journal, head }: { journal: EditJournal; head: StateHead },
   after: EditKept,
-  edit: { changed?: ReadonlyMap<string, Buffer>; keep: boolean },
+  edit: { changed?: ReadonlyMap<string, Buffer>; removed?: ReadonlySet<string>; keep: boolean },
 ): Promise<Omit<BuildResult, 'seconds' | 'stages'> | undefined> {
-  const { changed = new Map<string, Buffer>(), keep } = edit;
-  const sizes = writtenSizes(journal, changed);
-  const [unknown, written] = [[...sizes.keys()], [...sizes.values()]];
+  const { changed = new Map<string, Buffer>(), removed = new Set<string>(), keep } = edit;
+  const since = writtenSizes(journal, changed, removed);
+  const [unknown, written, gone] = [[...since.sizes.keys()], [...since.sizes.values()], [...since.removed]];
   let { state } = journal;
-  if (changed.size > 0) {
+  if (changed.size > 0 || removed.size > 0) {
     // Before the first write, the state file says edits wrote since (its record of them could go
     // missing), and the record of edits which files: should this stop half way, the next build
     // compares them.
@@ -193,8 +239,10 @@ async function finish(
       if ((await writeStampsSlot(head, EDITED)) === undefined) return undefined;
       state = (await stateIdentity(root)) ?? '';
     }
-    if ((await writeEditJournal(root, { state, pending: true, unknown, sizes: written, kept: undefined })) === undefined) return undefined;
+    if ((await writeEditJournal(root, { state, pending: true, unknown, sizes: written, removed: gone, kept: undefined })) === undefined)
+      return undefined;
     await writeOutputFiles(root, changed);
+    await removeOutputFiles(root, removed);
   }
   // The folders' stamps, kept for the next edit when the record is written after their last change
   // (stamps.ts, stampOutput): a folder changed later within the same tick would keep its times.
@@ -206,7 +254,7 @@ async function finish(
     ));
   after.folders = stamped?.stamps;
   for (let tries = 0; keep; tries++) {
-    const time = await writeEditJournal(root, { state, pending: false, unknown, sizes: written, kept: stored(after) });
+    const time = await writeEditJournal(root, { state, pending: false, unknown, sizes: written, removed: gone, kept: stored(after) });
     // One that cannot be written leaves the last in place: after a write, the pending one, which
     // makes the next build compare what this one wrote.
     if (time === undefined || !stamped || !after.folders || time > stamped.latest) break;
@@ -234,7 +282,7 @@ async function finish(
       byResource,
       written: changed.size,
       unchanged: record.write.files - changed.size,
-      removed: 0,
+      removed: removed.size,
       foreign: [],
       removedManifests: [],
     },
@@ -261,8 +309,17 @@ export async function keepForEdits(
     // Measured for the files that hold items (shared/output-limit.ts), which alone an edit changes.
     file.textBytes ?? -1,
   ]);
-  const kept: EditKept = { index, settings: built.settings, checkContext, files, textBytes: content.textBytes, record: built.record, results: [] };
-  if ((await writeEditJournal(outDir, { state, pending: false, unknown: [], sizes: [], kept: stored(kept) })) === undefined)
+  const kept: EditKept = {
+    index,
+    settings: built.settings,
+    checkContext,
+    files,
+    textBytes: content.textBytes,
+    record: built.record,
+    unsafeNames: unsafeNames(plan.files),
+    results: [],
+  };
+  if ((await writeEditJournal(outDir, { state, pending: false, unknown: [], sizes: [], removed: [], kept: stored(kept) })) === undefined)
     await removeEditJournal(outDir);
 }
 
@@ -312,27 +369,26 @@ async function valuesBefore(root: string, kept: EditKept, edited: readonly Sourc
 
 /**
  * Whether the items and titles described elsewhere of a file have the same files, list where they
- * did and leave the manifest and the checks across them as they were: the same ids, listings
- * (sameListings), types and videos; each video (or the item or title) with subtitles or none as
- * before, and the same subtitles requests its streams answer; a title with streams or none as
- * before (the stream resource declares those with); no video or item with subtitles and no
- * stream, before or after, which a whole build counts in a warning (plan/subtitles.ts,
- * subtitles-need-rewrites). A title keeps both as they were, so that warning, when titles gave it,
- * stands as the last build gave it.
+ * did and leave the manifest and the checks across them as they were: each item there before and
+ * after (by id; plan/edit-members.ts checks their order) with the same listings (sameListings),
+ * type and videos, each video (or the item) with subtitles or none as before, and the same
+ * subtitles requests its streams answer (items added or removed, editedFiles checks); the same
+ * titles, each with streams or none as before (the stream resource declares those with); no video
+ * or item with subtitles and no stream, before or after, which a whole build counts in a warning
+ * (plan/subtitles.ts, subtitles-need-rewrites). A title keeps both as they were, so that warning,
+ * when titles gave it, stands as the last build gave it.
  */
 function sameOutline(old: StoredValues, now: FileValues): boolean {
   const layout = (owners: readonly StreamOwner[], elsewhere: boolean) =>
     JSON.stringify(owners.map((o) => [o.id, o.subtitles.length > 0, elsewhere && o.streams.length > 0, playerSubtitlesExtras(o)]));
   const carried = (items: readonly StoredItem[]) =>
     items.every((item) => streamOwners(item).every((owner) => owner.streams.length > 0 || owner.subtitles.length === 0));
+  const after = new Map(now.items.map((item) => [item.id, item]));
   return (
-    old.items.length === now.items.length &&
-    old.items.every(
-      (item, i) =>
-        item.id === now.items[i]!.id &&
-        sameListings(item, now.items[i]!) &&
-        layout(streamOwners(item), false) === layout(streamOwners(now.items[i]!), false),
-    ) &&
+    old.items.every((item) => {
+      const same = after.get(item.id);
+      return !same || (sameListings(item, same) && layout(streamOwners(item), false) === layout(streamOwners(same), false));
+    }) &&
     old.externalTitles.length === now.externalTitles.length &&
     old.externalTitles.every(
       (title, i) => title.type === now.externalTitles[i]!.type && layout([title], true) === layout([now.externalTitles[i]!], true),

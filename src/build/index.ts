@@ -7,7 +7,7 @@ import { buildInputs, lastBuildRead, lastBuildUnread, recordedSources } from './
 import { hasErrors, problem, type Diagnostic } from '../diagnostics/index.js';
 import { loadContent, type Loaded, type SourceFile } from '../load/index.js';
 import { manifestUrl } from '../shared/paths.js';
-import { hostReport, HOSTS, type Host, type HostReport } from '../hosts/index.js';
+import { hostReport, HOSTS, unsafeNames, type Host, type HostReport } from '../hosts/index.js';
 import type { Previews } from '../plan/previews.js';
 import type { OutputFile } from '../plan/index.js';
 export { keptBetweenBuilds, type KeptBetweenBuilds } from './kept-store.js';
@@ -247,7 +247,7 @@ async function pipeline(options: BuildOptions, where: { outDir?: string; s3Dir?:
     let report: ReturnType<typeof hostReport> | undefined;
     let record: BuildRecord | undefined;
     const recordOf = (write: WriteResult): BuildRecord => {
-      report = hostReport(options.hosts, planned.files, write, trees(content));
+      report = hostReport(options.hosts, unsafeNames(planned.files), write, trees(content));
       const reported = [...diagnostics, ...report.diagnostics].filter((d) => !readProblems.includes(d));
       return (record = { ...known, diagnostics: portableDiagnostics(reported, options.contentDir), write: summaryOf(write), hosts: report.hosts });
     };

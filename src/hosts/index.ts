@@ -273,10 +273,47 @@ const LIMITS: Partial<Record<Host, { what: string; limit: number; measure: (file
  */
 const WINDOWS_UNSAFE = /[<>:"|?*]|[. ](?:\/|$)/;
 
+/** The paths GitHub Pages needs the Actions workflow for (WINDOWS_UNSAFE): how many, and the first two in sorted order. */
+export interface UnsafeNames {
+  count: number;
+  examples: string[];
+}
+
+/** The unsafe names among `files`. */
+export function unsafeNames(files: Iterable<{ path: string }>): UnsafeNames {
+  const names: UnsafeNames = { count: 0, examples: [] };
+  for (const { path } of files) if (WINDOWS_UNSAFE.test(path)) addExample(names, path);
+  return names;
+}
+
+/**
+ * The unsafe names once `created` paths are there and `removed` ones gone (an edit's, build/edit.ts);
+ * undefined when an example went, and which is next is not known.
+ */
+export function unsafeNamesAfter(names: UnsafeNames, created: Iterable<string>, removed: Iterable<string>): UnsafeNames | undefined {
+  const after: UnsafeNames = { count: names.count, examples: names.examples.slice() };
+  for (const path of removed) {
+    if (!WINDOWS_UNSAFE.test(path)) continue;
+    if (after.examples.includes(path)) return undefined;
+    after.count--;
+  }
+  for (const path of created) if (WINDOWS_UNSAFE.test(path)) addExample(after, path);
+  return after;
+}
+
+function addExample(names: UnsafeNames, path: string): void {
+  names.count++;
+  const { examples } = names;
+  if (examples.length === 2 && path >= examples[1]!) return;
+  examples.push(path);
+  examples.sort();
+  examples.length = Math.min(examples.length, 2);
+}
+
 /** Measures the written output against each chosen host, warns where a host would refuse it, and notes what applies to it. */
 export function hostReport(
   hosts: readonly Host[] = HOSTS,
-  files: readonly { path: string }[],
+  names: UnsafeNames,
   written: { files: number; bytes: number; largest: { path: string; bytes: number } },
   trees?: { trees: number; configurations: number },
 ): { hosts: HostReport[]; diagnostics: Diagnostic[] } {
@@ -309,9 +346,7 @@ export function hostReport(
   // listed: in a large series addon nearly every path has a `:`.
   const pages = reports.find((report) => report.host === 'github-pages');
   if (pages) {
-    let unsafe = 0;
-    const examples: string[] = [];
-    for (const { path } of files) if (WINDOWS_UNSAFE.test(path) && ++unsafe <= 2) examples.push(path);
+    const { count: unsafe, examples } = names;
     if (unsafe > 0) {
       pages.note = `${pages.note ? `${pages.note}; ` : ''}${unsafe} file name${unsafe === 1 ? ' holds' : 's hold'} characters such as ":" (${examples.join(', ')}${unsafe > 2 ? ', …' : ''}) that Jekyll and Windows checkouts refuse: publish with the Actions workflow (as init sets up), not from a branch, and do not commit the output folder`;
     }

@@ -2,22 +2,24 @@
 // lists with what they are sorted by, and the settings item files are rendered with. From it, an
 // edit's files are its items' own and the catalog pages that list them, those pages spliced from
 // the ones written (their other previews taken as they are there), without the other items.
-import { itemSettings, type Catalog, type Content, type ExternalTitle, type Item } from '../shared/content.js';
+import { itemSettings, type Catalog, type Content, type ExternalTitle, type FileOrigin, type Item, type StreamOwner } from '../shared/content.js';
 import { MANIFEST_FILE } from '../shared/paths.js';
 import { withReleaseFields } from './manifest.js';
 import { renderPages, type PageTemplates } from './page.js';
 import type { Extra } from '../shared/paths.js';
 import type { Manifest } from '../validate/schema.js';
-import { catalogOrder, type SortFields } from '../validate/catalogs.js';
+import type { StoredItem } from '../validate/checked-files.js';
+import { ALL_GENRES } from '../shared/genres.js';
+import { offeringKey } from '../shared/resources.js';
 import { cacheHints } from '../hosts/index.js';
 import { catalogPages, pagePath, PAGE_SIZE, type CatalogList } from './catalog-pages.js';
-import { addItemFiles, itemRendering, type ItemFile } from './item-files.js';
+import { addItemFiles, itemFilePaths, itemRendering, type ItemFile } from './item-files.js';
 import { keptPreviews } from './previews.js';
 import { envelope, type Envelope } from './wire.js';
-import { EARLY_PAGES_LIMIT } from './early-answers.js';
+import { listsItem, placedMembers, reindexed, type Reindexed } from './edit-members.js';
 
-/** A catalog as an edit's pages need it: its members are in the lists. */
-export type CatalogFrame = Pick<Catalog, 'id' | 'type' | 'genres' | 'sort'>;
+/** A catalog as an edit's pages need it, and what decides which items it lists: its members are in the lists. */
+export type CatalogFrame = Pick<Catalog, 'id' | 'type' | 'genres' | 'sort' | 'autoGenres' | 'fixedGenres' | 'listsAll'>;
 
 export interface EditIndex {
   /** The settings item files and pages are rendered with, and the manifest, which decides which there are. */
@@ -30,6 +32,10 @@ export interface EditIndex {
   names: string[];
   released: (string | undefined)[];
   releaseInfo: (string | undefined)[];
+  /** The ids of the titles described elsewhere, which an item added may not take. */
+  titleIds: string[];
+  /** How many items give each offeringKey: the manifest is made from those that some item gives. */
+  offerings: Map<string, number>;
   /** The items of each item file (as load names it): the first one's index, and how many. */
   files: { file: string; first: number; count: number }[];
   /** Each list a catalog's pages are written for, its members as indexes into `ids` (typed: read back in a copy, not item by item). */
@@ -70,11 +76,21 @@ export function editIndexOf(content: Content, manifest: Manifest, lists: Readonl
     addon: content.addon,
     ...(content.baseUrl !== undefined && { baseUrl: content.baseUrl }),
     manifest,
-    catalogs: content.catalogs.map(({ id, type, genres, sort }) => ({ id, type, genres, ...(sort && { sort }) })),
+    catalogs: content.catalogs.map(({ id, type, genres, sort, autoGenres, fixedGenres, listsAll }) => ({
+      id,
+      type,
+      genres,
+      ...(sort && { sort }),
+      ...(autoGenres && { autoGenres }),
+      ...(fixedGenres && { fixedGenres }),
+      ...(listsAll && { listsAll }),
+    })),
     ids: items.map((item) => item.id),
     names: items.map((item) => item.name),
     released: items.map((item) => item.released),
     releaseInfo: items.map((item) => item.releaseInfo),
+    titleIds: content.externalTitles.map((title) => title.id),
+    offerings: countOfferings(new Map(), items, content.addon.idPrefixes, 1),
     files,
     lists: indexed,
   };
@@ -86,45 +102,65 @@ export interface FileValues {
   externalTitles: readonly ExternalTitle[];
 }
 
+/** An edited content file: what it holds now, and the items it held, as the last build kept them. */
+export interface EditedFile extends FileValues {
+  file: string;
+  before: readonly StoredItem[];
+}
+
 /** What an edit writes: its items' files and the catalog pages that changed, by path; and the index after it. */
 export interface EditedFiles {
   bodies: Map<string, string>;
-  /** The catalog pages among them, each with the bytes it has as written: all other than their new bodies. */
+  /** The catalog pages among them that were written, each with the bytes it has as written: all other than their new bodies. */
   pagesBefore: Map<string, number>;
+  /** The paths among them that were not written: the files of the items added, and pages past the last there was. */
+  created: Set<string>;
+  /** The paths no longer written: the files of the items removed, and pages past the last there is. */
+  removed: Set<string>;
   index: EditIndex;
 }
 
+/** More catalog pages than this to splice, and the whole build is not much further off. */
+export const EDIT_PAGES_LIMIT = 5_000;
+
 /**
  * The files an edit renders: every file of the items and titles described elsewhere of `edited`
- * (each content file's items, in order, with the ids the index has for it), and the catalog pages
- * whose bytes change. `written` gives a file's text as the output holds it: an item's meta, to
- * tell whether its preview and place changed, and the pages, for the previews of the items the
- * edit left, which are not rendered again. Undefined when the index does not hold those files'
- * items, or a page is not as the index says it was written, or more than EARLY_PAGES_LIMIT pages
- * change. The caller checks that each item lists where the index says (sameListings: the same
- * type, genres and catalogs) and has the files it had, and each title too (build/edit.ts,
- * sameOutline).
+ * (each content file's items, in order), and the catalog pages whose bytes change. Items may be
+ * added to a file or removed from it (reindexed) when the manifest stays as it was and no check
+ * across items finds more (addedAndRemoved). `written` gives a file's text as the output holds
+ * it: an item's meta, to tell whether its preview and place changed, and the pages, for the
+ * previews of the items the edit left, which are not rendered again. Undefined when the index
+ * does not hold those files' items, or a page is not as the index says it was written, or more
+ * than EDIT_PAGES_LIMIT pages change. The caller checks that each item both before and after lists
+ * where the index says (sameListings: the same type, genres and catalogs) and has the files it had,
+ * and each title too (build/edit.ts, sameOutline).
  */
-export function editedFiles(
-  index: EditIndex,
-  edited: readonly ({ file: string } & FileValues)[],
-  written: (path: string) => string | undefined,
-): EditedFiles | undefined {
-  const now = new Map<number, Item>();
-  for (const { file, items } of edited) {
-    // A file of titles described elsewhere alone holds no item.
-    const range = index.files.find((entry) => entry.file === file) ?? { first: 0, count: 0 };
-    if (range.count !== items.length) return undefined;
-    for (let k = 0; k < items.length; k++) {
-      if (index.ids[range.first + k] !== items[k]!.id) return undefined;
-      now.set(range.first + k, items[k]!);
-    }
+export function editedFiles(index: EditIndex, edited: readonly EditedFile[], written: (path: string) => string | undefined): EditedFiles | undefined {
+  const edit = reindexed(index, edited);
+  if (!edit) return undefined;
+  const { now, added } = edit;
+  const after: EditIndex = { ...edit.index, lists: [] };
+  const removedItems = edited.flatMap((file) => {
+    const ids = new Set(file.items.map((item) => item.id));
+    return file.before.filter((item) => !ids.has(item.id));
+  });
+  const offerings = addedAndRemoved(index, edit, removedItems);
+  if (!offerings) return undefined;
+  after.offerings = offerings;
+  const placed: Int32Array[] = [];
+  for (const list of index.lists) {
+    const catalog = index.catalogs[list.catalog]!;
+    const members = placedMembers(list, catalog, index, edit);
+    // A genre of `genres: auto` that no item has any longer leaves the manifest.
+    if (catalog.autoGenres && list.extra && list.extra[1] !== ALL_GENRES && members.length === 0) return undefined;
+    placed.push(members);
+    after.lists.push(members === list.members ? list : { ...list, members });
   }
   const items = [...now.values()];
   // The edited members of each catalog, for their genre links.
   const catalogs = index.catalogs.map((catalog, at) => ({
     ...catalog,
-    items: Array.from(catalogMembers(index, at))
+    items: Array.from(catalogMembers(after, at))
       .filter((i) => now.has(i))
       .map((i) => now.get(i)!),
   }));
@@ -132,31 +168,85 @@ export function editedFiles(
   const content = { addon: index.addon, baseUrl: index.baseUrl, catalogs, items, externalTitles };
   const rendering = itemRendering(content, items);
   const bodies = new Map<string, string>();
+  const created = new Set<string>();
   const files: ItemFile[] = [];
   addItemFiles(files, content, index.manifest, rendering, undefined);
   // An item whose meta is as written lists as it did: its preview is its meta but for the
   // videos and trailers, and what catalogs sort by is in both.
-  const metaAsWritten = new Set<Item>();
+  const addedItems = new Set<FileOrigin>([...added].map((i) => now.get(i)!));
+  const at = new Map<FileOrigin, number>([...now].map(([i, item]) => [item, i]));
+  const fresh = new Set(now.keys());
   for (const file of files) {
     const body = file.body();
     bodies.set(file.path, body);
-    if (file.resource === 'meta' && 'name' in file.origin && written(file.path) === body) metaAsWritten.add(file.origin);
+    if (addedItems.has(file.origin)) created.add(file.path);
+    else if (file.resource === 'meta' && written(file.path) === body) fresh.delete(at.get(file.origin)!);
   }
-  for (const [at, item] of now) if (metaAsWritten.has(item)) now.delete(at);
-
-  const after = { ...index, names: index.names.slice(), released: index.released.slice(), releaseInfo: index.releaseInfo.slice() };
-  for (const [at, item] of now) [after.names[at], after.released[at], after.releaseInfo[at]] = [item.name, item.released, item.releaseInfo];
   const previews = keptPreviews(rendering.linksOf);
-  const pages = { ids: index.ids, metas: envelope('metas', cacheHints(content, 'catalog')), written, count: 0, before: new Map<string, number>() };
-  after.lists = [];
-  for (const list of index.lists) {
-    const catalog = index.catalogs[list.catalog]!;
-    const members = placedAgain(list.members, now, catalog.sort, index, after);
-    const fresh = (i: number) => previews.previewOf(now.get(i)!);
-    if (!splicePages(bodies, catalog, list, members, now, fresh, pages)) return undefined;
-    after.lists.push(members === list.members ? list : { ...list, members });
+  const pages: PageSplice = {
+    ids: index.ids,
+    metas: envelope('metas', cacheHints(content, 'catalog')),
+    written,
+    count: 0,
+    before: new Map(),
+    created,
+    removed: new Set(itemFilePaths(removedItems, index.manifest)),
+  };
+  const previewOf = (i: number) => previews.previewOf(now.get(i)!);
+  for (let k = 0; k < index.lists.length; k++) {
+    const list = index.lists[k]!;
+    if (!splicePages(bodies, index.catalogs[list.catalog]!, list, placed[k]!, edit, fresh, previewOf, pages)) return undefined;
   }
-  return { bodies, pagesBefore: pages.before, index: after };
+  return { bodies, pagesBefore: pages.before, created, removed: pages.removed, index: after };
+}
+
+/**
+ * Whether the items an edit added (`edit`) and `removed` leave the manifest and the checks across
+ * items as they were (validate/index.ts): each added id taken by no other item or title; each
+ * item added and removed listed by a catalog (or it is warned of, uncovered-type), with genres
+ * its catalogs offer (or they are warned of, unknown-genre, or an automatic list grows); and the
+ * same offeringKeys given by some item. The counts of those keys after the edit; undefined when
+ * one does not hold.
+ */
+function addedAndRemoved(index: EditIndex, edit: Reindexed, removed: readonly StoredItem[]): Map<string, number> | undefined {
+  const { added, now } = edit;
+  if (added.size === 0 && removed.length === 0) return index.offerings;
+  const addedItems = [...added].map((i) => now.get(i)!);
+  if (addedItems.length > 0) {
+    const ids = new Set(edit.index.ids);
+    const titles = new Set(index.titleIds);
+    if (ids.size !== edit.index.ids.length || addedItems.some((item) => titles.has(item.id))) return undefined;
+  }
+  const listed = (item: Pick<Item, 'type' | 'catalogs' | 'genres'>) => {
+    const catalogs = index.catalogs.filter((catalog) => listsItem(catalog, undefined, item));
+    const offered = (catalog: CatalogFrame) =>
+      (!catalog.autoGenres && !catalog.fixedGenres) || (item.genres ?? []).every((g) => catalog.genres.includes(g));
+    return catalogs.length > 0 && catalogs.every(offered);
+  };
+  if (![...addedItems, ...removed].every(listed)) return undefined;
+  const declared = index.addon.idPrefixes;
+  const offerings = countOfferings(countOfferings(new Map(index.offerings), addedItems, declared, 1), removed, declared, -1);
+  for (const item of [...addedItems, ...removed]) {
+    const key = offeringKey(item, declared);
+    if (offerings.has(key) !== index.offerings.has(key)) return undefined;
+  }
+  return offerings;
+}
+
+/** `counts` with the offeringKey of each of `items` counted `by` more (counts that reach 0 go). */
+export function countOfferings(
+  counts: Map<string, number>,
+  items: readonly (Pick<Item, 'type' | 'id' | 'videos'> & StreamOwner)[],
+  declared: readonly string[] | undefined,
+  by: number,
+): Map<string, number> {
+  for (const item of items) {
+    const key = offeringKey(item, declared);
+    const count = (counts.get(key) ?? 0) + by;
+    if (count > 0) counts.set(key, count);
+    else counts.delete(key);
+  }
+  return counts;
 }
 
 /**
@@ -176,107 +266,97 @@ export function catalogMembers(index: EditIndex, at: number): Int32Array {
   return index.lists.find((list) => list.catalog === at)?.members ?? new Int32Array();
 }
 
-/** The sort fields of the item at `at`, as an index holds them. */
-function sortFieldsOf(index: EditIndex, at: number): SortFields {
-  return { name: index.names[at]!, released: index.released[at], releaseInfo: index.releaseInfo[at] };
+/** What splicing pages needs beside one list, and what it finds: the pages written before and made or removed. */
+interface PageSplice {
+  ids: readonly string[];
+  metas: Envelope;
+  written: (path: string) => string | undefined;
+  count: number;
+  before: Map<string, number>;
+  created: Set<string>;
+  removed: Set<string>;
 }
 
 /**
- * A list's members after the edit (`now`, by index): in a sorted catalog, an edited item whose
- * sort key changed is taken out and put back where the order puts it now, ties by the order read
- * (the index), as validate's stable sort leaves them. Itself when no member moved.
- */
-function placedAgain(members: Int32Array, now: ReadonlyMap<number, Item>, sort: Catalog['sort'], before: EditIndex, after: EditIndex): Int32Array {
-  if (!sort) return members;
-  const { keyOf, compare } = catalogOrder(sort);
-  const moved = members.filter((i) => now.has(i) && compare(keyOf(sortFieldsOf(before, i)), keyOf(sortFieldsOf(after, i))) !== 0);
-  if (moved.length === 0) return members;
-  const key = (i: number) => keyOf(sortFieldsOf(after, i));
-  const taken = new Set(moved);
-  const placed = Array.from(members).filter((i) => !taken.has(i));
-  for (const item of moved) {
-    const itemKey = key(item);
-    let [low, high] = [0, placed.length];
-    while (low < high) {
-      const middle = (low + high) >>> 1;
-      const other = placed[middle]!;
-      if ((compare(key(other), itemKey) || other - item) < 0) low = middle + 1;
-      else high = middle;
-    }
-    placed.splice(low, 0, item);
-  }
-  return Int32Array.from(placed);
-}
-
-/**
- * Adds to `bodies` the pages of a list whose bytes change: a page that lists other items than
- * it did, or an edited item whose preview changed. Its other previews are taken from the pages
- * as written. False when a page read is not as the index says, or pages are too many.
+ * Adds to `bodies` the pages of a list whose bytes change (`members` after the edit): a page that
+ * lists other items than it did, or an edited item whose preview changed (`fresh`), or one past
+ * the last there was (`created`); and to `removed` those past the last there is. The other
+ * previews are taken from the pages as written. False when a page read is not as the index says,
+ * or pages are too many.
  */
 function splicePages(
   bodies: Map<string, string>,
   catalog: CatalogFrame,
   list: EditIndex['lists'][number],
   members: Int32Array,
-  now: ReadonlyMap<number, Item>,
-  fresh: (i: number) => string,
-  pages: { ids: readonly string[]; metas: Envelope; written: (path: string) => string | undefined; count: number; before: Map<string, number> },
+  { toOld }: Reindexed,
+  fresh: ReadonlySet<number>,
+  previewOf: (i: number) => string,
+  pages: PageSplice,
 ): boolean {
   const old = list.members;
-  // The pages that may change: those from the first member that moved to the last, and those of edited members.
+  const layout = catalogPages(members.length, list.extra);
+  const oldLayout = catalogPages(old.length, list.extra);
+  const firstPath = (page: { extras: Extra[][] }) => pagePath(catalog, page.extras[0]!);
+  const oldPageAt = new Map(oldLayout.map((page, k) => [firstPath(page), k]));
+  const paths = new Set(layout.map(firstPath));
+  for (const page of oldLayout) if (!paths.has(firstPath(page))) for (const order of page.extras) pages.removed.add(pagePath(catalog, order));
+  // The pages that may change: those of edited members, and those from the first member that
+  // moved to the last (to the end, when the list is longer or shorter).
   const candidates = new Set<number>();
-  members.forEach((i, at) => now.has(i) && candidates.add(Math.floor(at / PAGE_SIZE)));
+  members.forEach((i, at) => fresh.has(i) && candidates.add(Math.floor(at / PAGE_SIZE)));
   if (members !== old) {
-    let [low, high] = [0, members.length - 1];
-    while (low <= high && members[low] === old[low]) low++;
-    while (high >= low && members[high] === old[high]) high--;
-    for (let page = Math.floor(low / PAGE_SIZE); low <= high && page <= Math.floor(high / PAGE_SIZE); page++) candidates.add(page);
+    let low = 0;
+    while (low < members.length && low < old.length && toOld[members[low]!] === old[low]) low++;
+    let high = members.length - 1;
+    if (members.length === old.length) while (high >= low && toOld[members[high]!] === old[high]) high--;
+    const last = members.length === old.length ? Math.floor(high / PAGE_SIZE) : layout.length - 1;
+    if (low <= high || members.length !== old.length) for (let page = Math.floor(low / PAGE_SIZE); page <= last; page++) candidates.add(page);
   }
   if (candidates.size === 0) return true;
-  const layout = catalogPages(old.length, list.extra);
-  // Where each member was, by item index: an array of the index's length, not a map of every member.
+  // Where each member was, by its index before: an array of the index's length, not a map of every member.
   let oldAt: Int32Array | undefined;
-  const positionOf = (i: number, at: number) => {
-    if (members === old) return at;
+  const positionOf = (i: number) => {
     if (!oldAt) {
-      oldAt = new Int32Array(pages.ids.length);
+      oldAt = new Int32Array(pages.ids.length).fill(-1);
       for (let p = 0; p < old.length; p++) oldAt[old[p]!] = p;
     }
-    return oldAt[i]!;
+    return toOld[i]! < 0 ? -1 : oldAt[toOld[i]!]!;
   };
   // Each page as written, read once: its previews and its bytes (both orders of its extras hold the same).
   const read = new Map<number, { previews: string[]; bytes: number } | undefined>();
   const written = (page: number) => {
     if (!read.has(page)) {
-      const { skip, extras } = layout[page]!;
+      const { skip } = oldLayout[page]!;
       const ids = Array.from(old.subarray(skip, skip + PAGE_SIZE), (i) => pages.ids[i]!);
-      const text = pages.written(pagePath(catalog, extras[0]!));
+      const text = pages.written(firstPath(oldLayout[page]!));
       const previews = pageElements(text, pages.metas, ids);
       read.set(page, previews && { previews, bytes: Buffer.byteLength(text!) });
     }
     return read.get(page);
   };
-  const previewAt = (position: number) => written(Math.floor(position / PAGE_SIZE))?.previews[position % PAGE_SIZE];
+  const previewAt = (position: number) => (position < 0 ? undefined : written(Math.floor(position / PAGE_SIZE))?.previews[position % PAGE_SIZE]);
   for (const page of [...candidates].sort((a, b) => a - b)) {
     const { skip, extras } = layout[page]!;
     const listed: string[] = [];
-    let changed = false;
     for (let at = skip; at < Math.min(skip + PAGE_SIZE, members.length); at++) {
       const i = members[at]!;
-      const was = previewAt(positionOf(i, at));
-      if (was === undefined) return false;
-      const preview = now.has(i) ? fresh(i) : was;
-      if (i !== old[at] || preview !== was) changed = true;
+      const preview = fresh.has(i) ? previewOf(i) : previewAt(positionOf(i));
+      if (preview === undefined) return false;
       listed.push(preview);
     }
-    if (!changed) continue;
-    const before = written(page);
-    if (!before || ++pages.count > EARLY_PAGES_LIMIT) return false;
+    const was = oldPageAt.get(firstPath(layout[page]!));
+    const before = was === undefined ? undefined : written(was);
+    if (was !== undefined && !before) return false;
+    if (before && before.previews.length === listed.length && before.previews.every((preview, k) => preview === listed[k])) continue;
+    if (++pages.count > EDIT_PAGES_LIMIT) return false;
     // Another item at a place, or another preview: other bytes.
     const body = `${pages.metas.open}[${listed.join(',')}]${pages.metas.close}`;
     for (const order of extras) {
-      bodies.set(pagePath(catalog, order), body);
-      pages.before.set(pagePath(catalog, order), before.bytes);
+      const path = pagePath(catalog, order);
+      bodies.set(path, body);
+      if (before) pages.before.set(path, before.bytes);
+      else pages.created.add(path);
     }
   }
   return true;

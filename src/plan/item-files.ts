@@ -75,24 +75,43 @@ export function addItemFiles(
   rendering: ItemRendering,
   fingerprintOf: ((origin: FileOrigin) => string) | undefined,
 ): void {
+  const each = itemFileWalker(manifest);
+  const add = (origin: FileOrigin, owners: StreamOwner[]) => {
+    const inputs = fingerprintOf?.(origin);
+    each(origin, owners, (path, resource, owner) => files.push(new ItemFile(path, resource, origin, owner, inputs, rendering)));
+  };
+  for (const item of content.items) add(item, streamOwners(item));
+  for (const title of content.externalTitles) add(title, [title]);
+}
+
+/** The paths of the files of `items` (addItemFiles), as an item kept without its source has them. */
+export function itemFilePaths(items: readonly (Pick<Item, 'type' | 'id' | 'videos' | 'name'> & StreamOwner)[], manifest: Manifest): string[] {
+  const each = itemFileWalker(manifest);
+  const paths: string[] = [];
+  for (const item of items) each(item, streamOwners(item), (path) => paths.push(path));
+  return paths;
+}
+
+/** Calls `file` for each file of a title with these owners: one walk for the files a plan renders and the paths an edit removes. */
+function itemFileWalker(manifest: Manifest) {
   // Every id of a type and prefix the manifest declares streams or subtitles for gets a file,
   // `[]` when it has none: the player asks for the subtitles of every video it opens, and a 404
   // is a failure.
   const streams = resourceDeclares(manifest, 'stream');
   const subtitles = resourceDeclares(manifest, 'subtitles');
-  const add = (origin: FileOrigin, owners: StreamOwner[]) => {
-    const inputs = fingerprintOf?.(origin);
-    const file = (resource: ItemFile['resource'], owner: StreamOwner, extras: readonly Extra[] = []) => {
-      files.push(new ItemFile(resourcePath(resource, origin.type, owner.id, extras), resource, origin, owner, inputs, rendering));
-    };
-    if ('name' in origin) file('meta', origin);
+  return (
+    origin: Pick<FileOrigin, 'type'> & StreamOwner,
+    owners: readonly StreamOwner[],
+    file: (path: string, resource: ItemFile['resource'], owner: StreamOwner) => void,
+  ) => {
+    const at = (resource: ItemFile['resource'], owner: StreamOwner, extras: readonly Extra[] = []) =>
+      file(resourcePath(resource, origin.type, owner.id, extras), resource, owner);
+    if ('name' in origin) at('meta', origin);
     for (const owner of owners) {
-      if (streams(origin.type, owner.id)) file('stream', owner);
+      if (streams(origin.type, owner.id)) at('stream', owner);
       if (!subtitles(origin.type, owner.id)) continue;
-      file('subtitles', owner);
-      for (const extras of playerSubtitlesExtras(owner)) file('subtitles', owner, extras);
+      at('subtitles', owner);
+      for (const extras of playerSubtitlesExtras(owner)) at('subtitles', owner, extras);
     }
   };
-  for (const item of content.items) add(item, streamOwners(item));
-  for (const title of content.externalTitles) add(title, [title]);
 }

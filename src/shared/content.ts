@@ -86,6 +86,10 @@ export interface Catalog {
   genres: string[];
   /** `genres: auto`: the genres its items carry, worked out again for each configuration. */
   autoGenres?: true;
+  /** `genres` written as a list: a member's genre it does not offer is warned of (unknown-genre). */
+  fixedGenres?: true;
+  /** `items: all`: it lists every item of its type that names no catalog (validate/catalogs.ts). */
+  listsAll?: true;
   /** Members in catalog order. */
   items: Item[];
   /** What that order is by (validate/catalogs.ts, catalogOrder); without it, the order they were read in. */

@@ -2,7 +2,7 @@
 // `resources` list written in addon.yaml is checked against them (validate). An addon never
 // declares a resource, a type or a prefix it has nothing for: the client would ask it for every
 // such title, and a metadata addon installed after it would be asked second.
-import { streamOwners, type Content, type FileOrigin, type StreamOwner } from './content.js';
+import { streamOwners, type Content, type FileOrigin, type Item, type StreamOwner } from './content.js';
 import { coveringPrefixes, prefixCandidate, prefixMatcher } from './id-prefixes.js';
 import type { Resource } from './paths.js';
 
@@ -91,8 +91,8 @@ export function describedPrefixes(items: readonly FileOrigin[]): string[] {
 }
 
 /** Every id requests name for a title: its own and, for one this addon describes, its videos'. */
-export function idsOf(title: FileOrigin): string[] {
-  return 'videos' in title && title.videos ? [title.id, ...title.videos.map((v) => v.id)] : [title.id];
+export function idsOf(title: { id: string; videos?: readonly { id: string }[] }): string[] {
+  return title.videos ? [title.id, ...title.videos.map((v) => v.id)] : [title.id];
 }
 
 /** The prefixes of all the titles' ids (see offeredResources): the manifest's top-level idPrefixes. */
@@ -114,4 +114,18 @@ export function declaredTypesAndPrefixes(
     types: settings.types ?? [...new Set([...catalogs.map((c) => c.type), ...titles.map((t) => t.type)])],
     idPrefixes: settings.idPrefixes ?? allPrefixes(titles),
   };
+}
+
+/**
+ * What an item this addon describes adds to what the content offers (offeredResources): its type,
+ * whether it has subtitles, and the prefixes its ids give, derived and of those `declared`. An
+ * item added or removed beside another with the same key, of a type a catalog has (which orders
+ * the types before the titles'), leaves the manifest as it was (build/edit.ts).
+ */
+export function offeringKey(item: Pick<Item, 'type' | 'id' | 'videos'> & StreamOwner, declared: readonly string[] | undefined): string {
+  const ids = idsOf(item);
+  const matches = declared && prefixMatcher(declared);
+  const prefixes = (of: (id: string) => string | undefined) => [...new Set(ids.map(of))].sort();
+  const subtitled = streamOwners(item).some((owner) => owner.subtitles.length > 0);
+  return JSON.stringify([item.type, subtitled, prefixes((id) => prefixCandidate(id)), matches ? prefixes(matches) : null]);
 }

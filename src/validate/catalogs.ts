@@ -40,6 +40,7 @@ export function resolveCatalogs(
       genres: [],
       items: [],
       board: s.board,
+      ...(s.items === 'all' && { listsAll: true as const }),
       where,
       settings: s,
       index,
@@ -81,7 +82,7 @@ export function resolveCatalogs(
     sortItems(catalog.items, s.sort);
     if (s.genres === 'auto') return { ...catalog, genres: autoGenres(catalog.items), autoGenres: true };
     // Listed twice, a genre's pages would be written twice.
-    return { ...catalog, genres: uniqueInOrder(s.genres ?? []) };
+    return { ...catalog, genres: uniqueInOrder(s.genres ?? []), ...(Array.isArray(s.genres) && { fixedGenres: true as const }) };
   });
 }
 

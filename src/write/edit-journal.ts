@@ -5,12 +5,14 @@
 // the state file says of them. Only ever a speed-up: a record that cannot be read or written is
 // as if there were none, and then every build takes the whole path.
 import { closeSync, constants, fstatSync, openSync, readFileSync, type BigIntStats } from 'node:fs';
-import { lstat, open, rename, rm } from 'node:fs/promises';
+import { lstat, open, readdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { deserialize, serialize } from 'node:v8';
 import { createNew, filesOf, readStateFile, stateFileOf, TEMP_SUFFIX, UNKNOWN, type Written } from './state.js';
 import { inside } from './paths.js';
+import { removeEmptyParents } from './tree.js';
 import { besideOutput } from '../shared/locations.js';
+import { foldPath } from '../shared/paths.js';
 import { fieldOf, isCount } from '../shared/fields.js';
 import { eachConcurrently } from '../shared/concurrently.js';
 
@@ -26,6 +28,8 @@ export interface EditJournal {
   unknown: string[];
   /** The size of what an edit wrote at each of `unknown`. */
   sizes: number[];
+  /** The output paths edits removed since the state file was (and did not write again). */
+  removed: string[];
   /** What build/edit.ts keeps for the next edit, checked there. */
   kept: unknown;
 }
@@ -51,11 +55,11 @@ export async function readEditJournal(outDir: string): Promise<ReadEditJournal |
       const stats = await handle.stat({ bigint: true });
       if (!stats.isFile()) return undefined;
       const value: unknown = deserialize(await handle.readFile());
-      const [state, pending, unknown, sizes] = ['state', 'pending', 'unknown', 'sizes'].map((name) => fieldOf(value, name));
-      if (typeof state !== 'string' || typeof pending !== 'boolean') return undefined;
-      if (!Array.isArray(unknown) || !unknown.every((entry): entry is string => typeof entry === 'string')) return undefined;
+      const [state, pending, unknown, sizes, removed = []] = ['state', 'pending', 'unknown', 'sizes', 'removed'].map((name) => fieldOf(value, name));
+      const paths = (list: unknown): list is string[] => Array.isArray(list) && list.every((entry) => typeof entry === 'string');
+      if (typeof state !== 'string' || typeof pending !== 'boolean' || !paths(unknown) || !paths(removed)) return undefined;
       if (!Array.isArray(sizes) || sizes.length !== unknown.length || !sizes.every(isCount)) return undefined;
-      return { state, pending, unknown, sizes, kept: fieldOf(value, 'kept'), mtimeNs: stats.mtimeNs };
+      return { state, pending, unknown, sizes, removed, kept: fieldOf(value, 'kept'), mtimeNs: stats.mtimeNs };
     } finally {
       await handle.close();
     }
@@ -85,12 +89,15 @@ export async function writeEditJournal(outDir: string, journal: EditJournal): Pr
 
 /**
  * What the edits since the state file wrote in the output, by path: the size of each, so that a
- * build compares it with what it renders there; unknown when an edit did not end. Undefined when
- * their record cannot be read.
+ * build compares it with what it renders there, and the paths they removed; what was written or
+ * removed is unknown when an edit did not end. Undefined when their record cannot be read.
  */
-export async function filesEditsWrote(root: string): Promise<[string, Written][] | undefined> {
+export async function filesEditsWrote(root: string): Promise<{ written: [string, Written][]; removed: string[] } | undefined> {
   const journal = await readEditJournal(root);
-  return journal?.unknown.map((file, i) => [file, journal.pending ? UNKNOWN : { bytes: journal.sizes[i]! }]);
+  if (!journal) return undefined;
+  const written = journal.unknown.map((file, i): [string, Written] => [file, journal.pending ? UNKNOWN : { bytes: journal.sizes[i]! }]);
+  if (journal.pending) return { written: [...written, ...journal.removed.map((file): [string, Written] => [file, UNKNOWN])], removed: [] };
+  return { written, removed: journal.removed };
 }
 
 /**
@@ -166,21 +173,82 @@ export function outputText(outDir: string, relative: string): string | undefined
 }
 
 /**
- * The largest file of the output once the files of `sizes` have those sizes, the others those the
- * state file gives; undefined when that is not one file (two of that size, or one of unknown size).
+ * The largest file of the output once the files of `sizes` have those sizes and those `removed`
+ * are gone, the others those the state file gives; undefined when that is not one file (two of
+ * that size, or one of unknown size).
  */
-export async function largestOutputFile(outDir: string, sizes: ReadonlyMap<string, number>): Promise<{ path: string; bytes: number } | undefined> {
+export async function largestOutputFile(
+  outDir: string,
+  sizes: ReadonlyMap<string, number>,
+  removed: ReadonlySet<string>,
+): Promise<{ path: string; bytes: number } | undefined> {
   const read = await readStateFile(path.resolve(outDir));
   if (!read) return undefined;
   let largest: { path: string; bytes: number } | undefined;
   let ties = 0;
-  for (const [file, written] of filesOf(read.state)) {
-    const bytes = sizes.get(file) ?? written.bytes;
-    if (bytes < 0) return undefined;
+  const files = filesOf(read.state);
+  const consider = (file: string, bytes: number) => {
     if (largest && bytes === largest.bytes) ties++;
     if (!largest || bytes > largest.bytes) [largest, ties] = [{ path: file, bytes }, 0];
+  };
+  for (const [file, written] of files) {
+    const bytes = sizes.get(file) ?? written.bytes;
+    if (bytes < 0) return undefined;
+    if (!removed.has(file)) consider(file, bytes);
   }
+  for (const [file, bytes] of sizes) if (!files.has(file)) consider(file, bytes);
   return ties === 0 ? largest : undefined;
+}
+
+/** The size of each of `paths` in the output folder, each a file there (not followed if a link); undefined when one is not. */
+export async function outputSizes(outDir: string, paths: Iterable<string>): Promise<Map<string, number> | undefined> {
+  const root = path.resolve(outDir);
+  const sizes = new Map<string, number>();
+  let whole = true;
+  await eachConcurrently([...paths], FILES_AT_ONCE, async (relative) => {
+    const stats = await lstat(inside(root, relative)).catch(() => undefined);
+    if (stats?.isFile()) sizes.set(relative, stats.size);
+    else whole = false;
+  }).catch(() => (whole = false));
+  return whole ? sizes : undefined;
+}
+
+/**
+ * Whether each of `paths` may be written as a new file: its folder is there, and holds no file
+ * whose path is it but for letter case or Unicode normalization (plan/conflicts.ts), other than
+ * those of `leaving`, which go.
+ */
+export async function outputPathsFree(outDir: string, paths: Iterable<string>, leaving: ReadonlySet<string>): Promise<boolean> {
+  const root = path.resolve(outDir);
+  const byFolder = new Map<string, string[]>();
+  for (const file of paths) {
+    const folder = path.posix.dirname(file);
+    const files = byFolder.get(folder);
+    if (files) files.push(file);
+    else byFolder.set(folder, [file]);
+  }
+  for (const [folder, files] of byFolder) {
+    const names = await readdir(inside(root, folder)).catch(() => undefined);
+    if (!names) return false;
+    const taken = new Set(
+      names
+        .map((name) => path.posix.join(folder, name))
+        .filter((file) => !leaving.has(file))
+        .map(foldPath),
+    );
+    if (files.some((file) => taken.has(foldPath(file)))) return false;
+  }
+  return true;
+}
+
+/** Removes each of `paths` from the output folder, where it is, and the folders that leaves empty, as a whole build does. */
+export async function removeOutputFiles(outDir: string, paths: Iterable<string>): Promise<void> {
+  const root = path.resolve(outDir);
+  await eachConcurrently([...paths], FILES_AT_ONCE, async (relative) => {
+    const file = inside(root, relative);
+    await rm(file, { force: true });
+    await removeEmptyParents(root, path.dirname(file));
+  });
 }
 
 /** Removes the record of the edits: the whole build that wrote the state file since has compared their files. */

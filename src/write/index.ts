@@ -20,10 +20,13 @@ export { keptFileOf, openKeptFile, startKeptFile, type KeptFile, type KeptFileWr
 export {
   journalFileOf,
   largestOutputFile,
+  outputPathsFree,
+  outputSizes,
   outputText,
   readEditJournal,
   readOutputFiles,
   removeEditJournal,
+  removeOutputFiles,
   stateIdentity,
   writeEditJournal,
   writeOutputFiles,
@@ -41,9 +44,10 @@ export async function writeOutput(outDir: string, files: readonly OutputFile[], 
   const previous = await readState(root);
   // What the CLI's edits wrote since the state file (build/edit.ts): compared, not trusted; all of
   // it, when their record is gone.
-  const edits = previous.edited ? await filesEditsWrote(root) : [];
+  const edits = previous.edited ? await filesEditsWrote(root) : { written: [], removed: [] };
   if (previous.edited && !edits) previous.complete = false;
-  for (const [file, written] of edits ?? []) if (previous.files.has(file)) previous.files.set(file, written);
+  for (const [file, written] of edits?.written ?? []) previous.files.set(file, written);
+  for (const file of edits?.removed ?? []) previous.files.delete(file);
   const run = await prepareOutput(root, files, previous, await readStateHead(root), options);
   try {
     await createOutputFiles(run);

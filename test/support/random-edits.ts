@@ -20,7 +20,8 @@ function replaceOne(text: string, pattern: RegExp, pick: number, by: (match: str
 
 /**
  * Edits of an item file's text, named: the first seven change an item's fields (two of them its
- * genres); the next two which catalogs list it, or remove it; the last four its streams and subtitles.
+ * genres); the next three which catalogs list it, or remove it, or add one; the last four its
+ * streams and subtitles.
  */
 export function contentEdits(next: () => number): [name: string, edit: (text: string) => string][] {
   const names = (text: string) => [...text.matchAll(/name: "([^"]*)"/g)].map((m) => m[1]!);
@@ -50,6 +51,20 @@ export function contentEdits(next: () => number): [name: string, edit: (text: st
     ['episode title', (t) => replaceOne(t, /title: "Episode \d+"/g, next(), () => `title: "Renamed ${Math.floor(next() * 100)}"`)],
     ['pick', (t) => replaceOne(t, /\n  type: movie\n/g, next(), (m) => `${m}  catalogs: [movies, newest, picks]\n`)],
     ['remove', (t) => replaceOne(t, /- id: [\s\S]*?(?=\n- id: |\n$)/g, next(), () => '').replace(/^\n/, '')],
+    // A copy of an item with another id and name, before an item or at the end.
+    [
+      'add',
+      (t) => {
+        const items = [...t.matchAll(/- id: [\s\S]*?(?=\n- id: |\n$)/g)];
+        if (items.length === 0) return t;
+        const n = Math.floor(next() * 1e6);
+        const copy = items[Math.floor(next() * items.length)]![0]
+          .replace(/- id: "[^"]*"/, `- id: "bm:x${n}"`)
+          .replace(/\n  name: "[^"]*"/, `\n  name: "Added ${n}"`);
+        const before = items[Math.floor(next() * (items.length + 1))];
+        return before ? `${t.slice(0, before.index)}${copy}\n${t.slice(before.index)}` : `${t.trimEnd()}\n${copy}\n`;
+      },
+    ],
     // The edits below change what files an item has, or what is warned of: the CLI's edits leave them to the whole build.
     ['one stream fewer', (t) => replaceOne(t, /\n +- \{ infoHash: \w+, fileIdx: 0, name: P2P, description: Torrent \}/g, next(), () => '')],
     [

@@ -1,0 +1,126 @@
+// The items of an edit's index (plan/edit-index.ts) after it, and each catalog list's members: the
+// order read with the edited files' items in place of those they had, items added or removed with
+// them, and each list's members placed where validate's stable sort puts them.
+import type { Item } from '../shared/content.js';
+import { ALL_GENRES } from '../shared/genres.js';
+import { catalogOrder, type SortFields } from '../validate/catalogs.js';
+import type { CatalogFrame, EditIndex } from './edit-index.js';
+
+/** The index's items after an edit, by their indexes after it, and where each was before. */
+export interface Reindexed {
+  /** The index with the items in their order after the edit; its lists are those before. */
+  index: EditIndex;
+  /** Every item of the edited files, at its index after the edit. */
+  now: Map<number, Item>;
+  /** The indexes after the edit of the items it added. */
+  added: Set<number>;
+  /** The indexes before the edit of the items it removed. */
+  removed: number[];
+  /** Each index before the edit, after it; -1 for an item removed. */
+  toNew: Int32Array;
+  /** Each index after the edit, before it; -1 for an item added. */
+  toOld: Int32Array;
+}
+
+/**
+ * The index with the items of each edited file (`items`, in their order) in place of those it had;
+ * undefined when a file whose items the index has no place for holds some (it held none), when a
+ * file holds one id twice, or when items both before and after are in another order (a move,
+ * which the whole build takes).
+ */
+export function reindexed(index: EditIndex, edited: readonly { file: string; items: readonly Item[] }[]): Reindexed | undefined {
+  const byFile = new Map(edited.map(({ file, items }) => [file, items]));
+  for (const { file, items } of edited) if (items.length > 0 && !index.files.some((range) => range.file === file)) return undefined;
+  const after: Pick<EditIndex, 'ids' | 'names' | 'released' | 'releaseInfo' | 'files'> = {
+    ids: [],
+    names: [],
+    released: [],
+    releaseInfo: [],
+    files: [],
+  };
+  const now = new Map<number, Item>();
+  const added = new Set<number>();
+  const removed: number[] = [];
+  const toNew = new Int32Array(index.ids.length).fill(-1);
+  const toOld: number[] = [];
+  const push = (fields: SortFields & { id: string }, was: number) => {
+    if (was >= 0) toNew[was] = after.ids.length;
+    toOld.push(was);
+    after.ids.push(fields.id);
+    after.names.push(fields.name);
+    after.released.push(fields.released);
+    after.releaseInfo.push(fields.releaseInfo);
+  };
+  for (const range of index.files) {
+    const first = after.ids.length;
+    const items = byFile.get(range.file);
+    if (!items) {
+      for (let k = range.first; k < range.first + range.count; k++) push({ id: index.ids[k]!, ...sortFieldsOf(index, k) }, k);
+    } else {
+      const oldAt = new Map(index.ids.slice(range.first, range.first + range.count).map((id, k) => [id, range.first + k]));
+      const ids = new Set(items.map((item) => item.id));
+      if (oldAt.size !== range.count || ids.size !== items.length) return undefined;
+      const keptBefore = [...oldAt.keys()].filter((id) => ids.has(id));
+      const keptAfter = items.filter((item) => oldAt.has(item.id));
+      if (keptBefore.some((id, k) => keptAfter[k]!.id !== id)) return undefined;
+      for (const [id, at] of oldAt) if (!ids.has(id)) removed.push(at);
+      for (const item of items) {
+        const was = oldAt.get(item.id) ?? -1;
+        if (was < 0) added.add(after.ids.length);
+        now.set(after.ids.length, item);
+        push(item, was);
+      }
+    }
+    after.files.push({ file: range.file, first, count: after.ids.length - first });
+  }
+  return { index: { ...index, ...after }, now, added, removed, toNew, toOld: Int32Array.from(toOld) };
+}
+
+/** The sort fields of the item at `at`, as an index holds them. */
+export function sortFieldsOf(index: Pick<EditIndex, 'names' | 'released' | 'releaseInfo'>, at: number): SortFields {
+  return { name: index.names[at]!, released: index.released[at], releaseInfo: index.releaseInfo[at] };
+}
+
+/** Whether `item` is in the list of `catalog` asked for with `extra` (catalogLists: the catalog, or one genre of it), as validate makes its members. */
+export function listsItem(
+  catalog: CatalogFrame,
+  extra: EditIndex['lists'][number]['extra'],
+  item: Pick<Item, 'type' | 'catalogs' | 'genres'>,
+): boolean {
+  if (item.type !== catalog.type || !(item.catalogs ? item.catalogs.includes(catalog.id) : catalog.listsAll === true)) return false;
+  return extra === undefined || extra[1] === ALL_GENRES || (item.genres ?? []).includes(extra[1]);
+}
+
+/**
+ * A list's members after the edit (`reindexed`), as indexes after it: those before without the
+ * items removed, and in a sorted catalog each edited item whose sort key changed taken out and put
+ * back where the order puts it now, as is each item added that the list has; ties by the order read
+ * (the index), as validate's stable sort leaves them. The list's own members when nothing moved.
+ */
+export function placedMembers(list: EditIndex['lists'][number], catalog: CatalogFrame, before: EditIndex, edit: Reindexed): Int32Array {
+  const { now, added, toNew, toOld, index: after } = edit;
+  const same = added.size === 0 && edit.removed.length === 0;
+  const kept = same ? list.members : list.members.map((i) => toNew[i]!).filter((i) => i >= 0);
+  // Without a sort, the order read: every key the same.
+  const { keyOf, compare } = catalog.sort ? catalogOrder(catalog.sort) : { keyOf: () => 0, compare: () => 0 };
+  const moved = (i: number) =>
+    catalog.sort !== undefined && now.has(i) && !added.has(i) && compare(keyOf(sortFieldsOf(before, toOld[i]!)), keyOf(sortFieldsOf(after, i))) !== 0;
+  const placing = [...kept.filter(moved)];
+  for (const i of added) if (listsItem(catalog, list.extra, now.get(i)!)) placing.push(i);
+  if (placing.length === 0) return same ? list.members : Int32Array.from(kept);
+  const key = (i: number) => keyOf(sortFieldsOf(after, i));
+  const taken = new Set(placing);
+  const placed = Array.from(kept).filter((i) => !taken.has(i));
+  for (const item of placing) {
+    const itemKey = key(item);
+    let [low, high] = [0, placed.length];
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      const other = placed[middle]!;
+      if ((compare(key(other), itemKey) || other - item) < 0) low = middle + 1;
+      else high = middle;
+    }
+    placed.splice(low, 0, item);
+  }
+  return Int32Array.from(placed);
+}
