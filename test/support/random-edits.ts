@@ -58,9 +58,10 @@ export function contentEdits(next: () => number): [name: string, edit: (text: st
         const items = [...t.matchAll(/- id: [\s\S]*?(?=\n- id: |\n$)/g)];
         if (items.length === 0) return t;
         const n = Math.floor(next() * 1e6);
-        const copy = items[Math.floor(next() * items.length)]![0]
-          .replace(/- id: "[^"]*"/, `- id: "bm:x${n}"`)
-          .replace(/\n  name: "[^"]*"/, `\n  name: "Added ${n}"`);
+        const copy = items[Math.floor(next() * items.length)]![0].replace(/- id: "[^"]*"/, `- id: "bm:x${n}"`).replace(
+          /\n  name: "[^"]*"/,
+          `\n  name: "Added ${n}"`,
+        );
         const before = items[Math.floor(next() * (items.length + 1))];
         return before ? `${t.slice(0, before.index)}${copy}\n${t.slice(before.index)}` : `${t.trimEnd()}\n${copy}\n`;
       },
