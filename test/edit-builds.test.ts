@@ -310,6 +310,23 @@ describe("the CLI's builds after an edit", () => {
     expectSameTree(await readTree(out), (await cleanBuild(content)).tree, 'after a file went away');
   }, 60_000);
 
+  it('name as largest file the one a whole build names, when pages as large tie', async () => {
+    // Every film a drama: the catalog's second page and its genre's, in both orders of its extras,
+    // hold the same previews, the longest: the whole build names the first it writes.
+    const name = (i: number) => (i >= 100 && i < 200 ? `A film with a long name, ${'n'.repeat(200)} ${i}` : `F${i}`);
+    const films = Array.from({ length: 250 }, (_, i) => `- { id: "f:${i}", type: movie, name: "${name(i)}", genres: [Drama] }\n`);
+    const content = await contentDir({
+      'addon.yaml': addonYaml('catalogs:\n  - { id: all, type: movie, name: All, genres: auto }\n'),
+      'a.yaml': films.join(''),
+    });
+    const out = await tempDir();
+    const first = await build({ contentDir: content, outDir: out });
+    expect(first.write?.largest.path).toBe('catalog/movie/all/skip=100.json');
+    // Shorter: the largest is worked out again.
+    const renamed = (text: string) => text.replace(`"${name(150)}"`, '"Short"');
+    await editsAsClean(content, out, [['a name on the largest page shortened', 'a.yaml', renamed, true]]);
+  }, 60_000);
+
   it('go the whole way when an edit changes the manifest, which files an item has, or what is warned of', async () => {
     const one = (streams: string, subtitles: string) => `- id: "a:1"\n  type: movie\n  name: "One"\n  streams:\n${streams}${subtitles}`;
     const withHint = '    - { url: "https://cdn.example.org/1.mp4", name: CDN, behaviorHints: { filename: "one.mp4" } }\n';

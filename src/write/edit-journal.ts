@@ -174,8 +174,10 @@ export function outputText(outDir: string, relative: string): string | undefined
 
 /**
  * The largest file of the output once the files of `sizes` have those sizes and those `removed`
- * are gone, the others those the state file gives; undefined when that is not one file (two of
- * that size, or one of unknown size).
+ * are gone, the others those the state file gives: of those as large, the first in the state
+ * file's order, which is the plan's (write counts them in that order, and the first stays).
+ * Undefined when one has an unknown size, or one the state file does not hold is as large (where
+ * it comes in the plan is not known).
  */
 export async function largestOutputFile(
   outDir: string,
@@ -185,19 +187,19 @@ export async function largestOutputFile(
   const read = await readStateFile(path.resolve(outDir));
   if (!read) return undefined;
   let largest: { path: string; bytes: number } | undefined;
-  let ties = 0;
   const files = filesOf(read.state);
-  const consider = (file: string, bytes: number) => {
-    if (largest && bytes === largest.bytes) ties++;
-    if (!largest || bytes > largest.bytes) [largest, ties] = [{ path: file, bytes }, 0];
-  };
   for (const [file, written] of files) {
     const bytes = sizes.get(file) ?? written.bytes;
     if (bytes < 0) return undefined;
-    if (!removed.has(file)) consider(file, bytes);
+    if (!removed.has(file) && (!largest || bytes > largest.bytes)) largest = { path: file, bytes };
   }
-  for (const [file, bytes] of sizes) if (!files.has(file)) consider(file, bytes);
-  return ties === 0 ? largest : undefined;
+  let unplaced = false;
+  for (const [file, bytes] of sizes) {
+    if (files.has(file)) continue;
+    if (largest && bytes === largest.bytes) unplaced = true;
+    if (!largest || bytes > largest.bytes) [largest, unplaced] = [{ path: file, bytes }, false];
+  }
+  return unplaced ? undefined : largest;
 }
 
 /** The size of each of `paths` in the output folder, each a file there (not followed if a link); undefined when one is not. */
