@@ -5,10 +5,11 @@
 // stamp and fingerprint, what items were checked against, and its record. An edit reads the files
 // whose stamps changed, checks those whose text did on their own, renders the files of their items
 // and of their titles other addons describe, splices the catalog pages that list those items from
-// the pages written, renders a release's manifest and pages, and writes the files whose bytes
-// change. Anything it cannot tell is so (another item count or id, a new genre, a problem, a
-// setting other than those only the manifest shows) takes the whole build, as does content it
-// does not keep an index of (plan/edit-index.ts, editIndexOf).
+// the pages written (and the pages after an item added or removed, which move), renders a
+// release's manifest and pages, and writes the files whose bytes change, and removes those of
+// items removed. Anything it cannot tell is so (another id for an item, a new genre or id prefix,
+// a problem, a setting other than those only the manifest shows) takes the whole build, as does
+// content it does not keep an index of (plan/edit-index.ts, editIndexOf).
 // Until the next whole build, which compares the files edits wrote, no rebuild ends early on the
 // last one's record.
 import path from 'node:path';

@@ -232,13 +232,11 @@ export async function outputPathsFree(outDir: string, paths: Iterable<string>, l
   for (const [folder, files] of byFolder) {
     const names = await readdir(inside(root, folder)).catch(() => undefined);
     if (!names) return false;
-    const taken = new Set(
-      names
-        .map((name) => path.posix.join(folder, name))
-        .filter((file) => !leaving.has(file))
-        .map(foldPath),
-    );
-    if (files.some((file) => taken.has(foldPath(file)))) return false;
+    // Names folded, not paths: the folder is the same (50,000 names for the large benchmark's metas).
+    const gone = new Set([...leaving].filter((file) => path.posix.dirname(file) === folder).map((file) => path.posix.basename(file)));
+    const taken = new Set<string>();
+    for (const name of names) if (!gone.has(name)) taken.add(foldPath(name));
+    if (files.some((file) => taken.has(foldPath(path.posix.basename(file))))) return false;
   }
   return true;
 }
