@@ -31,12 +31,12 @@ export interface EditKept {
  * read back in one parse (an array of 51,000 strings each took v8's deserializer 10 to 20 ms).
  */
 type StoredKept = Omit<EditKept, 'index'> & { index: Omit<EditIndex, StringColumn> & { columns: string } };
-type StringColumn = 'ids' | 'names' | 'released' | 'releaseInfo' | 'titleIds';
+type StringColumn = 'ids' | 'names' | 'released' | 'releaseInfo' | 'titleIds' | 'titleTypes';
 
 /** EditKept as the record of edits holds it. */
 export function stored(kept: EditKept): StoredKept {
-  const { ids, names, released, releaseInfo, titleIds, ...index } = kept.index;
-  return { ...kept, index: { ...index, columns: JSON.stringify([ids, names, released, releaseInfo, titleIds]) } };
+  const { ids, names, released, releaseInfo, titleIds, titleTypes, ...index } = kept.index;
+  return { ...kept, index: { ...index, columns: JSON.stringify([ids, names, released, releaseInfo, titleIds, titleTypes]) } };
 }
 
 /** What a whole build or edit kept for the next edit, read back: its outline checked, as the kept file's (kept-store.ts). */
@@ -51,13 +51,15 @@ export function keptOf(value: unknown): EditKept | undefined {
   const strings = (list: unknown): list is string[] => Array.isArray(list) && list.every((entry) => typeof entry === 'string');
   const optional = (list: unknown): list is (string | null)[] =>
     Array.isArray(list) && list.every((entry) => entry === null || typeof entry === 'string');
-  if (!Array.isArray(columns) || columns.length !== 5) return undefined;
-  const [ids, names, released, releaseInfo, titleIds]: unknown[] = columns;
-  if (!strings(ids) || !strings(names) || !optional(released) || !optional(releaseInfo) || !strings(titleIds)) return undefined;
+  if (!Array.isArray(columns) || columns.length !== 6) return undefined;
+  const [ids, names, released, releaseInfo, titleIds, titleTypes]: unknown[] = columns;
+  if (!strings(ids) || !strings(names) || !optional(released) || !optional(releaseInfo) || !strings(titleIds) || !strings(titleTypes))
+    return undefined;
   if (names.length !== ids.length || released.length !== ids.length || releaseInfo.length !== ids.length) return undefined;
+  if (titleTypes.length !== titleIds.length) return undefined;
   const { columns: _columns, ...index } = value.index;
   const absent = (list: (string | null)[]) => list.map((entry) => entry ?? undefined);
-  return { ...value, index: { ...index, ids, names, released: absent(released), releaseInfo: absent(releaseInfo), titleIds } };
+  return { ...value, index: { ...index, ids, names, released: absent(released), releaseInfo: absent(releaseInfo), titleIds, titleTypes } };
 }
 
 function isStoredKept(value: unknown): value is StoredKept {
@@ -78,12 +80,20 @@ function isStoredKept(value: unknown): value is StoredKept {
   const isFolder = (entry: unknown) => Array.isArray(entry) && entry.length === 2 && entry.every((part) => typeof part === 'string');
   const lists = fieldOf(index, 'lists');
   const offerings = fieldOf(index, 'offerings');
+  const isRange = (range: unknown) =>
+    typeof fieldOf(range, 'file') === 'string' && isCount(fieldOf(range, 'first')) && isCount(fieldOf(range, 'count'));
+  const [ranges, titleRanges, prefixes] = ['files', 'titleFiles', 'describedPrefixes'].map((name) => fieldOf(index, name));
   return (
     typeof fieldOf(index, 'columns') === 'string' &&
+    Array.isArray(ranges) &&
+    ranges.every(isRange) &&
+    Array.isArray(titleRanges) &&
+    titleRanges.every(isRange) &&
+    Array.isArray(prefixes) &&
+    prefixes.every((prefix) => typeof prefix === 'string') &&
     offerings instanceof Map &&
     [...offerings].every(([key, count]) => typeof key === 'string' && isCount(count)) &&
     Array.isArray(fieldOf(index, 'catalogs')) &&
-    Array.isArray(fieldOf(index, 'files')) &&
     Array.isArray(lists) &&
     lists.every(isList) &&
     typeof fieldOf(value, 'settings') === 'string' &&

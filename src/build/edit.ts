@@ -16,26 +16,15 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TESTED_ON, unsafeNames, unsafeNamesAfter } from '../hosts/index.js';
 import { ADDON_FILE, contentFileStamps, contentTexts, loadContent, type SourceFile } from '../load/index.js';
-import {
-  catalogMembers,
-  editedFiles,
-  editIndexOf,
-  sameListings,
-  withRelease,
-  type EditedFiles,
-  type EditIndex,
-  type FileValues,
-  type Plan,
-} from '../plan/index.js';
+import { catalogMembers, editedFiles, editIndexOf, sameOutline, withRelease, type EditedFiles, type EditIndex, type Plan } from '../plan/index.js';
 import { MANIFEST_FILE } from '../shared/paths.js';
 import { readPageTemplates } from '../shared/package.js';
 import type { CheckedItems } from '../validate/index.js';
 import { textFingerprint } from '../shared/fingerprint.js';
 import { fieldOf } from '../shared/fields.js';
 import { settledStamp } from '../load/read.js';
-import { streamOwners, type Content, type ExternalTitle, type Item, type StreamOwner } from '../shared/content.js';
-import { playerSubtitlesExtras } from '../plan/subtitles.js';
-import { CheckedFiles, storedValues, type StoredItem, type StoredValues } from '../validate/checked-files.js';
+import type { Content, ExternalTitle, Item } from '../shared/content.js';
+import { CheckedFiles, storedValues, type StoredValues } from '../validate/checked-files.js';
 import type { Environment } from '../validate/secrets.js';
 import {
   foldersHold,
@@ -142,7 +131,7 @@ export async function editBuild(
   for (const file of edited) if (!sameOutline(old.get(file.file)!, checked.values.get(file.file)!)) return undefined;
   const spliced = editedFiles(
     index,
-    edited.map((file) => ({ file: file.file, ...checked.values.get(file.file)!, before: old.get(file.file)!.items })),
+    edited.map((file) => ({ file: file.file, ...checked.values.get(file.file)!, before: old.get(file.file)! })),
     (page) => outputText(root, page),
   );
   const output = spliced && release ? withRelease(spliced, checked.addon, await readPageTemplates()) : spliced;
@@ -366,35 +355,4 @@ async function valuesBefore(root: string, kept: EditKept, edited: readonly Sourc
     before.set(file.file, values);
   }
   return before;
-}
-
-/**
- * Whether the items and titles described elsewhere of a file have the same files, list where they
- * did and leave the manifest and the checks across them as they were: each item there before and
- * after (by id; plan/edit-members.ts checks their order) with the same listings (sameListings),
- * type and videos, each video (or the item) with subtitles or none as before, and the same
- * subtitles requests its streams answer (items added or removed, editedFiles checks); the same
- * titles, each with streams or none as before (the stream resource declares those with); no video
- * or item with subtitles and no stream, before or after, which a whole build counts in a warning
- * (plan/subtitles.ts, subtitles-need-rewrites). A title keeps both as they were, so that warning,
- * when titles gave it, stands as the last build gave it.
- */
-function sameOutline(old: StoredValues, now: FileValues): boolean {
-  const layout = (owners: readonly StreamOwner[], elsewhere: boolean) =>
-    JSON.stringify(owners.map((o) => [o.id, o.subtitles.length > 0, elsewhere && o.streams.length > 0, playerSubtitlesExtras(o)]));
-  const carried = (items: readonly StoredItem[]) =>
-    items.every((item) => streamOwners(item).every((owner) => owner.streams.length > 0 || owner.subtitles.length === 0));
-  const after = new Map(now.items.map((item) => [item.id, item]));
-  return (
-    old.items.every((item) => {
-      const same = after.get(item.id);
-      return !same || (sameListings(item, same) && layout(streamOwners(item), false) === layout(streamOwners(same), false));
-    }) &&
-    old.externalTitles.length === now.externalTitles.length &&
-    old.externalTitles.every(
-      (title, i) => title.type === now.externalTitles[i]!.type && layout([title], true) === layout([now.externalTitles[i]!], true),
-    ) &&
-    carried(old.items) &&
-    carried(now.items)
-  );
 }

@@ -2,21 +2,22 @@
 // lists with what they are sorted by, and the settings item files are rendered with. From it, an
 // edit's files are its items' own and the catalog pages that list them, those pages spliced from
 // the ones written (their other previews taken as they are there), without the other items.
-import { itemSettings, type Catalog, type Content, type ExternalTitle, type FileOrigin, type Item, type StreamOwner } from '../shared/content.js';
+import { itemSettings, type Catalog, type Content, type ExternalTitle, type FileOrigin, type Item } from '../shared/content.js';
 import { MANIFEST_FILE } from '../shared/paths.js';
 import { withReleaseFields } from './manifest.js';
 import { renderPages, type PageTemplates } from './page.js';
 import type { Extra } from '../shared/paths.js';
 import type { Manifest } from '../validate/schema.js';
-import type { StoredItem } from '../validate/checked-files.js';
+import type { StoredValues } from '../validate/checked-files.js';
 import { ALL_GENRES } from '../shared/genres.js';
-import { offeringKey } from '../shared/resources.js';
+import { describedPrefixes } from '../shared/resources.js';
 import { cacheHints } from '../hosts/index.js';
 import { catalogPages, pagePath, PAGE_SIZE, type CatalogList } from './catalog-pages.js';
 import { addItemFiles, itemFilePaths, itemRendering, type ItemFile } from './item-files.js';
 import { keptPreviews } from './previews.js';
 import { envelope, type Envelope } from './wire.js';
-import { listsItem, placedMembers, reindexed, type Reindexed } from './edit-members.js';
+import { placedMembers, reindexed, retitled, type Reindexed } from './edit-members.js';
+import { addedAndRemoved, countOfferings } from './edit-checks.js';
 
 /** A catalog as an edit's pages need it, and what decides which items it lists: its members are in the lists. */
 export type CatalogFrame = Pick<Catalog, 'id' | 'type' | 'genres' | 'sort' | 'autoGenres' | 'fixedGenres' | 'listsAll'>;
@@ -32,12 +33,17 @@ export interface EditIndex {
   names: string[];
   released: (string | undefined)[];
   releaseInfo: (string | undefined)[];
-  /** The ids of the titles described elsewhere, which an item added may not take. */
+  /** Every title described elsewhere in the order read: its id (which no item may take) and type. */
   titleIds: string[];
-  /** How many items give each offeringKey: the manifest is made from those that some item gives. */
+  titleTypes: string[];
+  /** The titles described elsewhere of each content file that holds some, as `files`. */
+  titleFiles: FileRange[];
+  /** The prefixes of the items' ids (describedPrefixes): a title whose id starts with one is an item whose name was forgotten. */
+  describedPrefixes: string[];
+  /** How many items and titles give each offeringKey: the manifest is made from those that some one gives. */
   offerings: Map<string, number>;
   /** The items of each item file (as load names it): the first one's index, and how many. */
-  files: { file: string; first: number; count: number }[];
+  files: FileRange[];
   /** Each list a catalog's pages are written for, its members as indexes into `ids` (typed: read back in a copy, not item by item). */
   lists: { catalog: number; extra?: Extra; members: Int32Array }[];
 }
@@ -46,21 +52,16 @@ export interface EditIndex {
  * The index of a plan of `content` with these catalog lists and manifest; undefined for content
  * whose edits take the whole build: a configurable addon (each configuration is a tree), a
  * catalog with search (its queries come from names), local files, playlists (their channels merge
- * across files). Titles described elsewhere need nothing of it: they are in no catalog, and an
- * edit of one keeps its id, type and files (build/edit.ts).
+ * across files), items or titles of one file apart in the order read. Titles described elsewhere
+ * are in no catalog: it keeps their ids and types, for those an edit adds or removes.
  */
 export function editIndexOf(content: Content, manifest: Manifest, lists: ReadonlyMap<Catalog, readonly CatalogList[]>): EditIndex | undefined {
   const { items } = content;
   if (content.config.length > 0 || content.assets.length > 0) return undefined;
   if (content.catalogs.some((catalog) => catalog.search) || items.some((item) => item.source.playlist !== undefined)) return undefined;
-  const files: EditIndex['files'] = [];
-  for (let at = 0; at < items.length; at++) {
-    const { file } = items[at]!.source;
-    const last = files.at(-1);
-    if (last?.file === file) last.count++;
-    else if (files.some((range) => range.file === file)) return undefined;
-    else files.push({ file, first: at, count: 1 });
-  }
+  const files = fileRanges(items);
+  const titleFiles = fileRanges(content.externalTitles);
+  if (!files || !titleFiles) return undefined;
   const indexOf = new Map<Item, number>();
   for (let at = 0; at < items.length; at++) indexOf.set(items[at]!, at);
   const indexed: EditIndex['lists'] = [];
@@ -90,10 +91,37 @@ export function editIndexOf(content: Content, manifest: Manifest, lists: Readonl
     released: items.map((item) => item.released),
     releaseInfo: items.map((item) => item.releaseInfo),
     titleIds: content.externalTitles.map((title) => title.id),
-    offerings: countOfferings(new Map(), items, content.addon.idPrefixes, 1),
+    titleTypes: content.externalTitles.map((title) => title.type),
+    titleFiles,
+    describedPrefixes: describedPrefixes(items),
+    offerings: countOfferings(countOfferings(new Map(), items, content.addon.idPrefixes, 1), content.externalTitles, content.addon.idPrefixes, 1),
     files,
     lists: indexed,
   };
+}
+
+/** Where the values of each content file are in a list of them: the first one's index, and how many. */
+export interface FileRange {
+  file: string;
+  first: number;
+  count: number;
+}
+
+/** The range of each file's `values` (items, or titles); undefined when a file's are not together. */
+function fileRanges(values: readonly { source: { file: string } }[]): FileRange[] | undefined {
+  const ranges: FileRange[] = [];
+  const seen = new Set<string>();
+  for (let at = 0; at < values.length; at++) {
+    const { file } = values[at]!.source;
+    const last = ranges.at(-1);
+    if (last?.file === file) last.count++;
+    else if (seen.has(file)) return undefined;
+    else {
+      seen.add(file);
+      ranges.push({ file, first: at, count: 1 });
+    }
+  }
+  return ranges;
 }
 
 /** The items and titles described elsewhere that one content file holds, in order. */
@@ -102,10 +130,10 @@ export interface FileValues {
   externalTitles: readonly ExternalTitle[];
 }
 
-/** An edited content file: what it holds now, and the items it held, as the last build kept them. */
+/** An edited content file: what it holds now, and what it held, as the last build kept it. */
 export interface EditedFile extends FileValues {
   file: string;
-  before: readonly StoredItem[];
+  before: StoredValues;
 }
 
 /** What an edit writes: its items' files and the catalog pages that changed, by path; and the index after it. */
@@ -133,20 +161,24 @@ export const EDIT_PAGES_LIMIT = 5_000;
  * does not hold those files' items, or a page is not as the index says it was written, or more
  * than EDIT_PAGES_LIMIT pages change. The caller checks that each item both before and after lists
  * where the index says (sameListings: the same type, genres and catalogs) and has the files it had,
- * and each title too (build/edit.ts, sameOutline).
+ * and each title too (edit-checks.ts, sameOutline).
  */
 export function editedFiles(index: EditIndex, edited: readonly EditedFile[], written: (path: string) => string | undefined): EditedFiles | undefined {
   const edit = reindexed(index, edited);
   if (!edit) return undefined;
   const { now, added } = edit;
   const after: EditIndex = { ...edit.index, lists: [] };
-  const removedItems = edited.flatMap((file) => {
-    const ids = new Set(file.items.map((item) => item.id));
-    return file.before.filter((item) => !ids.has(item.id));
-  });
-  const offerings = addedAndRemoved(index, edit, removedItems);
+  const titles = retitled(index, edited);
+  if (!titles) return undefined;
+  const gone = <T extends { id: string }>(before: readonly T[], now: readonly { id: string }[]) => {
+    const ids = new Set(now.map((value) => value.id));
+    return before.filter((value) => !ids.has(value.id));
+  };
+  const removedItems = edited.flatMap((file) => gone(file.before.items, file.items));
+  const removedTitles = edited.flatMap((file) => gone(file.before.externalTitles, file.externalTitles));
+  const offerings = addedAndRemoved(index, edit, removedItems, titles, removedTitles);
   if (!offerings) return undefined;
-  after.offerings = offerings;
+  Object.assign(after, { offerings, titleIds: titles.titleIds, titleTypes: titles.titleTypes, titleFiles: titles.titleFiles });
   const placed: Int32Array[] = [];
   for (const list of index.lists) {
     const catalog = index.catalogs[list.catalog]!;
@@ -173,7 +205,7 @@ export function editedFiles(index: EditIndex, edited: readonly EditedFile[], wri
   addItemFiles(files, content, index.manifest, rendering, undefined);
   // An item whose meta is as written lists as it did: its preview is its meta but for the
   // videos and trailers, and what catalogs sort by is in both.
-  const addedItems = new Set<FileOrigin>([...added].map((i) => now.get(i)!));
+  const addedItems = new Set<FileOrigin>([...[...added].map((i) => now.get(i)!), ...titles.added]);
   const at = new Map<FileOrigin, number>([...now].map(([i, item]) => [item, i]));
   const fresh = new Set(now.keys());
   for (const file of files) {
@@ -190,7 +222,7 @@ export function editedFiles(index: EditIndex, edited: readonly EditedFile[], wri
     count: 0,
     before: new Map(),
     created,
-    removed: new Set(itemFilePaths(removedItems, index.manifest)),
+    removed: new Set(itemFilePaths([...removedItems, ...removedTitles], index.manifest)),
   };
   const previewOf = (i: number) => previews.previewOf(now.get(i)!);
   for (let k = 0; k < index.lists.length; k++) {
@@ -198,55 +230,6 @@ export function editedFiles(index: EditIndex, edited: readonly EditedFile[], wri
     if (!splicePages(bodies, index.catalogs[list.catalog]!, list, placed[k]!, edit, fresh, previewOf, pages)) return undefined;
   }
   return { bodies, pagesBefore: pages.before, created, removed: pages.removed, index: after };
-}
-
-/**
- * Whether the items an edit added (`edit`) and `removed` leave the manifest and the checks across
- * items as they were (validate/index.ts): each added id taken by no other item or title; each
- * item added and removed listed by a catalog (or it is warned of, uncovered-type), with genres
- * its catalogs offer (or they are warned of, unknown-genre, or an automatic list grows); and the
- * same offeringKeys given by some item. The counts of those keys after the edit; undefined when
- * one does not hold.
- */
-function addedAndRemoved(index: EditIndex, edit: Reindexed, removed: readonly StoredItem[]): Map<string, number> | undefined {
-  const { added, now } = edit;
-  if (added.size === 0 && removed.length === 0) return index.offerings;
-  const addedItems = [...added].map((i) => now.get(i)!);
-  if (addedItems.length > 0) {
-    const ids = new Set(edit.index.ids);
-    const titles = new Set(index.titleIds);
-    if (ids.size !== edit.index.ids.length || addedItems.some((item) => titles.has(item.id))) return undefined;
-  }
-  const listed = (item: Pick<Item, 'type' | 'catalogs' | 'genres'>) => {
-    const catalogs = index.catalogs.filter((catalog) => listsItem(catalog, undefined, item));
-    const offered = (catalog: CatalogFrame) =>
-      (!catalog.autoGenres && !catalog.fixedGenres) || (item.genres ?? []).every((g) => catalog.genres.includes(g));
-    return catalogs.length > 0 && catalogs.every(offered);
-  };
-  if (![...addedItems, ...removed].every(listed)) return undefined;
-  const declared = index.addon.idPrefixes;
-  const offerings = countOfferings(countOfferings(new Map(index.offerings), addedItems, declared, 1), removed, declared, -1);
-  for (const item of [...addedItems, ...removed]) {
-    const key = offeringKey(item, declared);
-    if (offerings.has(key) !== index.offerings.has(key)) return undefined;
-  }
-  return offerings;
-}
-
-/** `counts` with the offeringKey of each of `items` counted `by` more (counts that reach 0 go). */
-export function countOfferings(
-  counts: Map<string, number>,
-  items: readonly (Pick<Item, 'type' | 'id' | 'videos'> & StreamOwner)[],
-  declared: readonly string[] | undefined,
-  by: number,
-): Map<string, number> {
-  for (const item of items) {
-    const key = offeringKey(item, declared);
-    const count = (counts.get(key) ?? 0) + by;
-    if (count > 0) counts.set(key, count);
-    else counts.delete(key);
-  }
-  return counts;
 }
 
 /**

@@ -1,7 +1,7 @@
 // The items of an edit's index (plan/edit-index.ts) after it, and each catalog list's members: the
 // order read with the edited files' items in place of those they had, items added or removed with
 // them, and each list's members placed where validate's stable sort puts them.
-import type { Item } from '../shared/content.js';
+import type { ExternalTitle, Item } from '../shared/content.js';
 import { ALL_GENRES } from '../shared/genres.js';
 import { catalogOrder, type SortFields } from '../validate/catalogs.js';
 import type { CatalogFrame, EditIndex } from './edit-index.js';
@@ -58,11 +58,8 @@ export function reindexed(index: EditIndex, edited: readonly { file: string; ite
       for (let k = range.first; k < range.first + range.count; k++) push({ id: index.ids[k]!, ...sortFieldsOf(index, k) }, k);
     } else {
       const oldAt = new Map(index.ids.slice(range.first, range.first + range.count).map((id, k) => [id, range.first + k]));
+      if (!inOrder([...oldAt.keys()], items)) return undefined;
       const ids = new Set(items.map((item) => item.id));
-      if (oldAt.size !== range.count || ids.size !== items.length) return undefined;
-      const keptBefore = [...oldAt.keys()].filter((id) => ids.has(id));
-      const keptAfter = items.filter((item) => oldAt.has(item.id));
-      if (keptBefore.some((id, k) => keptAfter[k]!.id !== id)) return undefined;
       for (const [id, at] of oldAt) if (!ids.has(id)) removed.push(at);
       for (const item of items) {
         const was = oldAt.get(item.id) ?? -1;
@@ -74,6 +71,56 @@ export function reindexed(index: EditIndex, edited: readonly { file: string; ite
     after.files.push({ file: range.file, first, count: after.ids.length - first });
   }
   return { index: { ...index, ...after }, now, added, removed, toNew, toOld: Int32Array.from(toOld) };
+}
+
+/**
+ * Whether a file's values, its ids `before` and its values `now`, each hold an id once, and those
+ * both hold come in the same order (one moved takes the whole build: the order read breaks ties).
+ */
+function inOrder(before: readonly string[], now: readonly { id: string }[]): boolean {
+  const [had, has] = [new Set(before), new Set(now.map((value) => value.id))];
+  if (had.size !== before.length || has.size !== now.length) return false;
+  const kept = now.filter((value) => had.has(value.id));
+  return before.filter((id) => has.has(id)).every((id, k) => kept[k]!.id === id);
+}
+
+/** The titles described elsewhere after an edit: their ids, types and files' ranges, and those it added. */
+export interface Retitled extends Pick<EditIndex, 'titleIds' | 'titleTypes' | 'titleFiles'> {
+  added: ExternalTitle[];
+}
+
+/**
+ * The index's titles with those of each edited file (`externalTitles`, in their order) in place of
+ * those it had; undefined as reindexed is for items.
+ */
+export function retitled(index: EditIndex, edited: readonly { file: string; externalTitles: readonly ExternalTitle[] }[]): Retitled | undefined {
+  const byFile = new Map(edited.map(({ file, externalTitles }) => [file, externalTitles]));
+  for (const { file, externalTitles } of edited) {
+    if (externalTitles.length > 0 && !index.titleFiles.some((range) => range.file === file)) return undefined;
+  }
+  const after: Retitled = { titleIds: [], titleTypes: [], titleFiles: [], added: [] };
+  for (const range of index.titleFiles) {
+    const first = after.titleIds.length;
+    const before = index.titleIds.slice(range.first, range.first + range.count);
+    const titles = byFile.get(range.file);
+    if (!titles) {
+      // One at a time: a spread of a file's 100,000 titles would overflow the stack.
+      for (let k = range.first; k < range.first + range.count; k++) {
+        after.titleIds.push(index.titleIds[k]!);
+        after.titleTypes.push(index.titleTypes[k]!);
+      }
+    } else {
+      if (!inOrder(before, titles)) return undefined;
+      const had = new Set(before);
+      for (const title of titles) {
+        if (!had.has(title.id)) after.added.push(title);
+        after.titleIds.push(title.id);
+        after.titleTypes.push(title.type);
+      }
+    }
+    after.titleFiles.push({ file: range.file, first, count: after.titleIds.length - first });
+  }
+  return after;
 }
 
 /** The sort fields of the item at `at`, as an index holds them. */

@@ -6,6 +6,7 @@ import type { OutputFile } from './output-file.js';
 import { playerSubtitlesExtras, resourceDeclares } from './subtitles.js';
 import { envelope, genreLinks, metaItem, wireStream, wireSubtitle, type Envelope, type Link, type LinkedContent } from './wire.js';
 import { cacheHints } from '../hosts/index.js';
+import type { Offerer } from '../shared/resources.js';
 
 /** What item files are rendered with, besides their item: one for the whole plan. */
 export interface ItemRendering {
@@ -84,8 +85,8 @@ export function addItemFiles(
   for (const title of content.externalTitles) add(title, [title]);
 }
 
-/** The paths of the files of `items` (addItemFiles), as an item kept without its source has them. */
-export function itemFilePaths(items: readonly (Pick<Item, 'type' | 'id' | 'videos' | 'name'> & StreamOwner)[], manifest: Manifest): string[] {
+/** The paths of the files of `items` and titles (addItemFiles), as one kept without its source has them. */
+export function itemFilePaths(items: readonly Offerer[], manifest: Manifest): string[] {
   const each = itemFileWalker(manifest);
   const paths: string[] = [];
   for (const item of items) each(item, streamOwners(item), (path) => paths.push(path));

@@ -116,16 +116,23 @@ export function declaredTypesAndPrefixes(
   };
 }
 
+/** An item this addon describes or a title another describes, as what it offers is worked out from it. */
+export type Offerer = Pick<FileOrigin, 'type' | 'id'> & StreamOwner & Partial<Pick<Item, 'videos' | 'name'>>;
+
 /**
- * What an item this addon describes adds to what the content offers (offeredResources): its type,
- * whether it has subtitles, and the prefixes its ids give, derived and of those `declared`. An
- * item added or removed beside another with the same key, of a type a catalog has (which orders
- * the types before the titles'), leaves the manifest as it was (build/edit.ts).
+ * What an item or a title described elsewhere adds to what the content offers (offeredResources):
+ * its type, which resources it is for (an item: meta and stream, and subtitles when it has some; a
+ * title: stream and subtitles as it has them), and the prefixes its ids give, derived and of those
+ * `declared`. An item or title added or removed beside another with the same key leaves the
+ * resources of the manifest as they were (build/edit.ts), so long as the types come in the same
+ * order.
  */
-export function offeringKey(item: Pick<Item, 'type' | 'id' | 'videos'> & StreamOwner, declared: readonly string[] | undefined): string {
-  const ids = idsOf(item);
+export function offeringKey(value: Offerer, declared: readonly string[] | undefined): string {
+  const ids = idsOf(value);
+  const elsewhere = value.name === undefined;
   const matches = declared && prefixMatcher(declared);
   const prefixes = (of: (id: string) => string | undefined) => [...new Set(ids.map(of))].sort();
-  const subtitled = streamOwners(item).some((owner) => owner.subtitles.length > 0);
-  return JSON.stringify([item.type, subtitled, prefixes((id) => prefixCandidate(id)), matches ? prefixes(matches) : null]);
+  const subtitled = streamOwners(value).some((owner) => owner.subtitles.length > 0);
+  const resources = elsewhere ? [value.streams.length > 0, subtitled] : [subtitled];
+  return JSON.stringify([value.type, elsewhere, resources, prefixes((id) => prefixCandidate(id, elsewhere)), matches ? prefixes(matches) : null]);
 }

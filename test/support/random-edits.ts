@@ -51,14 +51,15 @@ export function contentEdits(next: () => number): [name: string, edit: (text: st
     ['episode title', (t) => replaceOne(t, /title: "Episode \d+"/g, next(), () => `title: "Renamed ${Math.floor(next() * 100)}"`)],
     ['pick', (t) => replaceOne(t, /\n  type: movie\n/g, next(), (m) => `${m}  catalogs: [movies, newest, picks]\n`)],
     ['remove', (t) => replaceOne(t, /- id: [\s\S]*?(?=\n- id: |\n$)/g, next(), () => '').replace(/^\n/, '')],
-    // A copy of an item with another id and name, before an item or at the end.
+    // A copy of an item or title with another id (its first number prefixed with 9: `bm:m912`,
+    // `tt91000003:1:3`) and name, before one of them or at the end.
     [
       'add',
       (t) => {
         const items = [...t.matchAll(/- id: [\s\S]*?(?=\n- id: |\n$)/g)];
         if (items.length === 0) return t;
         const n = Math.floor(next() * 1e6);
-        const copy = items[Math.floor(next() * items.length)]![0].replace(/- id: "[^"]*"/, `- id: "bm:x${n}"`).replace(
+        const copy = items[Math.floor(next() * items.length)]![0].replace(/- id: "([^"\d]*)\d+/, (_, head: string) => `- id: "${head}9${n}`).replace(
           /\n  name: "[^"]*"/,
           `\n  name: "Added ${n}"`,
         );
