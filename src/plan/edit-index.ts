@@ -279,11 +279,6 @@ function splicePages(
 ): boolean {
   const old = list.members;
   const layout = catalogPages(members.length, list.extra);
-  const oldLayout = catalogPages(old.length, list.extra);
-  const firstPath = (page: { extras: Extra[][] }) => pagePath(catalog, page.extras[0]!);
-  const oldPageAt = new Map(oldLayout.map((page, k) => [firstPath(page), k]));
-  const paths = new Set(layout.map(firstPath));
-  for (const page of oldLayout) if (!paths.has(firstPath(page))) for (const order of page.extras) pages.removed.add(pagePath(catalog, order));
   // The pages that may change: those of edited members, and those from the first member that
   // moved to the last (to the end, when the list is longer or shorter).
   const candidates = new Set<number>();
@@ -297,6 +292,14 @@ function splicePages(
     if (low <= high || members.length !== old.length) for (let page = Math.floor(low / PAGE_SIZE); page <= last; page++) candidates.add(page);
   }
   if (candidates.size === 0) return true;
+  // The pages after the first by their `skip`, as written and now: those no longer there go.
+  const oldLayout = catalogPages(old.length, list.extra);
+  const oldPageAt = new Map(oldLayout.map((page, k) => [k === 0 ? -1 : page.skip, k]));
+  const skips = new Set(layout.map((page, k) => (k === 0 ? -1 : page.skip)));
+  oldLayout.forEach((page, k) => {
+    if (k > 0 && !skips.has(page.skip)) for (const order of page.extras) pages.removed.add(pagePath(catalog, order));
+  });
+  const firstPath = (page: { extras: Extra[][] }) => pagePath(catalog, page.extras[0]!);
   // Where each member was, by its index before: an array of the index's length, not a map of every member.
   let oldAt: Int32Array | undefined;
   const positionOf = (i: number) => {
@@ -328,7 +331,7 @@ function splicePages(
       if (preview === undefined) return false;
       listed.push(preview);
     }
-    const was = oldPageAt.get(firstPath(layout[page]!));
+    const was = oldPageAt.get(page === 0 ? -1 : skip);
     const before = was === undefined ? undefined : written(was);
     if (was !== undefined && !before) return false;
     if (before && before.previews.length === listed.length && before.previews.every((preview, k) => preview === listed[k])) continue;
