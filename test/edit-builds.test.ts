@@ -417,6 +417,43 @@ describe("the CLI's builds after items are added or removed", () => {
     await editsAsClean(content, out, [['and added again', 'a.yaml', (text) => text + subtitled('s2'), false]]);
   }, 60_000);
 
+  it("take a film's file copied or deleted, as a clean build: one film a file, as `init` writes them", async () => {
+    const one = (id: string, name: string, genre = 'Drama') =>
+      `id: "f:${id}"\ntype: movie\nname: "${name}"\ngenres: [${genre}]\nstreams: [{ url: "https://example.org/${id}.mp4" }]\n`;
+    const files = Object.fromEntries(
+      Array.from({ length: 6 }, (_, i) => [`films/f${i}.yaml`, one(String(i), `Film ${i}`, i % 2 ? 'Drama' : 'Comedy')]),
+    );
+    const content = await contentDir({ 'addon.yaml': addon, ...files });
+    const out = await tempDir();
+    expect((await build({ contentDir: content, outDir: out })).ok).toBe(true);
+    const steps: [what: string, change: () => Promise<void>, edited: boolean][] = [
+      ['a file copied, first by name', () => writeFile(path.join(content, 'films/f2b.yaml'), one('2b', 'Aaa sequel')), true],
+      ['a file deleted', () => rm(path.join(content, 'films/f4.yaml')), true],
+      ['a file at the end of the order read', () => writeFile(path.join(content, 'films/g.yaml'), one('g', 'Gg')), true],
+      [
+        'two files deleted and one copied',
+        async () => {
+          await rm(path.join(content, 'films/f5.yaml'));
+          await rm(path.join(content, 'films/g.yaml'));
+          await writeFile(path.join(content, 'films/f1b.yaml'), one('1b', 'Film 1 again', 'Comedy'));
+        },
+        true,
+      ],
+      // Its names are the first of those GitHub Pages needs the Actions workflow for (":"), the
+      // host report's examples: which come next, only the whole build knows.
+      ['the first film by id deleted', () => rm(path.join(content, 'films/f0.yaml')), false],
+      // A genre no film had: the manifest lists it.
+      ['a file of a film of a new genre', () => writeFile(path.join(content, 'films/w.yaml'), one('w', 'West', 'Western')), false],
+      // A file with no item is not kept.
+      ['an empty file', () => writeFile(path.join(content, 'films/empty.yaml'), ''), false],
+      ['that file deleted', () => rm(path.join(content, 'films/empty.yaml')), false],
+    ];
+    for (const [what, change, edited] of steps) {
+      await change();
+      expect((await buildAsClean(content, out, what)).edited, what).toBe(edited || undefined);
+    }
+  }, 60_000);
+
   it('take titles other addons describe added or removed, as a clean build, when the manifest stays as it was', async () => {
     const title = (id: string, type = 'movie', added = '  streams: [{ url: "https://example.org/s.mp4" }]\n') =>
       `- id: "${id}"\n  type: ${type}\n${added}`;

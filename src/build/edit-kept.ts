@@ -1,6 +1,7 @@
 // What a whole build keeps for the CLI's edits after it (build/edit.ts), and each edit for the
 // next, as the record of edits beside the output folder holds it (write/edit-journal.ts).
 import type { EditIndex } from '../plan/index.js';
+import type { ContentStamps } from '../load/index.js';
 import type { UnsafeNames } from '../hosts/index.js';
 import { fieldOf, isCount } from '../shared/fields.js';
 import { isRecord, type BuildRecord } from './last-build.js';
@@ -24,6 +25,24 @@ export interface EditKept {
   folders?: [dir: string, stamp: string][];
   /** What the files edited since the whole build became, with their text's fingerprint, as CheckedFiles.stored makes it; the kept file has the others. */
   results: (readonly [file: string, fingerprint: string, bytes: Uint8Array])[];
+}
+
+/** The bytes of a content file new since the last build or edit, which `files` had no entry for. */
+export const NEW_FILE = -2;
+
+/**
+ * The content files as `stamps` lists them now, each with what `files` kept of it (one new: no
+ * stamp, no fingerprint, NEW_FILE bytes), and those `files` kept that are gone; undefined when the
+ * files both have come in another order.
+ */
+export function filesSince(files: EditKept['files'], stamps: ContentStamps): { files: EditKept['files']; gone: EditKept['files'] } | undefined {
+  const now = new Set(stamps.map(([relative]) => relative));
+  const before = new Map(files.map((entry) => [entry[0], entry]));
+  const since = stamps.map(([relative]): EditKept['files'][number] => before.get(relative) ?? [relative, '', '', NEW_FILE]);
+  const kept = files.filter(([relative]) => now.has(relative));
+  const still = since.filter((entry) => entry[3] !== NEW_FILE);
+  if (still.some(([relative], i) => kept[i]![0] !== relative)) return undefined;
+  return { files: since, gone: files.filter(([relative]) => !now.has(relative)) };
 }
 
 /**

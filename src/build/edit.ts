@@ -16,7 +16,18 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TESTED_ON, unsafeNames, unsafeNamesAfter } from '../hosts/index.js';
 import { ADDON_FILE, contentFileStamps, contentTexts, loadContent, type SourceFile } from '../load/index.js';
-import { catalogMembers, editedFiles, editIndexOf, sameOutline, withRelease, type EditedFiles, type EditIndex, type Plan } from '../plan/index.js';
+import {
+  catalogMembers,
+  editedFiles,
+  editIndexOf,
+  sameOutline,
+  withNewFiles,
+  withRelease,
+  type EditedFiles,
+  type EditIndex,
+  type FileValues,
+  type Plan,
+} from '../plan/index.js';
 import { MANIFEST_FILE } from '../shared/paths.js';
 import { readPageTemplates } from '../shared/package.js';
 import type { CheckedItems } from '../validate/index.js';
@@ -51,7 +62,7 @@ import type { BuildOptions, BuildResult } from './index.js';
 import { keptResults } from './kept-store.js';
 import { filesHash, localDiagnostics, recordHolds, settingsHash, type BuildRecord } from './last-build.js';
 import { generatorFingerprint, settingsOf } from './reuse.js';
-import { keptOf, stored, type EditKept } from './edit-kept.js';
+import { filesSince, keptOf, NEW_FILE, stored, type EditKept } from './edit-kept.js';
 import { countsAfter, releasedRecord, resourceOf, STANDING, writtenAfter, writtenSizes } from './edit-record.js';
 
 /** The result of an edit's build: the output as a whole build would have made it; undefined when it takes the whole build. */
@@ -73,8 +84,10 @@ export async function editBuild(
   if (!head || !folders || !(await foldersHold(root, folders, kept.folders ? journal.mtimeNs : head.mtimeNs))) return undefined;
 
   const stamps = await contentFileStamps(options.contentDir);
-  if (!stamps || stamps.length !== kept.files.length || stamps.some(([relative], i) => kept.files[i]![0] !== relative)) return undefined;
-  const restamped = new Set(stamps.filter(([, stamp], i) => stamp !== kept.files[i]![1] || stamp === '').map(([relative]) => relative));
+  // Content files added or removed since: a film's file copied, or deleted.
+  const since = stamps && filesSince(kept.files, stamps);
+  if (!stamps || !since) return undefined;
+  const restamped = new Set(stamps.filter(([, stamp], i) => stamp !== since.files[i]![1] || stamp === '').map(([relative]) => relative));
   const loaded = await loadContent(options.contentDir, {
     maxFileSize: options.maxFileSize,
     env,
@@ -83,8 +96,8 @@ export async function editBuild(
   if (loaded.diagnostics.list().length > 0 || !loaded.addon || fieldOf(loaded.addon.value, 'playlists') !== undefined) return undefined;
   const texts = () => contentTexts(options.contentDir, options.maxFileSize);
   if (!(await recordHolds(record, record.inputs, options.contentDir, texts, env, options.baseUrl))) return undefined;
-  const files = kept.files.slice();
-  let textBytes = kept.textBytes;
+  const files = since.files.slice();
+  let textBytes = since.gone.reduce((sum, [, , , bytes]) => sum - Math.max(bytes, 0), kept.textBytes);
   const edited: SourceFile[] = [];
   // addon.yaml, when its text changed: a release, if the items' settings are as they were (checkAlone).
   let release: SourceFile | undefined;
@@ -95,10 +108,10 @@ export async function editBuild(
     files[at] = [relative, settledStamp(file) ?? '', textFingerprint(file), Buffer.byteLength(file.text)];
     if (textFingerprint(file) === fingerprint) continue;
     // A file that held no item or title (keepForEdits) may hold some now: the whole build counts them.
-    if (bytes < 0) return undefined;
+    if (bytes < 0 && bytes !== NEW_FILE) return undefined;
     if (file.relative === ADDON_FILE) release = file;
     else edited.push(file);
-    textBytes += Buffer.byteLength(file.text) - bytes;
+    textBytes += Buffer.byteLength(file.text) - Math.max(bytes, 0);
   }
   const inputs = filesHash(
     settings,
@@ -107,7 +120,7 @@ export async function editBuild(
   const after: EditKept = { ...kept, files, textBytes, folders, record: { ...record, inputs } };
   // Only rewritten (a checkout): the last build stands, as when the stamps say so. Kept again only
   // for stamps the next build can trust: a file changed in the two seconds before it was read has none.
-  if (edited.length === 0 && !release) {
+  if (edited.length === 0 && !release && since.gone.length === 0) {
     const settled = files.some(([, stamp], i) => stamp !== '' && stamp !== kept.files[i]![1]);
     return finish(options, root, { journal, head }, after, { keep: settled });
   }
@@ -121,19 +134,21 @@ export async function editBuild(
   });
   const firstRead = new Map(loaded.files.map((file) => [file.relative, textFingerprint(file)]));
   const sameText = (file: SourceFile) => firstRead.get(file.relative) === textFingerprint(file);
+  const gone = since.gone.map(([relative]) => ({ relative, file: path.join(options.contentDir, relative) }));
   // A warning in an edited file could now be at another line, or gone: the whole build finds it again.
-  const editedNames = new Set([...edited, ...(release ? [release] : [])].map((file) => file.file));
+  const editedNames = new Set([...edited, ...gone, ...(release ? [release] : [])].map((file) => file.file));
   const standing = localDiagnostics(record.diagnostics, options.contentDir);
   if (standing.some((d) => [d, ...(d.related ?? [])].some((at) => at.file != null && editedNames.has(at.file)))) return undefined;
   const checked = alone.files.every(sameText) ? await checkAlone(options, alone, env, edited) : undefined;
-  const old = checked && (await valuesBefore(root, kept, edited));
+  const added = new Set(since.files.filter(([, , , bytes]) => bytes === NEW_FILE).map(([relative]) => path.join(options.contentDir, relative)));
+  const old = checked && (await valuesBefore(root, kept, [...edited, ...gone], added));
   if (!checked || !old || (release && checked.context !== kept.checkContext)) return undefined;
-  for (const file of edited) if (!sameOutline(old.get(file.file)!, checked.values.get(file.file)!)) return undefined;
-  const spliced = editedFiles(
-    index,
-    edited.map((file) => ({ file: file.file, ...checked.values.get(file.file)!, before: old.get(file.file)! })),
-    (page) => outputText(root, page),
-  );
+  // What each edited file holds now: a file gone, nothing.
+  const now = new Map([...checked.values, ...gone.map(({ file }): [string, FileValues] => [file, { items: [], externalTitles: [] }])]);
+  for (const [file, values] of now) if (!sameOutline(old.get(file)!, values)) return undefined;
+  const order = files.map(([relative]) => path.join(options.contentDir, relative));
+  const values = [...now].map(([file, held]) => ({ file, ...held, before: old.get(file)! }));
+  const spliced = editedFiles(withNewFiles(index, order, added), values, (page) => outputText(root, page));
   const output = spliced && release ? withRelease(spliced, checked.addon, await readPageTemplates()) : spliced;
   const found = output && (await changedFiles(root, output));
   if (!found) return undefined;
@@ -142,8 +157,9 @@ export async function editBuild(
   if (!written) return undefined;
   after.unsafeNames = written.unsafeNames;
   after.index = output.index;
-  after.results = [...kept.results.filter(([file]) => !checked.stored.has(file)), ...checked.stored.values()];
-  after.record = { ...after.record, counts: countsAfter(record.counts, old, checked.values), ...written.record };
+  const goneNames = new Set(gone.map(({ file }) => file));
+  after.results = [...kept.results.filter(([file]) => !checked.stored.has(file) && !goneNames.has(file)), ...checked.stored.values()];
+  after.record = { ...after.record, counts: countsAfter(record.counts, old, now), ...written.record };
   if (release) after.record = releasedRecord(after.record, checked.addon, output.bodies.get(MANIFEST_FILE)!, options.contentDir);
   return finish(options, root, { journal, head }, after, { changed, removed: new Set(removed.keys()), keep: true });
 }
@@ -342,13 +358,23 @@ async function checkAlone(options: BuildOptions, loaded: Awaited<ReturnType<type
 }
 
 /** What the edited files' items and titles were, as the last build or edit kept them (with the text fingerprint `kept.files` has). */
-async function valuesBefore(root: string, kept: EditKept, edited: readonly SourceFile[]): Promise<Map<string, StoredValues> | undefined> {
+async function valuesBefore(
+  root: string,
+  kept: EditKept,
+  edited: readonly Pick<SourceFile, 'file' | 'relative'>[],
+  added: ReadonlySet<string>,
+): Promise<Map<string, StoredValues> | undefined> {
   const fingerprintOf = new Map(kept.files.map(([relative, , fingerprint]) => [relative, fingerprint]));
   const results = new Map(kept.results.map(([file, fingerprint, bytes]) => [file, { fingerprint, bytes }]));
-  const missing = new Set(edited.map((file) => file.file).filter((file) => !results.has(file)));
+  const missing = new Set(edited.map((file) => file.file).filter((file) => !results.has(file) && !added.has(file)));
   if (missing.size > 0) for (const [file, result] of await keptResults(root, missing)) results.set(file, result);
   const before = new Map<string, StoredValues>();
   for (const file of edited) {
+    // A file new since held nothing.
+    if (added.has(file.file)) {
+      before.set(file.file, { items: [], externalTitles: [] });
+      continue;
+    }
     const result = results.get(file.file);
     const values = result && result.fingerprint === fingerprintOf.get(file.relative) ? storedValues(result.bytes) : undefined;
     if (!values) return undefined;

@@ -4,7 +4,7 @@
 import type { ExternalTitle, Item } from '../shared/content.js';
 import { ALL_GENRES } from '../shared/genres.js';
 import { catalogOrder, type SortFields } from '../validate/catalogs.js';
-import type { CatalogFrame, EditIndex } from './edit-index.js';
+import type { CatalogFrame, EditIndex, FileRange } from './edit-index.js';
 
 /** The index's items after an edit, by their indexes after it, and where each was before. */
 export interface Reindexed {
@@ -170,4 +170,26 @@ export function placedMembers(list: EditIndex['lists'][number], catalog: Catalog
     placed.splice(low, 0, item);
   }
   return Int32Array.from(placed);
+}
+
+/**
+ * The index with a range of no items and no titles for each content file `added` since (by
+ * load's name), where `order` (every content file, in load's order) puts it: items an edit finds
+ * in it then go there in the order read.
+ */
+export function withNewFiles(index: EditIndex, order: readonly string[], added: ReadonlySet<string>): EditIndex {
+  if (added.size === 0) return index;
+  const place = (ranges: readonly FileRange[]) => {
+    const byFile = new Map(ranges.map((range) => [range.file, range]));
+    const placed: FileRange[] = [];
+    let next = 0;
+    for (const file of order) {
+      const range = byFile.get(file) ?? (added.has(file) ? { file, first: next, count: 0 } : undefined);
+      if (!range) continue;
+      placed.push(range);
+      next = range.first + range.count;
+    }
+    return placed;
+  };
+  return { ...index, files: place(index.files), titleFiles: place(index.titleFiles) };
 }
