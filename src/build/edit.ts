@@ -16,6 +16,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TESTED_ON, unsafeNames, unsafeNamesAfter } from '../hosts/index.js';
 import { ADDON_FILE, contentFileStamps, contentTexts, loadContent, type SourceFile } from '../load/index.js';
+import { YAML_NAME } from '../load/file-names.js';
 import {
   catalogMembers,
   editedFiles,
@@ -109,6 +110,8 @@ export async function editBuild(
     if (textFingerprint(file) === fingerprint) continue;
     // A file that held no item or title (keepForEdits) may hold some now: the whole build counts them.
     if (bytes < 0 && bytes !== NEW_FILE) return undefined;
+    // A new playlist's channels merge with others', a new table's rows are its items: only YAML.
+    if (bytes === NEW_FILE && !YAML_NAME.test(file.relative)) return undefined;
     if (file.relative === ADDON_FILE) release = file;
     else edited.push(file);
     textBytes += Buffer.byteLength(file.text) - Math.max(bytes, 0);
