@@ -14,7 +14,7 @@
 // last one's record.
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { TESTED_ON, unsafeNames, unsafeNamesAfter } from '../hosts/index.js';
+import { TESTED_ON, unsafeNames as unsafeNamesOf, unsafeNamesAfter } from '../hosts/index.js';
 import { ADDON_FILE, contentFileStamps, contentTexts, loadContent, type SourceFile } from '../load/index.js';
 import { YAML_NAME } from '../load/file-names.js';
 import {
@@ -49,6 +49,7 @@ import {
   outputSizes,
   removeOutputFiles,
   largestOutputFile,
+  outputPaths,
   stampFolders,
   stateIdentity,
   writeEditJournal,
@@ -184,12 +185,15 @@ async function outputAfter(
   // What validate measures against the content's size too (catalogs.ts, tooManyListings): each catalog's members.
   const listings = index.catalogs.reduce((sum, _, at) => sum + catalogMembers(index, at).length, 0);
   // The largest file shrank or went, or another is as large: which is largest now is in the state file.
-  const largest = async () => {
-    const since = writtenSizes(journal, changed, new Set(removed.keys()));
-    return largestOutputFile(root, since.sizes, since.removed);
-  };
+  const since = writtenSizes(journal, changed, new Set(removed.keys()));
+  const largest = () => largestOutputFile(root, since.sizes, since.removed);
   const created = [...changed.keys()].filter((file) => !before.has(file));
-  const unsafeNames = unsafeNamesAfter(kept.unsafeNames, created, removed.keys());
+  // An example gone: the output's paths, from the state file, give the next.
+  const fromOutput = async () => {
+    const paths = await outputPaths(root, since.sizes, since.removed);
+    return paths && unsafeNamesOf(paths.map((path) => ({ path })));
+  };
+  const unsafeNames = unsafeNamesAfter(kept.unsafeNames, created, removed.keys()) ?? (await fromOutput());
   const record = unsafeNames && (await writtenAfter(kept.record, listings, { ...files, names: unsafeNames }, textBytes, contentDir, largest));
   return record && unsafeNames ? { record, unsafeNames } : undefined;
 }
@@ -325,7 +329,7 @@ export async function keepForEdits(
     files,
     textBytes: content.textBytes,
     record: built.record,
-    unsafeNames: unsafeNames(plan.files),
+    unsafeNames: unsafeNamesOf(plan.files),
     results: [],
   };
   if ((await writeEditJournal(outDir, { state, pending: false, unknown: [], sizes: [], removed: [], kept: stored(kept) })) === undefined)

@@ -202,6 +202,16 @@ export async function largestOutputFile(
   return unplaced ? undefined : largest;
 }
 
+/** The paths of the output once the files of `sizes` are there and those `removed` gone, the others those of the state file; undefined when it cannot be read. */
+export async function outputPaths(outDir: string, sizes: ReadonlyMap<string, number>, removed: ReadonlySet<string>): Promise<string[] | undefined> {
+  const read = await readStateFile(path.resolve(outDir));
+  if (!read) return undefined;
+  const files = filesOf(read.state);
+  const paths = [...files.keys()].filter((file) => !removed.has(file));
+  for (const file of sizes.keys()) if (!files.has(file)) paths.push(file);
+  return paths;
+}
+
 /** The size of each of `paths` in the output folder, each a file there (not followed if a link); undefined when one is not. */
 export async function outputSizes(outDir: string, paths: Iterable<string>): Promise<Map<string, number> | undefined> {
   const root = path.resolve(outDir);

@@ -20,6 +20,7 @@ export { keptFileOf, openKeptFile, startKeptFile, type KeptFile, type KeptFileWr
 export {
   journalFileOf,
   largestOutputFile,
+  outputPaths,
   outputPathsFree,
   outputSizes,
   outputText,
