@@ -76,9 +76,10 @@ export function releasedRecord(
 /**
  * What the record says of the output once `changed` replaced what was there (`before`, its
  * sizes; none for a file new) and the files `removed` (their sizes) went: the sizes, the hosts'
- * limits against them and their note of the output's unsafe `names`; `largestNow` finds the largest file when the edit made it smaller or
- * removed it, or another is as large. Undefined when that is not one file, or the output or its
- * catalogs' `listings` would be more than the content may make (shared/output-limit.ts).
+ * limits against them and their note of the output's unsafe `names`; `largestNow` finds the
+ * largest file when the edit made it smaller or removed it, or another is as large. Undefined
+ * when that is not one file, or the output or its catalogs' `listings` would be more than the
+ * content may make (shared/output-limit.ts).
  */
 export async function writtenAfter(
   record: BuildRecord,
