@@ -10,7 +10,7 @@ import { manifestTooLarge } from '../plan/manifest.js';
 import { outputLimit } from '../shared/output-limit.js';
 import type { FileValues } from '../plan/index.js';
 import type { StoredValues } from '../validate/checked-files.js';
-import type { EditJournal } from '../write/index.js';
+import type { EditJournal, OutputFiles } from '../write/index.js';
 import { portableDiagnostics, type BuildRecord } from './last-build.js';
 
 /**
@@ -71,6 +71,25 @@ export function releasedRecord(
   const hosts = diagnostics.findIndex((d) => d.code === 'host-limit');
   if (tooLarge) diagnostics.splice(hosts < 0 ? diagnostics.length : hosts, 0, ...portableDiagnostics([tooLarge], contentDir));
   return { ...record, addon: { name: addon.name, version: addon.version }, diagnostics };
+}
+
+/**
+ * The largest of the output's `files`: of those as large, the first in the plan's order (write
+ * counts them in that order, and the first stays). Undefined when one has an unknown size, or one
+ * whose place in the plan is not known is as large.
+ */
+export function largestOf({ placed, unplaced }: OutputFiles): BuildRecord['write']['largest'] | undefined {
+  let largest: BuildRecord['write']['largest'] | undefined;
+  for (const [path, bytes] of placed) {
+    if (bytes < 0) return undefined;
+    if (!largest || bytes > largest.bytes) largest = { path, bytes };
+  }
+  let unknownPlace = false;
+  for (const [path, bytes] of unplaced) {
+    if (largest && bytes === largest.bytes) unknownPlace = true;
+    if (!largest || bytes > largest.bytes) [largest, unknownPlace] = [{ path, bytes }, false];
+  }
+  return unknownPlace ? undefined : largest;
 }
 
 /**

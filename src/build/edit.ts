@@ -48,8 +48,8 @@ import {
   outputPathsFree,
   outputSizes,
   removeOutputFiles,
-  largestOutputFile,
-  outputPaths,
+  outputFiles,
+  type OutputFiles,
   stampFolders,
   stateIdentity,
   writeEditJournal,
@@ -65,7 +65,7 @@ import { keptResults } from './kept-store.js';
 import { filesHash, localDiagnostics, recordHolds, settingsHash, type BuildRecord } from './last-build.js';
 import { generatorFingerprint, settingsOf } from './reuse.js';
 import { filesSince, keptOf, NEW_FILE, stored, type EditKept } from './edit-kept.js';
-import { countsAfter, releasedRecord, resourceOf, STANDING, writtenAfter, writtenSizes } from './edit-record.js';
+import { countsAfter, largestOf, releasedRecord, resourceOf, STANDING, writtenAfter, writtenSizes } from './edit-record.js';
 
 /** The result of an edit's build: the output as a whole build would have made it; undefined when it takes the whole build. */
 export async function editBuild(
@@ -184,14 +184,19 @@ async function outputAfter(
   const { changed, before, removed } = files;
   // What validate measures against the content's size too (catalogs.ts, tooManyListings): each catalog's members.
   const listings = index.catalogs.reduce((sum, _, at) => sum + catalogMembers(index, at).length, 0);
-  // The largest file shrank or went, or another is as large: which is largest now is in the state file.
   const since = writtenSizes(journal, changed, new Set(removed.keys()));
-  const largest = () => largestOutputFile(root, since.sizes, since.removed);
+  // The state file holds the others' sizes and paths, read once, when the largest file shrank or went (or another is as large), or an example of
+  // the unsafe names went: the state file holds the others.
+  let read: Promise<OutputFiles | undefined> | undefined;
+  const output = () => (read ??= outputFiles(root, since.sizes, since.removed));
+  const largest = async () => {
+    const all = await output();
+    return all && largestOf(all);
+  };
   const created = [...changed.keys()].filter((file) => !before.has(file));
-  // An example gone: the output's paths, from the state file, give the next.
   const fromOutput = async () => {
-    const paths = await outputPaths(root, since.sizes, since.removed);
-    return paths && unsafeNamesOf(paths.map((path) => ({ path })));
+    const all = await output();
+    return all && unsafeNamesOf([...all.placed, ...all.unplaced].map(([path]) => ({ path })));
   };
   const unsafeNames = unsafeNamesAfter(kept.unsafeNames, created, removed.keys()) ?? (await fromOutput());
   const record = unsafeNames && (await writtenAfter(kept.record, listings, { ...files, names: unsafeNames }, textBytes, contentDir, largest));

@@ -172,44 +172,30 @@ export function outputText(outDir: string, relative: string): string | undefined
   }
 }
 
+/** The output's files, each with its size (-1 where unknown). */
+export interface OutputFiles {
+  /** Those the state file holds, in its order, which is the plan's. */
+  placed: [path: string, bytes: number][];
+  /** Those edits wrote that it does not hold: where they come in the plan is not known. */
+  unplaced: [path: string, bytes: number][];
+}
+
 /**
- * The largest file of the output once the files of `sizes` have those sizes and those `removed`
- * are gone, the others those the state file gives: of those as large, the first in the state
- * file's order, which is the plan's (write counts them in that order, and the first stays).
- * Undefined when one has an unknown size, or one the state file does not hold is as large (where
- * it comes in the plan is not known).
+ * The output's files once the files of `sizes` have those sizes and those `removed` are gone, the
+ * others as the state file gives them; undefined when it cannot be read.
  */
-export async function largestOutputFile(
+export async function outputFiles(
   outDir: string,
   sizes: ReadonlyMap<string, number>,
   removed: ReadonlySet<string>,
-): Promise<{ path: string; bytes: number } | undefined> {
-  const read = await readStateFile(path.resolve(outDir));
-  if (!read) return undefined;
-  let largest: { path: string; bytes: number } | undefined;
-  const files = filesOf(read.state);
-  for (const [file, written] of files) {
-    const bytes = sizes.get(file) ?? written.bytes;
-    if (bytes < 0) return undefined;
-    if (!removed.has(file) && (!largest || bytes > largest.bytes)) largest = { path: file, bytes };
-  }
-  let unplaced = false;
-  for (const [file, bytes] of sizes) {
-    if (files.has(file)) continue;
-    if (largest && bytes === largest.bytes) unplaced = true;
-    if (!largest || bytes > largest.bytes) [largest, unplaced] = [{ path: file, bytes }, false];
-  }
-  return unplaced ? undefined : largest;
-}
-
-/** The paths of the output once the files of `sizes` are there and those `removed` gone, the others those of the state file; undefined when it cannot be read. */
-export async function outputPaths(outDir: string, sizes: ReadonlyMap<string, number>, removed: ReadonlySet<string>): Promise<string[] | undefined> {
+): Promise<OutputFiles | undefined> {
   const read = await readStateFile(path.resolve(outDir));
   if (!read) return undefined;
   const files = filesOf(read.state);
-  const paths = [...files.keys()].filter((file) => !removed.has(file));
-  for (const file of sizes.keys()) if (!files.has(file)) paths.push(file);
-  return paths;
+  const placed: OutputFiles['placed'] = [];
+  for (const [file, written] of files) if (!removed.has(file)) placed.push([file, sizes.get(file) ?? written.bytes]);
+  const unplaced = [...sizes].filter(([file]) => !files.has(file));
+  return { placed, unplaced };
 }
 
 /** The size of each of `paths` in the output folder, each a file there (not followed if a link); undefined when one is not. */

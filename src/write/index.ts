@@ -19,8 +19,7 @@ export { linkOutput } from './link-output.js';
 export { keptFileOf, openKeptFile, startKeptFile, type KeptFile, type KeptFileWriter } from './kept-file.js';
 export {
   journalFileOf,
-  largestOutputFile,
-  outputPaths,
+  outputFiles,
   outputPathsFree,
   outputSizes,
   outputText,
@@ -32,6 +31,7 @@ export {
   writeEditJournal,
   writeOutputFiles,
   type EditJournal,
+  type OutputFiles,
 } from './edit-journal.js';
 export { foldersHold, headStamps, stampFolders } from './stamps.js';
 export { EDITED, readStateHead, writeStampsSlot } from './state.js';
