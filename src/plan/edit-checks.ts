@@ -2,7 +2,7 @@
 // build would find them (validate/index.ts): those it keeps by their outline, those it adds or
 // removes by what the index holds of all the others. Anything else takes the whole build (build/edit.ts).
 import { streamOwners, type ExternalTitle, type Item, type StreamOwner } from '../shared/content.js';
-import { offeringKey, type Offerer } from '../shared/resources.js';
+import { offeringKeys, type Offerer } from '../shared/resources.js';
 import { prefixMatcher } from '../shared/id-prefixes.js';
 import { uniqueInOrder } from '../validate/ids.js';
 import type { StoredItem, StoredTitle, StoredValues } from '../validate/checked-files.js';
@@ -90,8 +90,9 @@ export function addedAndRemoved(
   const changed = [...addedItems, ...titles.added, ...removed, ...removedTitles];
   let offerings = countOfferings(new Map(index.offerings), [...addedItems, ...titles.added], declared, 1);
   offerings = countOfferings(offerings, [...removed, ...removedTitles], declared, -1);
+  const keyOf = offeringKeys(declared);
   for (const value of changed) {
-    const key = offeringKey(value, declared);
+    const key = keyOf(value);
     if (offerings.has(key) !== index.offerings.has(key)) return undefined;
   }
   return offerings;
@@ -104,8 +105,9 @@ export function countOfferings(
   declared: readonly string[] | undefined,
   by: number,
 ): Map<string, number> {
+  const keyOf = offeringKeys(declared);
   for (const item of items) {
-    const key = offeringKey(item, declared);
+    const key = keyOf(item);
     const count = (counts.get(key) ?? 0) + by;
     if (count > 0) counts.set(key, count);
     else counts.delete(key);

@@ -125,14 +125,23 @@ export type Offerer = Pick<FileOrigin, 'type' | 'id'> & StreamOwner & Partial<Pi
  * title: stream and subtitles as it has them), and the prefixes its ids give, derived and of those
  * `declared`. An item or title added or removed beside another with the same key leaves the
  * resources of the manifest as they were (build/edit.ts), so long as the types come in the same
- * order.
+ * order. One function for the declared prefixes, called for every item of a whole build.
  */
-export function offeringKey(value: Offerer, declared: readonly string[] | undefined): string {
-  const ids = idsOf(value);
-  const elsewhere = value.name === undefined;
+export function offeringKeys(declared: readonly string[] | undefined): (value: Offerer) => string {
   const matches = declared && prefixMatcher(declared);
-  const prefixes = (of: (id: string) => string | undefined) => [...new Set(ids.map(of))].sort();
-  const subtitled = streamOwners(value).some((owner) => owner.subtitles.length > 0);
-  const resources = elsewhere ? [value.streams.length > 0, subtitled] : [subtitled];
-  return JSON.stringify([value.type, elsewhere, resources, prefixes((id) => prefixCandidate(id, elsewhere)), matches ? prefixes(matches) : null]);
+  return (value) => {
+    const elsewhere = value.name === undefined;
+    const derived = new Set<string>();
+    const matched = new Set<string | undefined>();
+    for (const id of idsOf(value)) {
+      derived.add(prefixCandidate(id, elsewhere));
+      if (matches) matched.add(matches(id));
+    }
+    const subtitled = streamOwners(value).some((owner) => owner.subtitles.length > 0);
+    const resources = elsewhere ? [value.streams.length > 0, subtitled] : [subtitled];
+    // Joined with control characters, which no type or id holds (validate/schema-leaves.ts): a JSON
+    // text of each took most of a whole build's time for the keys (bench/README.md, "Items added or removed").
+    const matchedList = matches ? [...matched].map((m) => m ?? '\u0002').sort() : [];
+    return [value.type, elsewhere, ...resources, [...derived].sort().join('\u0000'), matchedList.join('\u0000')].join('\u0001');
+  };
 }
