@@ -326,6 +326,28 @@ describe("the CLI's builds after an edit", () => {
     await editsAsClean(content, out, [['a name on the largest page shortened', 'a.yaml', renamed, true]]);
   }, 60_000);
 
+  it('name as largest file the next one, when the largest files an edit keeps all become smaller', async () => {
+    // Stream files larger than the one page, each larger than the film's before: more files than
+    // the edit keeps (LARGEST_KEPT), so that once they shrink, the next is one it does not hold.
+    const film = (i: number, streams: number) =>
+      `- id: "f:${i}"\n  type: movie\n  name: "F${i}"\n  streams:\n` +
+      Array.from({ length: streams }, (_, k) => `    - { url: "https://cdn.example.org/${'x'.repeat(150)}/${i}/${k}.mp4" }\n`).join('');
+    const films = (shrunk: (i: number) => boolean) => () => Array.from({ length: 70 }, (_, i) => film(i, shrunk(i) ? 1 : 50 + i)).join('');
+    const content = await contentDir({
+      'addon.yaml': addonYaml('catalogs:\n  - { id: all, type: movie, name: All }\n'),
+      'a.yaml': films(() => false)(),
+    });
+    const out = await tempDir();
+    expect((await build({ contentDir: content, outDir: out })).write?.largest.path).toBe('stream/movie/f:69.json');
+    await editsAsClean(content, out, [
+      // The files it keeps, but for four: the largest is one of those.
+      ['the largest 60 shrunk', 'a.yaml', films((i) => i >= 10), true],
+      // All it kept: the largest is one it did not keep.
+      ['the largest 64 shrunk', 'a.yaml', films((i) => i >= 6), true],
+      ['one more', 'a.yaml', films((i) => i >= 5), true],
+    ]);
+  }, 60_000);
+
   it('go the whole way when an edit changes the manifest, which files an item has, or what is warned of', async () => {
     const one = (streams: string, subtitles: string) => `- id: "a:1"\n  type: movie\n  name: "One"\n  streams:\n${streams}${subtitles}`;
     const withHint = '    - { url: "https://cdn.example.org/1.mp4", name: CDN, behaviorHints: { filename: "one.mp4" } }\n';

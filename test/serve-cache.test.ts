@@ -2,7 +2,7 @@
 // it answers must still be what the disk holds, at once, whatever happens to the file after it was
 // kept: rewritten in place with the same size, deleted, replaced by a symlink out, its folder
 // swapped for a symlink out. The tree here is changed by hand, as a user's other tools might.
-import { mkdir, readFile, rename, rm, symlink, unlink, writeFile } from 'node:fs/promises';
+import { mkdir, rename, rm, symlink, unlink, writeFile } from 'node:fs/promises';
 import { Agent } from 'node:http';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';

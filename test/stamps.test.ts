@@ -210,7 +210,8 @@ describe('the stamps of the output folders', () => {
     expect(await readStateHead(out)).toBeUndefined();
     expect((await build({ contentDir: dir, outDir: out })).reused).toBe(true);
     // One entry fewer in its columns, the head as it was: its size differs from the stamped one.
-    await writeFile(state, text.replace('"meta/movie/x.json",', ''));
+    const entry = text.lastIndexOf('"meta/movie/x.json",');
+    await writeFile(state, text.slice(0, entry) + text.slice(entry + '"meta/movie/x.json",'.length));
     expect(await stamped(out)).toBe(false);
     expect((await build({ contentDir: dir, outDir: out })).reused).toBeUndefined();
   });

@@ -1,16 +1,18 @@
 // What the record says of the output after an edit's build (build/edit.ts): the last build's
 // record with the sizes, counts and hosts' limits the edit's files change, and the warnings it
-// leaves standing. Pure but for the one look at the state file that finding the largest file may need.
-import { hostReport, type UnsafeNames } from '../hosts/index.js';
+// leaves standing. Pure but for outputAfter's one look at the state file, when the largest file or
+// an example of the unsafe names went and what the edit keeps does not tell the next.
+import { hostReport, unsafeNames as unsafeNamesOf, unsafeNamesAfter, type UnsafeNames } from '../hosts/index.js';
 import type { DiagnosticCode } from '../diagnostics/index.js';
 import { ownedTotals, type Content } from '../shared/content.js';
 import { MANIFEST_FILE } from '../shared/paths.js';
 import { PAGE_PATHS } from '../plan/page.js';
 import { manifestTooLarge } from '../plan/manifest.js';
 import { outputLimit } from '../shared/output-limit.js';
-import type { FileValues } from '../plan/index.js';
+import { catalogMembers, type EditIndex, type FileValues } from '../plan/index.js';
 import type { StoredValues } from '../validate/checked-files.js';
-import type { EditJournal, OutputFiles } from '../write/index.js';
+import { addLargest, largestFilesAfter, largestIn, outputFiles, type EditJournal, type LargestFiles, type OutputFiles } from '../write/index.js';
+import type { EditKept } from './edit-kept.js';
 import { portableDiagnostics, type BuildRecord } from './last-build.js';
 
 /**
@@ -63,7 +65,7 @@ export function resourceOf(file: string): string {
 export function releasedRecord(
   record: BuildRecord,
   addon: Pick<Content['addon'], 'name' | 'version'>,
-  manifestBody: string,
+  manifestBody: string | Buffer,
   contentDir: string,
 ): BuildRecord {
   const diagnostics = record.diagnostics.filter((d) => d.code !== 'manifest-too-large');
@@ -92,13 +94,22 @@ export function largestOf({ placed, unplaced }: OutputFiles): BuildRecord['write
   return unknownPlace ? undefined : largest;
 }
 
+/** The largest of the output's `files`, as LargestFiles holds them: those the state file holds placed in its order. */
+export function largestFilesOf({ placed, unplaced }: OutputFiles): LargestFiles {
+  const largest: LargestFiles = { files: [], below: 0 };
+  placed.forEach(([path, bytes], place) => addLargest(largest, path, bytes, place));
+  for (const [path, bytes] of unplaced) addLargest(largest, path, bytes, -1);
+  return largest;
+}
+
 /**
  * What the record says of the output once `changed` replaced what was there (`before`, its
  * sizes; none for a file new) and the files `removed` (their sizes) went: the sizes, the hosts'
- * limits against them and their note of the output's unsafe `names`; `largestNow` finds the
- * largest file when the edit made it smaller or removed it, or another is as large. Undefined
- * when that is not one file, or the output or its catalogs' `listings` would be more than the
- * content may make (shared/output-limit.ts).
+ * limits against them and their note of the output's unsafe `names`, and the largest files. When
+ * the edit made the largest smaller or removed it, or another is as large, the largest files kept
+ * tell the next, or else the output's files as the state file gives them (`output`). Undefined when
+ * that is not one file, or the output or its catalogs' `listings` would be more than the content
+ * may make (shared/output-limit.ts).
  */
 export async function writtenAfter(
   record: BuildRecord,
@@ -106,10 +117,15 @@ export async function writtenAfter(
   files: { changed: ReadonlyMap<string, Buffer>; before: ReadonlyMap<string, number>; removed: ReadonlyMap<string, number>; names: UnsafeNames },
   textBytes: number,
   contentDir: string,
-  largestNow: () => Promise<BuildRecord['write']['largest'] | undefined>,
+  output: () => Promise<OutputFiles | undefined>,
 ): Promise<Pick<BuildRecord, 'write' | 'hosts' | 'diagnostics'> | undefined> {
   const byResource = Object.fromEntries(Object.entries(record.write.byResource).map(([resource, r]) => [resource, { ...r }]));
   let { bytes, largest, files: count } = record.write;
+  let largestFiles = largestFilesAfter(
+    record.write.largestFiles,
+    [...files.changed].map(([file, now]) => [file, now.length]),
+    files.removed.keys(),
+  );
   let known = true;
   const tally = (file: string, delta: number, files: number) => {
     const of = byResource[resourceOf(file)];
@@ -129,13 +145,16 @@ export async function writtenAfter(
     if (file === largest.path) known = false;
   }
   if (!known) {
-    const found = await largestNow();
+    const kept = largestIn(largestFiles);
+    const all = kept ? undefined : await output();
+    const found = kept ?? (all && largestOf(all));
     if (!found) return undefined;
     largest = found;
+    if (all) largestFiles = largestFilesOf(all);
   }
   const limit = outputLimit(textBytes);
   if (bytes > limit.bytes || count > limit.files || listings > limit.listings) return undefined;
-  const write = { files: count, bytes, largest, byResource };
+  const write = { files: count, bytes, largest, largestFiles, byResource };
   const report = hostReport(
     record.hosts.map((host) => host.host),
     files.names,
@@ -164,4 +183,36 @@ export function countsAfter(
   for (const values of old.values()) tally(values, -1);
   for (const values of now.values()) tally(values, 1);
   return { ...counts, items, externalTitles, videos, streams, subtitles };
+}
+
+/**
+ * What the record says of the output once an edit wrote the files `changed` and removed those
+ * `removed` (writtenAfter), and the unsafe names it has; undefined when that is not known.
+ */
+export async function outputAfter(
+  root: string,
+  journal: EditJournal,
+  kept: EditKept,
+  index: EditIndex,
+  files: { changed: ReadonlyMap<string, Buffer>; before: ReadonlyMap<string, number>; removed: ReadonlyMap<string, number> },
+  textBytes: number,
+  contentDir: string,
+) {
+  const { changed, before, removed } = files;
+  // What validate measures against the content's size too (catalogs.ts, tooManyListings): each catalog's members.
+  const listings = index.catalogs.reduce((sum, _, at) => sum + catalogMembers(index, at).length, 0);
+  const since = writtenSizes(journal, changed, new Set(removed.keys()));
+  // The state file holds the others' sizes and paths, read once, when the largest file shrank or
+  // went (or another is as large) and the largest kept are not enough to tell the next, or an
+  // example of the unsafe names went.
+  let read: Promise<OutputFiles | undefined> | undefined;
+  const output = () => (read ??= outputFiles(root, since.sizes, since.removed));
+  const created = [...changed.keys()].filter((file) => !before.has(file));
+  const fromOutput = async () => {
+    const all = await output();
+    return all && unsafeNamesOf([...all.placed, ...all.unplaced].map(([path]) => ({ path })));
+  };
+  const unsafeNames = unsafeNamesAfter(kept.unsafeNames, created, removed.keys()) ?? (await fromOutput());
+  const record = unsafeNames && (await writtenAfter(kept.record, listings, { ...files, names: unsafeNames }, textBytes, contentDir, output));
+  return record && unsafeNames ? { record, unsafeNames } : undefined;
 }

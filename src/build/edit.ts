@@ -14,21 +14,10 @@
 // last one's record.
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { TESTED_ON, unsafeNames as unsafeNamesOf, unsafeNamesAfter } from '../hosts/index.js';
+import { TESTED_ON, unsafeNames as unsafeNamesOf } from '../hosts/index.js';
 import { ADDON_FILE, contentFileStamps, contentTexts, loadContent, type SourceFile } from '../load/index.js';
 import { YAML_NAME } from '../load/file-names.js';
-import {
-  catalogMembers,
-  editedFiles,
-  editIndexOf,
-  sameOutline,
-  withNewFiles,
-  withRelease,
-  type EditedFiles,
-  type EditIndex,
-  type FileValues,
-  type Plan,
-} from '../plan/index.js';
+import { editedFiles, editIndexOf, sameOutline, withNewFiles, withRelease, type EditedFiles, type FileValues, type Plan } from '../plan/index.js';
 import { MANIFEST_FILE } from '../shared/paths.js';
 import { readPageTemplates } from '../shared/package.js';
 import type { CheckedItems } from '../validate/index.js';
@@ -41,15 +30,13 @@ import type { Environment } from '../validate/secrets.js';
 import {
   foldersHold,
   headStamps,
-  outputText,
+  outputBytes,
   readEditJournal,
   readOutputFiles,
   readStateHead,
   outputPathsFree,
   outputSizes,
   removeOutputFiles,
-  outputFiles,
-  type OutputFiles,
   stampFolders,
   stateIdentity,
   writeEditJournal,
@@ -65,7 +52,7 @@ import { keptResults } from './kept-store.js';
 import { filesHash, localDiagnostics, recordHolds, settingsHash, type BuildRecord } from './last-build.js';
 import { generatorFingerprint, settingsOf } from './reuse.js';
 import { filesSince, keptOf, NEW_FILE, stored, type EditKept } from './edit-kept.js';
-import { countsAfter, largestOf, releasedRecord, resourceOf, STANDING, writtenAfter, writtenSizes } from './edit-record.js';
+import { countsAfter, outputAfter, releasedRecord, resourceOf, STANDING, writtenSizes } from './edit-record.js';
 
 /** The result of an edit's build: the output as a whole build would have made it; undefined when it takes the whole build. */
 export async function editBuild(
@@ -152,7 +139,7 @@ export async function editBuild(
   for (const [file, values] of now) if (!sameOutline(old.get(file)!, values)) return undefined;
   const order = files.map(([relative]) => path.join(options.contentDir, relative));
   const values = [...now].map(([file, held]) => ({ file, ...held, before: old.get(file)! }));
-  const spliced = editedFiles(withNewFiles(index, order, added), values, (page) => outputText(root, page));
+  const spliced = editedFiles(withNewFiles(index, order, added), values, (page) => outputBytes(root, page));
   const output = spliced && release ? withRelease(spliced, checked.addon, await readPageTemplates()) : spliced;
   const found = output && (await changedFiles(root, output));
   if (!found) return undefined;
@@ -166,41 +153,6 @@ export async function editBuild(
   after.record = { ...after.record, counts: countsAfter(record.counts, old, now), ...written.record };
   if (release) after.record = releasedRecord(after.record, checked.addon, output.bodies.get(MANIFEST_FILE)!, options.contentDir);
   return finish(options, root, { journal, head }, after, { changed, removed: new Set(removed.keys()), keep: true });
-}
-
-/**
- * What the record says of the output once an edit wrote the files `changed` and removed those
- * `removed` (writtenAfter), and the unsafe names it has; undefined when that is not known.
- */
-async function outputAfter(
-  root: string,
-  journal: EditJournal,
-  kept: EditKept,
-  index: EditIndex,
-  files: { changed: ReadonlyMap<string, Buffer>; before: ReadonlyMap<string, number>; removed: ReadonlyMap<string, number> },
-  textBytes: number,
-  contentDir: string,
-) {
-  const { changed, before, removed } = files;
-  // What validate measures against the content's size too (catalogs.ts, tooManyListings): each catalog's members.
-  const listings = index.catalogs.reduce((sum, _, at) => sum + catalogMembers(index, at).length, 0);
-  const since = writtenSizes(journal, changed, new Set(removed.keys()));
-  // The state file holds the others' sizes and paths, read once, when the largest file shrank or went (or another is as large), or an example of
-  // the unsafe names went: the state file holds the others.
-  let read: Promise<OutputFiles | undefined> | undefined;
-  const output = () => (read ??= outputFiles(root, since.sizes, since.removed));
-  const largest = async () => {
-    const all = await output();
-    return all && largestOf(all);
-  };
-  const created = [...changed.keys()].filter((file) => !before.has(file));
-  const fromOutput = async () => {
-    const all = await output();
-    return all && unsafeNamesOf([...all.placed, ...all.unplaced].map(([path]) => ({ path })));
-  };
-  const unsafeNames = unsafeNamesAfter(kept.unsafeNames, created, removed.keys()) ?? (await fromOutput());
-  const record = unsafeNames && (await writtenAfter(kept.record, listings, { ...files, names: unsafeNames }, textBytes, contentDir, largest));
-  return record && unsafeNames ? { record, unsafeNames } : undefined;
 }
 
 /**
@@ -222,10 +174,10 @@ async function changedFiles(root: string, output: EditedFiles) {
   if (!existing || !removed) return undefined;
   const before = new Map([...existing].map(([file, bytes]) => [file, bytes.length]));
   const changed = new Map<string, Buffer>();
-  let last: { body: string; bytes: Buffer } | undefined;
+  let last: { body: string | Buffer; bytes: Buffer } | undefined;
   for (const [file, body] of output.bodies) {
     // A page written in both orders of its extras: one body, encoded once.
-    if (last?.body !== body) last = { body, bytes: Buffer.from(body) };
+    if (last?.body !== body) last = { body, bytes: typeof body === 'string' ? Buffer.from(body) : body };
     const was = existing.get(file);
     if (was === undefined && output.pagesBefore.has(file)) before.set(file, output.pagesBefore.get(file)!);
     if (!was?.equals(last.bytes)) changed.set(file, last.bytes);
@@ -314,7 +266,14 @@ async function finish(
  */
 export async function keepForEdits(
   outDir: string,
-  built: { content: Content; planned: Plan; record: BuildRecord; files: readonly SourceFile[]; settings: string; checkContext?: string },
+  built: {
+    content: Content;
+    planned: Plan;
+    record: BuildRecord;
+    files: readonly SourceFile[];
+    settings: string;
+    checkContext?: string;
+  },
 ): Promise<void> {
   const { content, planned: plan, checkContext } = built;
   const index = plan.lists && editIndexOf(content, plan.manifest, plan.lists);

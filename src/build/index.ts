@@ -333,9 +333,9 @@ function waitsAsLoad<T>(items: AsyncIterable<T>, enter: (stage: Stage, announce:
 }
 
 function summaryOf(write: WriteResult): BuildRecord['write'] {
-  const { files, bytes, largest } = write;
+  const { files, bytes, largest, largestFiles } = write;
   const byResource = Object.fromEntries(Object.entries(write.byResource).map(([resource, r]) => [resource, { files: r.files, bytes: r.bytes }]));
-  return { files, bytes, largest, byResource };
+  return { files, bytes, largest, largestFiles, byResource };
 }
 
 /** Others' files in the output folder, the first time they are seen: the build leaves them alone. */

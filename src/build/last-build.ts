@@ -45,7 +45,7 @@ export interface BuildRecord {
   counts: Counts;
   manifestUrl?: string;
   /** What is in the output folder; how much of it a build wrote is no part of the record. */
-  write: Pick<WriteResult, 'files' | 'bytes' | 'largest'> & { byResource: Record<string, { files: number; bytes: number }> };
+  write: Pick<WriteResult, 'files' | 'bytes' | 'largest' | 'largestFiles'> & { byResource: Record<string, { files: number; bytes: number }> };
   hosts: HostReport[];
   /**
    * The stamps of the content files read, and a hash of the other inputs (settingsHash): a
@@ -216,7 +216,13 @@ const RecordShape = z.looseObject({
   publish: z.array(z.unknown()),
   assets: z.array(z.unknown()),
   diagnostics: z.array(z.unknown()),
-  write: z.looseObject({}),
+  // What an edit reads of the largest files (edit-record.ts, outputAfter).
+  write: z.looseObject({
+    largestFiles: z.object({
+      files: z.array(z.tuple([z.string(), z.number().int().nonnegative(), z.number().int()])),
+      below: z.number().int().nonnegative(),
+    }),
+  }),
   hosts: z.array(z.unknown()),
   sources: z.object({ settings: z.string(), stamps: z.array(z.tuple([z.string(), z.string()])) }).optional(),
 });

@@ -15,7 +15,7 @@ import { cacheHints } from '../hosts/index.js';
 import { catalogPages, pagePath, PAGE_SIZE, type CatalogList } from './catalog-pages.js';
 import { addItemFiles, itemFilePaths, itemRendering, type ItemFile } from './item-files.js';
 import { keptPreviews } from './previews.js';
-import { envelope, type Envelope } from './wire.js';
+import { envelope } from './wire.js';
 import { placedMembers, reindexed, retitled, type Reindexed } from './edit-members.js';
 import { addedAndRemoved, countOfferings } from './edit-checks.js';
 
@@ -138,7 +138,8 @@ export interface EditedFile extends FileValues {
 
 /** What an edit writes: its items' files and the catalog pages that changed, by path; and the index after it. */
 export interface EditedFiles {
-  bodies: Map<string, string>;
+  /** Each file's body: the pages spliced from the bytes written. */
+  bodies: Map<string, string | Buffer>;
   /** The catalog pages among them that were written, each with the bytes it has as written: all other than their new bodies. */
   pagesBefore: Map<string, number>;
   /** The paths among them that were not written: the files of the items added, and pages past the last there was. */
@@ -155,7 +156,7 @@ export const EDIT_PAGES_LIMIT = 5_000;
  * The files an edit renders: every file of the items and titles described elsewhere of `edited`
  * (each content file's items, in order), and the catalog pages whose bytes change. Items may be
  * added to a file or removed from it (reindexed) when the manifest stays as it was and no check
- * across items finds more (addedAndRemoved). `written` gives a file's text as the output holds
+ * across items finds more (addedAndRemoved). `written` gives a file's bytes as the output holds
  * it: an item's meta, to tell whether its preview and place changed, and the pages, for the
  * previews of the items the edit left, which are not rendered again. Undefined when the index
  * does not hold those files' items, or a page is not as the index says it was written, or more
@@ -163,7 +164,7 @@ export const EDIT_PAGES_LIMIT = 5_000;
  * where the index says (sameListings: the same type, genres and catalogs) and has the files it had,
  * and each title too (edit-checks.ts, sameOutline).
  */
-export function editedFiles(index: EditIndex, edited: readonly EditedFile[], written: (path: string) => string | undefined): EditedFiles | undefined {
+export function editedFiles(index: EditIndex, edited: readonly EditedFile[], written: (path: string) => Buffer | undefined): EditedFiles | undefined {
   const edit = reindexed(index, edited);
   if (!edit) return undefined;
   const { now, added } = edit;
@@ -199,7 +200,7 @@ export function editedFiles(index: EditIndex, edited: readonly EditedFile[], wri
   const externalTitles = edited.flatMap((file) => file.externalTitles);
   const content = { addon: index.addon, baseUrl: index.baseUrl, catalogs, items, externalTitles };
   const rendering = itemRendering(content, items);
-  const bodies = new Map<string, string>();
+  const bodies = new Map<string, string | Buffer>();
   const created = new Set<string>();
   const files: ItemFile[] = [];
   addItemFiles(files, content, index.manifest, rendering, undefined);
@@ -212,19 +213,21 @@ export function editedFiles(index: EditIndex, edited: readonly EditedFile[], wri
     const body = file.body();
     bodies.set(file.path, body);
     if (addedItems.has(file.origin)) created.add(file.path);
-    else if (file.resource === 'meta' && written(file.path) === body) fresh.delete(at.get(file.origin)!);
+    else if (file.resource === 'meta' && written(file.path)?.toString() === body) fresh.delete(at.get(file.origin)!);
   }
   const previews = keptPreviews(rendering.linksOf);
+  const metas = envelope('metas', cacheHints(content, 'catalog'));
   const pages: PageSplice = {
     ids: index.ids,
-    metas: envelope('metas', cacheHints(content, 'catalog')),
+    head: Buffer.from(`${metas.open}[`),
+    tail: Buffer.from(`]${metas.close}`),
     written,
     count: 0,
     before: new Map(),
     created,
     removed: new Set(itemFilePaths([...removedItems, ...removedTitles], index.manifest)),
   };
-  const previewOf = (i: number) => previews.previewOf(now.get(i)!);
+  const previewOf = (i: number) => Buffer.from(previews.previewOf(now.get(i)!));
   for (let k = 0; k < index.lists.length; k++) {
     const list = index.lists[k]!;
     if (!splicePages(bodies, index.catalogs[list.catalog]!, list, placed[k]!, edit, fresh, previewOf, pages)) return undefined;
@@ -252,8 +255,10 @@ export function catalogMembers(index: EditIndex, at: number): Int32Array {
 /** What splicing pages needs beside one list, and what it finds: the pages written before and made or removed. */
 interface PageSplice {
   ids: readonly string[];
-  metas: Envelope;
-  written: (path: string) => string | undefined;
+  /** What a page of metas holds before its first preview and after its last (its Envelope), as bytes. */
+  head: Buffer;
+  tail: Buffer;
+  written: (path: string) => Buffer | undefined;
   count: number;
   before: Map<string, number>;
   created: Set<string>;
@@ -268,13 +273,13 @@ interface PageSplice {
  * or pages are too many.
  */
 function splicePages(
-  bodies: Map<string, string>,
+  bodies: Map<string, string | Buffer>,
   catalog: CatalogFrame,
   list: EditIndex['lists'][number],
   members: Int32Array,
   { toOld }: Reindexed,
   fresh: ReadonlySet<number>,
-  previewOf: (i: number) => string,
+  previewOf: (i: number) => Buffer,
   pages: PageSplice,
 ): boolean {
   const old = list.members;
@@ -310,21 +315,21 @@ function splicePages(
     return toOld[i]! < 0 ? -1 : oldAt[toOld[i]!]!;
   };
   // Each page as written, read once: its previews and its bytes (both orders of its extras hold the same).
-  const read = new Map<number, { previews: string[]; bytes: number } | undefined>();
+  const read = new Map<number, { previews: Buffer[]; bytes: number } | undefined>();
   const written = (page: number) => {
     if (!read.has(page)) {
       const { skip } = oldLayout[page]!;
       const ids = Array.from(old.subarray(skip, skip + PAGE_SIZE), (i) => pages.ids[i]!);
-      const text = pages.written(firstPath(oldLayout[page]!));
-      const previews = pageElements(text, pages.metas, ids);
-      read.set(page, previews && { previews, bytes: Buffer.byteLength(text!) });
+      const bytes = pages.written(firstPath(oldLayout[page]!));
+      const previews = bytes && pageElements(bytes, pages, ids);
+      read.set(page, previews && { previews, bytes: bytes!.length });
     }
     return read.get(page);
   };
   const previewAt = (position: number) => (position < 0 ? undefined : written(Math.floor(position / PAGE_SIZE))?.previews[position % PAGE_SIZE]);
   for (const page of [...candidates].sort((a, b) => a - b)) {
     const { skip, extras } = layout[page]!;
-    const listed: string[] = [];
+    const listed: Buffer[] = [];
     for (let at = skip; at < Math.min(skip + PAGE_SIZE, members.length); at++) {
       const i = members[at]!;
       const preview = fresh.has(i) ? previewOf(i) : previewAt(positionOf(i));
@@ -334,10 +339,11 @@ function splicePages(
     const was = oldPageAt.get(page === 0 ? -1 : skip);
     const before = was === undefined ? undefined : written(was);
     if (was !== undefined && !before) return false;
-    if (before && before.previews.length === listed.length && before.previews.every((preview, k) => preview === listed[k])) continue;
+    const same = (preview: Buffer, k: number) => preview === listed[k] || preview.equals(listed[k]!);
+    if (before && before.previews.length === listed.length && before.previews.every(same)) continue;
     if (++pages.count > EDIT_PAGES_LIMIT) return false;
     // Another item at a place, or another preview: other bytes.
-    const body = `${pages.metas.open}[${listed.join(',')}]${pages.metas.close}`;
+    const body = pageBytes(pages, listed);
     for (const order of extras) {
       const path = pagePath(catalog, order);
       bodies.set(path, body);
@@ -349,20 +355,45 @@ function splicePages(
 }
 
 /**
- * The previews a catalog page lists, as they are written in it (pageBody joins them with `,`);
- * undefined unless it is a page of `metas` that lists the items `ids`, in that order. Cut where
- * `},{"id":` is: between two previews it always is (each starts with its id, metaPreview's first
- * field), and a cut anywhere else makes one preview more than the page lists.
+ * The previews a catalog page lists, as they are written in its `bytes` (pageBody joins them with
+ * `,`); undefined unless it is a page of metas (`head`, `tail`) that lists the items `ids`, in that
+ * order. Cut where `},{"id":` is: between two previews it always is (each starts with its id,
+ * metaPreview's first field), and a cut anywhere else makes one preview more than the page lists.
+ * Views of the bytes read, neither decoded nor copied: a splice reads hundreds of pages.
  */
-export function pageElements(text: string | undefined, metas: Envelope, ids: readonly string[]): string[] | undefined {
-  const [head, tail] = [`${metas.open}[`, `]${metas.close}`];
-  if (text === undefined || !text.startsWith(head) || !text.endsWith(tail)) return undefined;
-  const body = text.slice(head.length, text.length - tail.length);
-  const parts = body === '' ? [] : body.split(BETWEEN);
-  if (parts.length !== ids.length) return undefined;
-  const elements = parts.map((part, k) => (k > 0 ? '{"id":' : '') + part + (k < parts.length - 1 ? '}' : ''));
-  return elements.every((element, k) => element.startsWith(`{"id":${JSON.stringify(ids[k])},`)) ? elements : undefined;
+export function pageElements(bytes: Buffer, { head, tail }: Pick<PageSplice, 'head' | 'tail'>, ids: readonly string[]): Buffer[] | undefined {
+  const end = bytes.length - tail.length;
+  if (end < head.length || head.compare(bytes, 0, head.length) !== 0 || tail.compare(bytes, end) !== 0) return undefined;
+  const elements: Buffer[] = [];
+  for (let start = head.length; start < end;) {
+    const cut = bytes.indexOf(BETWEEN, start);
+    const last = cut < 0 || cut + BETWEEN.length > end;
+    const id = ids[elements.length];
+    const first = id === undefined ? undefined : `{"id":${JSON.stringify(id)},`;
+    if (first === undefined || bytes.toString('utf8', start, start + Buffer.byteLength(first)) !== first) return undefined;
+    elements.push(bytes.subarray(start, last ? end : cut + 1));
+    start = last ? end : cut + 2;
+  }
+  return elements.length === ids.length ? elements : undefined;
 }
 
+/** A page's bytes: its previews joined with `,` between `head` and `tail`, as pageBody joins them. */
+function pageBytes({ head, tail }: Pick<PageSplice, 'head' | 'tail'>, previews: readonly Buffer[]): Buffer {
+  let length = head.length + Math.max(previews.length - 1, 0) + tail.length;
+  for (const preview of previews) length += preview.length;
+  const body = Buffer.allocUnsafe(length);
+  body.set(head);
+  let at = head.length;
+  previews.forEach((preview, k) => {
+    if (k > 0) body[at++] = COMMA;
+    body.set(preview, at);
+    at += preview.length;
+  });
+  body.set(tail, at);
+  return body;
+}
+
+const COMMA = 0x2c;
+
 /** What is between two previews on a page. */
-const BETWEEN = '},{"id":';
+const BETWEEN = Buffer.from('},{"id":');

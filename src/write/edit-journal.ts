@@ -158,12 +158,12 @@ export async function writeOutputFiles(outDir: string, bodies: ReadonlyMap<strin
   });
 }
 
-/** The text of an output file, read without following a link; undefined when it cannot be read. */
-export function outputText(outDir: string, relative: string): string | undefined {
+/** The bytes of an output file, read without following a link; undefined when it cannot be read. */
+export function outputBytes(outDir: string, relative: string): Buffer | undefined {
   try {
     const fd = openSync(inside(path.resolve(outDir), relative), READ_FLAGS);
     try {
-      return fstatSync(fd).isFile() ? readFileSync(fd, 'utf8') : undefined;
+      return fstatSync(fd).isFile() ? readFileSync(fd) : undefined;
     } finally {
       closeSync(fd);
     }
@@ -225,16 +225,18 @@ export async function outputPathsFree(outDir: string, paths: Iterable<string>, l
     if (files) files.push(file);
     else byFolder.set(folder, [file]);
   }
-  for (const [folder, files] of byFolder) {
-    const names = await readdir(inside(root, folder)).catch(() => undefined);
-    if (!names) return false;
-    // Names folded, not paths: the folder is the same (50,000 names for the large benchmark's metas).
-    const gone = new Set([...leaving].filter((file) => path.posix.dirname(file) === folder).map((file) => path.posix.basename(file)));
-    const taken = new Set<string>();
-    for (const name of names) if (!gone.has(name)) taken.add(foldPath(name));
-    if (files.some((file) => taken.has(foldPath(path.posix.basename(file))))) return false;
-  }
-  return true;
+  // The folders listed at once: one's names are folded while the next is read.
+  const free = await Promise.all(
+    [...byFolder].map(async ([folder, files]) => {
+      const names = await readdir(inside(root, folder)).catch(() => undefined);
+      if (!names) return false;
+      // Names folded, not paths: the folder is the same (50,000 names for the large benchmark's metas).
+      const gone = new Set([...leaving].filter((file) => path.posix.dirname(file) === folder).map((file) => path.posix.basename(file)));
+      const wanted = new Set(files.map((file) => foldPath(path.posix.basename(file))));
+      return names.every((name) => gone.has(name) || !wanted.has(foldPath(name)));
+    }),
+  );
+  return free.every(Boolean);
 }
 
 /** Removes each of `paths` from the output folder, where it is, and the folders that leaves empty, as a whole build does. */

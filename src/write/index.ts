@@ -7,7 +7,7 @@ import { ioFailure } from '../diagnostics/index.js';
 import type { OutputFile } from '../plan/index.js';
 import { prepareOutput, type OutputRun, type WriteOptions, type WriteResult } from './output-run.js';
 import { stampOutput, stampsHold } from './stamps.js';
-import { EDITED, filesOf, foreignOf, readState, readStateFile, readStateHead, writeStampsSlot } from './state.js';
+import { EDITED, filesOf, foreignOf, readState, readStateFile, readStateHead } from './state.js';
 import { filesEditsWrote } from './edit-journal.js';
 import { listTree, removeAll } from './tree.js';
 import { createOutputFiles, moveStagedFoldersIn, recordComplete, removeStaleFiles } from './write-files.js';
@@ -22,7 +22,7 @@ export {
   outputFiles,
   outputPathsFree,
   outputSizes,
-  outputText,
+  outputBytes,
   readEditJournal,
   readOutputFiles,
   removeEditJournal,
@@ -34,6 +34,7 @@ export {
   type OutputFiles,
 } from './edit-journal.js';
 export { foldersHold, headStamps, stampFolders } from './stamps.js';
+export { addLargest, largestFilesAfter, largestIn, type LargestFiles } from './largest-files.js';
 export { EDITED, readStateHead, writeStampsSlot } from './state.js';
 
 /** Writes `files` below `outDir`; their paths are distinct (plan reports two files at one path). */

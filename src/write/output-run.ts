@@ -8,6 +8,7 @@ import type { OutputFile } from '../plan/index.js';
 import { topFolderOf } from './paths.js';
 import { UNKNOWN, writeState, type State, type StateHead, type Written } from './state.js';
 import { foldersOf, treeByStamps } from './stamps.js';
+import type { LargestFiles } from './largest-files.js';
 import { listTree, removeAll, stageNewFolders, stagingDirOf, type Tree } from './tree.js';
 
 export interface WriteResult {
@@ -17,6 +18,8 @@ export interface WriteResult {
   unchanged: number;
   removed: number;
   largest: { path: string; bytes: number };
+  /** The largest files, for an edit that makes the largest smaller or removes it. */
+  largestFiles: LargestFiles;
   /** Files, bytes and files written per resource (manifest, catalog, meta, stream, subtitles, asset, page, host). */
   byResource: Record<string, { files: number; bytes: number; written: number }>;
   /**
@@ -103,6 +106,7 @@ export async function prepareOutput(
     unchanged: 0,
     removed: 0,
     largest: { path: '', bytes: 0 },
+    largestFiles: { files: [], below: 0 },
     byResource: {},
     foreign: [],
     removedManifests: [],

@@ -12,6 +12,7 @@ import { inside } from './paths.js';
 import { sameFiles, TEMP_SUFFIX, writeState, type Written } from './state.js';
 import { slotFor } from './stamps.js';
 import { removeEmptyParents } from './tree.js';
+import { addLargest } from './largest-files.js';
 import { eachConcurrently } from '../shared/concurrently.js';
 
 /** Threads that create files, and the number of files from which a build starts them. */
@@ -93,6 +94,7 @@ function count(run: OutputRun, index: number, bytes: number, inputs: string | un
   tally.bytes += bytes;
   result.bytes += bytes;
   if (bytes > result.largest.bytes) result.largest = { path: file.path, bytes };
+  addLargest(result.largestFiles, file.path, bytes, index);
 }
 
 /** Removes the files the last build wrote and this one does not. */
