@@ -319,7 +319,8 @@ function splicePages(
   const written = (page: number) => {
     if (!read.has(page)) {
       const { skip } = oldLayout[page]!;
-      const ids = Array.from(old.subarray(skip, skip + PAGE_SIZE), (i) => pages.ids[i]!);
+      const ids: string[] = [];
+      for (let at = skip; at < Math.min(skip + PAGE_SIZE, old.length); at++) ids.push(pages.ids[old[at]!]!);
       const bytes = pages.written(firstPath(oldLayout[page]!));
       const previews = bytes && pageElements(bytes, pages, ids);
       read.set(page, previews && { previews, bytes: bytes!.length });
@@ -369,8 +370,8 @@ export function pageElements(bytes: Buffer, { head, tail }: Pick<PageSplice, 'he
     const cut = bytes.indexOf(BETWEEN, start);
     const last = cut < 0 || cut + BETWEEN.length > end;
     const id = ids[elements.length];
-    const first = id === undefined ? undefined : `{"id":${JSON.stringify(id)},`;
-    if (first === undefined || bytes.toString('utf8', start, start + Buffer.byteLength(first)) !== first) return undefined;
+    // Found where it starts, or not at all (searched past it only when the page is not as the index says).
+    if (id === undefined || bytes.indexOf(`{"id":${JSON.stringify(id)},`, start) !== start) return undefined;
     elements.push(bytes.subarray(start, last ? end : cut + 1));
     start = last ? end : cut + 2;
   }
@@ -384,11 +385,21 @@ function pageBytes({ head, tail }: Pick<PageSplice, 'head' | 'tail'>, previews: 
   const body = Buffer.allocUnsafe(length);
   body.set(head);
   let at = head.length;
-  previews.forEach((preview, k) => {
+  for (let k = 0; k < previews.length;) {
+    // Previews that follow one another on the page read are copied at once, with the comma between.
+    const first = previews[k]!;
+    const source = new Uint8Array(first.buffer);
+    let next = k + 1;
+    let end = first.byteOffset + first.length;
+    while (next < previews.length && previews[next]!.buffer === first.buffer && previews[next]!.byteOffset === end + 1 && source[end] === COMMA) {
+      end += 1 + previews[next]!.length;
+      next++;
+    }
     if (k > 0) body[at++] = COMMA;
-    body.set(preview, at);
-    at += preview.length;
-  });
+    body.set(new Uint8Array(first.buffer, first.byteOffset, end - first.byteOffset), at);
+    at += end - first.byteOffset;
+    k = next;
+  }
   body.set(tail, at);
   return body;
 }
