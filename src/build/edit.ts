@@ -266,14 +266,7 @@ async function finish(
  */
 export async function keepForEdits(
   outDir: string,
-  built: {
-    content: Content;
-    planned: Plan;
-    record: BuildRecord;
-    files: readonly SourceFile[];
-    settings: string;
-    checkContext?: string;
-  },
+  built: { content: Content; planned: Plan; record: BuildRecord; files: readonly SourceFile[]; settings: string; checkContext?: string },
 ): Promise<void> {
   const { content, planned: plan, checkContext } = built;
   const index = plan.lists && editIndexOf(content, plan.manifest, plan.lists);
