@@ -90,9 +90,10 @@ export async function editBuild(
   const edited: SourceFile[] = [];
   // addon.yaml, when its text changed: a release, if the items' settings are as they were (checkAlone).
   let release: SourceFile | undefined;
+  const places = new Map(files.map(([relative], at) => [relative, at]));
   for (const file of loaded.files) {
-    const at = files.findIndex(([relative]) => relative === file.relative);
-    if (at < 0 || !restamped.has(file.relative)) continue;
+    const at = places.get(file.relative);
+    if (at === undefined || !restamped.has(file.relative)) continue;
     const [relative, , fingerprint, bytes] = files[at]!;
     files[at] = [relative, settledStamp(file) ?? '', textFingerprint(file), Buffer.byteLength(file.text)];
     if (textFingerprint(file) === fingerprint) continue;

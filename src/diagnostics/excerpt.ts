@@ -31,7 +31,7 @@ export function sourceExcerpt(line: string, column: number, width: number = DEFA
   const cells: { text: string; at: number; width: number }[] = [];
   let total = 0;
   let caret: number | undefined;
-  for (const { segment, index } of graphemes.segment(line)) {
+  for (const { segment, index } of graphemes().segment(line)) {
     if (caret === undefined && index + segment.length > offset) caret = total;
     const shown = segment === '\t' ? ' '.repeat(TAB_WIDTH - (total % TAB_WIDTH)) : printable(segment);
     // A grapheme with characters made visible (CR LF is one) can become several: each is counted.
@@ -40,7 +40,7 @@ export function sourceExcerpt(line: string, column: number, width: number = DEFA
         ? shown.length
         : shown === segment
           ? displayWidth(shown)
-          : [...graphemes.segment(shown)].reduce((sum, g) => sum + displayWidth(g.segment), 0);
+          : [...graphemes().segment(shown)].reduce((sum, g) => sum + displayWidth(g.segment), 0);
     cells.push({ text: shown, at: total, width: cellWidth });
     total += cellWidth;
   }
@@ -61,7 +61,10 @@ export function sourceExcerpt(line: string, column: number, width: number = DEFA
   return { text: `${before}${kept.map((c) => c.text).join('')}${after}`, caret: caret - first + before.length };
 }
 
-const graphemes = new Intl.Segmenter('en', { granularity: 'grapheme' });
+// Made when an excerpt is first shown: making it loads ICU's break rules, a cost to every run's
+// start otherwise, and most runs show none (bench/README.md, "An edit's start").
+let segmenter: Intl.Segmenter | undefined;
+const graphemes = () => (segmenter ??= new Intl.Segmenter('en', { granularity: 'grapheme' }));
 
 /**
  * Terminal columns of a grapheme (one user-perceived character): 2 for East Asian wide and
