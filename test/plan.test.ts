@@ -277,13 +277,41 @@ describe('early answers (serve --watch)', () => {
     expect(answers!.get('stream/movie/tt0032599.json')).toContain('https://example.org/his-girl-friday.mp4');
   });
 
+  it('are the files of an item added too, and the catalog pages wait for the rebuild', async () => {
+    // Added to the second catalog alone, which offers the genre too: the catalog that lists it gives its link.
+    const files = { 'addon.yaml': addon('  - { id: picks, type: movie, name: Picks, genres: [Comedy] }\n'), 'a.yaml': a, 'b.yaml': b };
+    const added = { 'a.yaml': `${a}- { id: "t:0009", type: movie, name: Added, genres: [Comedy], catalogs: [picks] }\n` };
+    const { answers, withPages, sooner, afterOut } = await twoBuilds(files, added);
+    expect(sooner).toEqual(withPages);
+    // The item files alone: the pages after it in the catalog sorted by name move.
+    expect(withPages).toEqual(answers);
+    const written = await readTree(afterOut);
+    const ofA = [...written.keys()].filter((file) => /^(meta|stream|subtitles)\/movie\/t:/.test(file));
+    expect([...answers!.keys()].sort()).toEqual(ofA.sort());
+    for (const [file, body] of answers!) expect(body, file).toBe(written.get(file)!.toString());
+    // Its genre link, as the catalog that lists it gives it.
+    expect(answers!.get('meta/movie/t:0009.json')).toContain('/movie/picks?genre=Comedy');
+  });
+
+  it("are none for an item added with another item's id, before the checks across items find it", async () => {
+    const dir = await contentDir({ 'addon.yaml': addon(), 'a.yaml': a, 'b.yaml': b });
+    const checked: CheckedItems[] = [];
+    const onItemsChecked = (items: CheckedItems) => void checked.push(items);
+    const beforeOut = await tempDir();
+    const before = await build({ contentDir: dir, outDir: beforeOut, onItemsChecked, keepPreviews: true });
+    await writeFile(path.join(dir, 'a.yaml'), `${a}- { id: "u:0001", type: movie, name: Taken }\n`);
+    const after = await build({ contentDir: dir, onItemsChecked });
+    expect(after.diagnostics.map((d) => d.code)).toContain('duplicate-id');
+    const manifest = await readFile(path.join(beforeOut, 'manifest.json'), 'utf8');
+    const built = { content: before.content!, manifest, settings: checked[0]!.settings, previews: before.previews };
+    expect(provisionalContent(built, checked[1]!, new Set([path.join(dir, 'a.yaml')]))).toBeUndefined();
+  });
+
   it("are none for an edit that changes more than its items' files", async () => {
     const files = { 'addon.yaml': addon(), 'a.yaml': a, 'b.yaml': b };
     const refused = {
       // A genre no item had: the manifest offers it.
       'a new genre': { 'a.yaml': a.replace('genres: [Drama, Comedy]', 'genres: [Drama, Western]') },
-      // An id added: a meta the served tree does not have.
-      'an added id': { 'a.yaml': `${a}- { id: "t:0009", type: movie, name: Added }\n` },
       // An id removed: its files go.
       'a removed id': { 'a.yaml': a.slice(0, a.indexOf('- id: "t:0002"')) },
       // Other settings: another cache time in every body.

@@ -459,6 +459,7 @@ describe('serve --watch', () => {
     const events: string[] = [];
     let asked: Promise<Reply> | undefined;
     let askedPage: Promise<Reply> | undefined;
+    let askedAdded: Promise<Reply> | undefined;
     const server: AddonServer = await startServer({
       contentDir: dir,
       port: 0,
@@ -471,6 +472,7 @@ describe('serve --watch', () => {
         // then, which has the same bytes.
         if (paths.some((file) => file.startsWith('catalog/'))) askedPage = get(server.url, '/catalog/movie/c/genre=Drama.json');
         if (paths.some((file) => file.startsWith('meta/'))) asked = get(server.url, '/meta/movie/w%3A1.json');
+        if (paths.includes('meta/movie/w:2.json')) askedAdded = get(server.url, '/meta/movie/w%3A2.json');
       },
     });
     const rebuilt = async (count: number, text: string) => {
@@ -511,10 +513,17 @@ describe('serve --watch', () => {
       expect(events[6]).toMatch(/^early: .*meta\/movie\/w:1\.json/);
       expect((json(await asked!).meta as { name: string }).name).toBe('Again');
 
-      // An id added, then a genre the catalog did not offer: the rebuild alone shows them.
-      await rebuilt(4, 'id: "w:1"\ntype: movie\nname: After\ngenres: [Drama]\n---\nid: "w:2"\ntype: movie\nname: Added\n');
+      // An id added: its meta is answered early, the catalog pages (which move) with the rebuild.
+      const added = await rebuilt(4, 'id: "w:1"\ntype: movie\nname: After\ngenres: [Drama]\n---\nid: "w:2"\ntype: movie\nname: Added\n');
+      const ofW = [...added.keys()].filter((file) => /^(meta|stream|subtitles)\/movie\/w:[12][./]/.test(file)).sort();
+      expect(ofW).toContain('meta/movie/w:2.json');
+      expect(events.slice(9)).toEqual([`early: ${ofW.join(' ')}`, 'built']);
+      const reply2 = await askedAdded!;
+      expect(reply2.status).toBe(200);
+      expect(reply2.text).toBe(added.get('meta/movie/w:2.json')!.toString());
+      // A genre the catalog did not offer: the rebuild alone shows it.
       await rebuilt(5, 'id: "w:1"\ntype: movie\nname: After\ngenres: [Western]\n');
-      expect(events.slice(9)).toEqual(['built', 'built']);
+      expect(events.slice(11)).toEqual(['built']);
       expect((await get(server.url, '/meta/movie/w%3A2.json')).status).toBe(404);
       expect(json(await get(server.url, '/catalog/movie/c/genre=Western.json')).metas).toHaveLength(1);
     } finally {

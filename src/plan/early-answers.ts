@@ -10,6 +10,7 @@ import { addItemFiles, itemRendering, type ItemFile } from './item-files.js';
 import { buildManifest } from './manifest.js';
 import { keptPreviews, type Previews } from './previews.js';
 import { envelope } from './wire.js';
+import { listsItem } from './edit-members.js';
 
 /** More owners than this and the rebuild is not much further off than their files would be. */
 export const EARLY_OWNERS_LIMIT = 1_000;
@@ -46,8 +47,9 @@ export interface EarlyAnswers {
  *   - other settings in addon.yaml, or another base URL;
  *   - another manifest (a genre the catalogs now offer or no longer do): its resources decide
  *     which item files there are;
- *   - other paths than `before` had for those files (an id added, removed or moved), or more
- *     than EARLY_OWNERS_LIMIT items and titles.
+ *   - other paths than `before` had for those files (an id removed or moved, a video's id), but
+ *     the files of items and titles added, or more than EARLY_OWNERS_LIMIT items and titles.
+ * With items or titles added, the catalog pages wait for the rebuild: the pages after each move.
  * Rendered as the plan renders them (item-files.ts, catalog-pages.ts), from the same content: the
  * same bytes.
  */
@@ -70,8 +72,12 @@ export function earlyAnswers(before: BuiltTree, after: Content, edited: Readonly
   const [old, now] = [filesOf(was), filesOf(after)];
   if (!old || !now) return undefined;
   const oldAt = new Map(old.map((file) => [file.path, file]));
-  if (now.length !== oldAt.size || now.some((file) => !oldAt.has(file.path))) return undefined;
+  const oldIds = new Set(old.map((file) => file.origin.id));
+  const added = (file: ItemFile) => !oldIds.has(file.origin.id);
+  const kept = now.filter((file) => !added(file));
+  if (kept.length !== oldAt.size || kept.some((file) => !oldAt.has(file.path))) return undefined;
   const files = new Map(now.map((file) => [file.path, file.body()]));
+  if (kept.length < now.length) return { files, pages: () => undefined };
   // The items whose previews may have changed: those whose meta did. A preview is its meta but
   // for the videos and trailers.
   const changed = new Set<Item>();
@@ -136,8 +142,10 @@ function changedPages(was: Content, now: Content, changed: ReadonlySet<Item>, se
  * large catalog than from the checked content. Undefined unless everything else those files
  * depend on is known to be as it was:
  *   - the same settings: addon.yaml and the base URL;
- *   - the same files, with the same items and titles in the same order. A file not edited is as
- *     the served build read it (serve keeps what each became);
+ *   - the same files, with the same items and titles in the same order, but for those an edited
+ *     file adds, whose ids no other has. A file not edited is as the served build read it (serve
+ *     keeps what each became). The catalogs list an item added, but not yet in their order: the
+ *     catalog pages wait for the rebuild (earlyAnswers);
  *   - each edited item with its id, type, genres and catalogs: then the catalogs list the same
  *     items and offer the same genres, so its genre links and the manifest are as they were. A
  *     new name may move it in a sorted catalog: it is placed again by the catalog's order;
@@ -153,12 +161,17 @@ export function provisionalContent(before: BuiltTree, checked: CheckedItems, edi
   const titlesNow = new Map<ExternalTitle, ExternalTitle>();
   const externalTitles = aligned(was.externalTitles, checked.externalTitles, edited, titlesNow, (old, now) => old.type === now.type);
   if (!items || !externalTitles) return undefined;
+  const added = [...items.added, ...externalTitles.added];
+  if (added.length > 0 && !newIds(was, added)) return undefined;
   // The order the items were read in breaks ties in a sorted catalog: found when there is one.
   let readAt: Map<Item, number> | undefined;
-  const order = (item: Item) => (readAt ??= new Map(items.map((value, i) => [value, i]))).get(item)!;
+  const order = (item: Item) => (readAt ??= new Map(items.values.map((value, i) => [value, i]))).get(item)!;
   const catalogs = was.catalogs.map((catalog) => {
-    const now = { ...catalog, items: listedNow(catalog.items, itemsNow, catalog.sort, order) };
-    if (catalog.search) return now;
+    const listed = listedNow(catalog.items, itemsNow, catalog.sort, order);
+    // An item added is listed, for its genre links, at the end: its pages wait for the rebuild.
+    const joining = items.added.filter((item) => listsItem(catalog, undefined, item));
+    const now = { ...catalog, items: joining.length > 0 ? [...listed, ...joining] : listed };
+    if (catalog.search || joining.length > 0) return now;
     // Each list the served tree's pages were written for, with the edited items in place: a
     // catalog and each of its genres list the same items as before (listsOf, changedPages).
     const lists = listsOf(catalog).map((list) => ({
@@ -168,7 +181,7 @@ export function provisionalContent(before: BuiltTree, checked: CheckedItems, edi
     listsKept.set(now, lists);
     return now;
   });
-  return { ...was, items, externalTitles, catalogs };
+  return { ...was, items: items.values, externalTitles: externalTitles.values, catalogs };
 }
 
 /**
@@ -250,8 +263,9 @@ function placesIn(members: readonly Item[], edits: ReadonlyMap<Item, Item>): [at
 
 /**
  * `was` with the values of the edited files taken from `now`, each put in `replaced` by the one it
- * replaces; undefined unless both have the same files and ids in the same order, and `same` holds
- * for each value of an edited file.
+ * replaces, and the values those files added; undefined unless both have the same files, and the
+ * same ids in the same order but for those added, and `same` holds for each value of an edited
+ * file that was there.
  */
 function aligned<T extends Item | ExternalTitle>(
   was: readonly T[],
@@ -259,22 +273,44 @@ function aligned<T extends Item | ExternalTitle>(
   edited: ReadonlySet<string>,
   replaced: Map<T, T>,
   same: (old: T, now: T) => boolean,
-): T[] | undefined {
-  if (was.length !== now.length) return undefined;
+): { values: T[]; added: T[] } | undefined {
   const values: T[] = [];
-  for (let i = 0; i < was.length; i++) {
-    const old = was[i]!;
-    const value = now[i]!;
-    if (old.id !== value.id || old.source.file !== value.source.file) return undefined;
-    if (!edited.has(value.source.file)) {
+  const added: T[] = [];
+  let [i, j] = [0, 0];
+  while (i < was.length || j < now.length) {
+    const old: T | undefined = was[i];
+    const value: T | undefined = now[j];
+    const file = old && edited.has(old.source.file) ? old.source.file : value && edited.has(value.source.file) ? value.source.file : undefined;
+    if (file === undefined) {
+      // A file not edited: as the served build read it.
+      if (!old || !value || old.id !== value.id || old.source.file !== value.source.file) return undefined;
       values.push(old);
+      [i, j] = [i + 1, j + 1];
       continue;
     }
-    if (value.source.playlist !== undefined || !same(old, value)) return undefined;
-    replaced.set(old, value);
-    values.push(value);
+    // An edited file's values: those it had, in the same order, and those it adds between them.
+    for (; j < now.length && now[j]!.source.file === file; j++) {
+      const next = now[j]!;
+      const kept = i < was.length && was[i]!.source.file === file && was[i]!.id === next.id ? was[i++]! : undefined;
+      if (next.source.playlist !== undefined || (kept && !same(kept, next))) return undefined;
+      if (kept) replaced.set(kept, next);
+      else added.push(next);
+      values.push(next);
+    }
+    // One it had left, removed or moved: the pages and paths are others.
+    if (i < was.length && was[i]!.source.file === file) return undefined;
   }
-  return values;
+  return { values, added };
+}
+
+/** Whether the ids of `added` are no other item's or title's of `was`, nor each other's. */
+function newIds(was: Content, added: readonly (Item | ExternalTitle)[]): boolean {
+  const ids = new Set([...was.items, ...was.externalTitles].map((value) => value.id));
+  for (const value of added) {
+    if (ids.has(value.id)) return false;
+    ids.add(value.id);
+  }
+  return true;
 }
 
 /** Whether the catalogs list an item as they list another: what its type, genres and catalogs decide. */
