@@ -315,6 +315,8 @@ async function main() {
     console.log(`serve --watch, save to catalog pages answered early (s): ${watch.pages.map((s) => s?.toFixed(2) ?? 'none').join(', ')}`);
     console.log(`serve --watch, save to end of rebuild (s): ${watch.rebuilt.map((s) => s.toFixed(2)).join(', ')}`);
     console.log(`serve --watch, a save soon after another, to its new answer (s): ${watch.soonAfter.map((s) => s.toFixed(2)).join(', ')}`);
+    console.log(`serve --watch, a film added, save to its meta (s): ${watch.added.map((s) => s.toFixed(2)).join(', ')}`);
+    console.log(`serve --watch, a film added, save to end of rebuild (s): ${watch.addedRebuilt.map((s) => s.toFixed(2)).join(', ')}`);
   }
 
   // The same build and floor on a RAM disk, where writing costs no more than the system calls:
@@ -362,6 +364,7 @@ async function main() {
       'serve --watch: save to answer, s (median)': Number(median(watch.seconds).toFixed(2)),
       'serve --watch: save to end of rebuild, s (median)': Number(median(watch.rebuilt).toFixed(2)),
       'serve --watch: a save soon after another, to its answer, s (median)': Number(median(watch.soonAfter).toFixed(2)),
+      'serve --watch: a film added, save to its meta, s (median)': Number(median(watch.added).toFixed(2)),
     }),
     'validate / full build (medians)': ratio(median(validations.map((v) => v.seconds)), buildMedian),
     ...(ramRatio !== undefined && { 'build / floor on a RAM disk': Number(ramRatio.toFixed(2)) }),

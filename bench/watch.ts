@@ -2,7 +2,8 @@
 // renamed) to the first answer of that movie's meta with the new name, polled every 20 ms; to the
 // catalog pages that list it answered early (the server's "catalog page" line); and to the end of
 // its rebuild (the server's "Rebuilt" line). Then pairs of saves, the second soon after the first
-// is shown, timed from the second's write to its new answer. The
+// is shown, timed from the second's write to its new answer. Last, a film added (a sequel of the
+// first, at the end of its file), timed to its meta's first answer and to its rebuild's end. The
 // server runs in a process of its own on the content the bench generated, and each edit is made
 // once it is idle: after the first build it links the other tree's files in the background.
 import { spawn } from 'node:child_process';
@@ -25,6 +26,10 @@ export interface WatchReport {
    * rebuild goes on, to the second's new answer; per pair.
    */
   soonAfter: number[];
+  /** Seconds from the write of a film added (a sequel of the first, after the last) to its meta's first answer, per edit. */
+  added: number[];
+  /** Seconds from that write to the end of its rebuild, per edit. */
+  addedRebuilt: number[];
 }
 
 /** How long after an edit is shown the next is saved, in `soonAfter`: within its rebuild's check and plan on the large content. */
@@ -97,8 +102,30 @@ export async function measureWatch(content: string, port: number, edits = 3): Pr
       soonAfter.push((performance.now() - saved) / 1000);
       await idle(child.pid!);
     }
-    await writeFile(file, text);
-    return { seconds, pages, rebuilt, soonAfter };
+    // A film added, then removed again once its rebuild ended; each save made with the server idle.
+    const [firstItem] = /^- id: [\s\S]*?(?=\n- id: )/.exec(text) ?? [];
+    if (!firstItem) throw new Error(`no item block found at the start of ${file}`);
+    const saveAndRebuild = async (body: string) => {
+      const saved = performance.now();
+      await writeFile(file, body);
+      while (!rebuilds.some((at) => at > saved)) await sleep(20);
+      await idle(child.pid!);
+    };
+    await saveAndRebuild(text);
+    const added: number[] = [];
+    const addedRebuilt: number[] = [];
+    for (let edit = 1; edit <= edits; edit++) {
+      const sequelId = `${id!}-sequel-${edit}`;
+      const sequel = firstItem.replace(/^- id: .*/, `- id: "${sequelId}"`).replace(`name: "${name}"`, `name: "${name} II"`);
+      const saved = performance.now();
+      await writeFile(file, `${text.trimEnd()}\n${sequel}\n`);
+      added.push(await until(`${base}/meta/movie/${encodeURIComponent(sequelId)}.json`, (status) => status === 200, 600_000));
+      while (!rebuilds.some((at) => at > saved)) await sleep(20);
+      addedRebuilt.push((rebuilds.find((at) => at > saved)! - saved) / 1000);
+      await idle(child.pid!);
+      await saveAndRebuild(text);
+    }
+    return { seconds, pages, rebuilt, soonAfter, added, addedRebuilt };
   } finally {
     const exited = new Promise((resolve) => child.once('exit', resolve));
     child.kill('SIGINT');
