@@ -140,7 +140,7 @@ export interface EditedFile extends FileValues {
 
 /** What an edit writes: its items' files and the catalog pages that changed, by path; and the index after it. */
 export interface EditedFiles {
-  /** Each file's body: the pages spliced from the bytes written. */
+  /** Each file's body: rendered, or for a catalog page, spliced from the bytes written. */
   bodies: Map<string, string | Buffer>;
   /** The catalog pages among them that were written, each with the bytes it has as written: all other than their new bodies. */
   pagesBefore: Map<string, number>;
@@ -159,9 +159,9 @@ export interface EditedFiles {
  * it: an item's meta, to tell whether its preview and place changed, and the pages, for the
  * previews of the items the edit left, which are not rendered again. Undefined when the index
  * does not hold those files' items, or a page is not as the index says it was written, or more
- * than EDIT_PAGES_LIMIT pages change (edit-pages.ts). The caller checks that each item both before and after lists
- * where the index says (sameListings: the same type, genres and catalogs) and has the files it had,
- * and each title too (edit-checks.ts, sameOutline).
+ * than EDIT_PAGES_LIMIT pages change (edit-pages.ts). The caller checks that each item both before
+ * and after lists where the index says (sameListings: the same type, genres and catalogs) and has
+ * the files it had, and each title too (edit-checks.ts, sameOutline).
  */
 export function editedFiles(index: EditIndex, edited: readonly EditedFile[], written: (path: string) => Buffer | undefined): EditedFiles | undefined {
   const edit = reindexed(index, edited);
