@@ -76,26 +76,11 @@ export function releasedRecord(
 }
 
 /**
- * The largest of the output's `files`: of those as large, the first in the plan's order (write
- * counts them in that order, and the first stays). Undefined when one has an unknown size, or one
- * whose place in the plan is not known is as large.
+ * The largest of the output's `files`, as LargestFiles holds them: those the state file holds
+ * placed in its order, those edits wrote since with no place. Undefined when one has an unknown size.
  */
-export function largestOf({ placed, unplaced }: OutputFiles): BuildRecord['write']['largest'] | undefined {
-  let largest: BuildRecord['write']['largest'] | undefined;
-  for (const [path, bytes] of placed) {
-    if (bytes < 0) return undefined;
-    if (!largest || bytes > largest.bytes) largest = { path, bytes };
-  }
-  let unknownPlace = false;
-  for (const [path, bytes] of unplaced) {
-    if (largest && bytes === largest.bytes) unknownPlace = true;
-    if (!largest || bytes > largest.bytes) [largest, unknownPlace] = [{ path, bytes }, false];
-  }
-  return unknownPlace ? undefined : largest;
-}
-
-/** The largest of the output's `files`, as LargestFiles holds them: those the state file holds placed in its order. */
-export function largestFilesOf({ placed, unplaced }: OutputFiles): LargestFiles {
+export function largestFilesOf({ placed, unplaced }: OutputFiles): LargestFiles | undefined {
+  if (placed.some(([, bytes]) => bytes < 0)) return undefined;
   const largest: LargestFiles = { files: [], below: 0 };
   placed.forEach(([path, bytes], place) => addLargest(largest, path, bytes, place));
   for (const [path, bytes] of unplaced) addLargest(largest, path, bytes, -1);
@@ -145,12 +130,16 @@ export async function writtenAfter(
     if (file === largest.path) known = false;
   }
   if (!known) {
-    const kept = largestIn(largestFiles);
-    const all = kept ? undefined : await output();
-    const found = kept ?? (all && largestOf(all));
+    // The largest kept cannot tell: made again from the state file's sizes.
+    if (!largestIn(largestFiles)) {
+      const all = await output();
+      const made = all && largestFilesOf(all);
+      if (!made) return undefined;
+      largestFiles = made;
+    }
+    const found = largestIn(largestFiles);
     if (!found) return undefined;
     largest = found;
-    if (all) largestFiles = largestFilesOf(all);
   }
   const limit = outputLimit(textBytes);
   if (bytes > limit.bytes || count > limit.files || listings > limit.listings) return undefined;
