@@ -7,6 +7,7 @@ import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { generateContent } from '../bench/generate.js';
+import { keptOf } from '../src/build/edit-kept.js';
 import { build, type BuildResult } from '../src/build/index.js';
 import { journalFileOf, readEditJournal, writeEditJournal } from '../src/write/index.js';
 import { addonYaml, contentDir, readTree, tempDir } from './support/content.js';
@@ -473,6 +474,36 @@ describe("the CLI's builds after items are added or removed", () => {
     for (const [what, change, edited] of steps) {
       await change();
       expect((await buildAsClean(content, out, what)).edited, what).toBe(edited || undefined);
+    }
+  }, 60_000);
+
+  it('find the files a checkout rewrote as they were, with a byte order mark, CRLF, a lone CR or wide characters, and take edits of each', async () => {
+    const one = (id: string, name: string, eol = '\n') =>
+      [`id: "f:${id}"`, 'type: movie', `name: "${name}"`, 'genres: [Drama]', `streams: [{ url: "https://example.org/${id}.mp4" }]`, ''].join(eol);
+    const files: Record<string, string> = {
+      'films/plain.yaml': one('p', 'Plain'),
+      'films/bom.yaml': `\ufeff${one('b', 'Bom')}`,
+      'films/crlf.yaml': one('c', 'Crlf', '\r\n'),
+      'films/cr.yaml': one('r', 'Lone', '\r'),
+      'films/wide.yaml': one('w', 'Wide 日本😀'),
+    };
+    const content = await contentDir({ 'addon.yaml': addon, ...files });
+    const out = await tempDir();
+    expect((await build({ contentDir: content, outDir: out })).ok).toBe(true);
+    // What the next edit compares each file with: its text's fingerprint and bytes.
+    const keptFiles = async () =>
+      keptOf((await readEditJournal(out))?.kept)?.files.map(([relative, , fingerprint, bytes]) => [relative, fingerprint, bytes]);
+    const before = await keptFiles();
+    expect(before?.length).toBe(6);
+    for (const [relative, text] of Object.entries(files)) await writeFile(path.join(content, relative), text);
+    // Settled, so that the build after the checkout keeps what it found (load/read.ts, SETTLED_MS).
+    await new Promise((resolve) => setTimeout(resolve, 2100));
+    // Each file found as it was: the last build stands, as when nothing was rewritten.
+    const checkout = await buildAsClean(content, out, 'a checkout');
+    expect([checkout.edited, checkout.reused]).toEqual([undefined, true]);
+    expect(await keptFiles()).toEqual(before);
+    for (const relative of Object.keys(files)) {
+      await editsAsClean(content, out, [[`${relative} renamed`, relative, (text) => text.replace(/name: "/, 'name: "Zz '), true]]);
     }
   }, 60_000);
 

@@ -15,7 +15,7 @@
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TESTED_ON, unsafeNames as unsafeNamesOf } from '../hosts/index.js';
-import { ADDON_FILE, contentFileStamps, contentTexts, loadContent, type SourceFile } from '../load/index.js';
+import { ADDON_FILE, contentFileStamps, contentTexts, loadContent, textByteLength, type SourceFile } from '../load/index.js';
 import { YAML_NAME } from '../load/file-names.js';
 import { editedFiles, editIndexOf, sameOutline, withNewFiles, withRelease, type EditedFiles, type FileValues, type Plan } from '../plan/index.js';
 import { MANIFEST_FILE } from '../shared/paths.js';
@@ -95,7 +95,7 @@ export async function editBuild(
     const at = places.get(file.relative);
     if (at === undefined || !restamped.has(file.relative)) continue;
     const [relative, , fingerprint, bytes] = files[at]!;
-    files[at] = [relative, settledStamp(file) ?? '', textFingerprint(file), Buffer.byteLength(file.text)];
+    files[at] = [relative, settledStamp(file) ?? '', textFingerprint(file), textByteLength(file)];
     if (textFingerprint(file) === fingerprint) continue;
     // A file that held no item or title (keepForEdits) may hold some now: the whole build counts them.
     if (bytes < 0 && bytes !== NEW_FILE) return undefined;
@@ -103,7 +103,7 @@ export async function editBuild(
     if (bytes === NEW_FILE && !YAML_NAME.test(file.relative)) return undefined;
     if (file.relative === ADDON_FILE) release = file;
     else edited.push(file);
-    textBytes += Buffer.byteLength(file.text) - Math.max(bytes, 0);
+    textBytes += textByteLength(file) - Math.max(bytes, 0);
   }
   const inputs = filesHash(
     settings,

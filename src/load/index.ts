@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { DiagnosticList, problem, type Location } from '../diagnostics/index.js';
 import { ADDON_FILE, contentStamps, DEFAULT_MAX_FILE_SIZE, letGoOfText, parseByteSize, readContentFiles, settledStamp } from './read.js';
+import { textByteLength } from './text.js';
 import type { ContentSource, SourceFile, SourceValue } from './source.js';
 import type { Environment } from '../validate/secrets.js';
 import { isContentName } from './file-names.js';
@@ -44,7 +45,7 @@ export interface KnownFile {
 
 const PARSE_THREADS_FROM = 1024 * 1024;
 
-export { ADDON_FILE, DEFAULT_MAX_FILE_SIZE, parseByteSize };
+export { ADDON_FILE, DEFAULT_MAX_FILE_SIZE, parseByteSize, textByteLength };
 
 export interface Loaded {
   addon?: SourceValue;

@@ -1,13 +1,13 @@
 // Finds the content files below a content folder and reads them as text, within limits: links
 // only within the folder, a size limit checked before reading, UTF-8 text only. Each file that
 // cannot be read gives one diagnostic, never an exception.
-import { isUtf8 } from 'node:buffer';
 import { closeSync, constants, fstatSync, openSync, readSync, statSync, type BigIntStats, type Dirent } from 'node:fs';
 import { readdir, readlink, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { problem, type Diagnostic, type MessageParams } from '../diagnostics/index.js';
 import { changedBefore } from '../shared/file-times.js';
 import { isWithin } from '../shared/locations.js';
+import { decode } from './text.js';
 
 export const ADDON_FILE = 'addon.yaml';
 
@@ -23,6 +23,11 @@ export interface ContentText {
   /** Where the file is, below the content folder as given (a link's target, for a followed link). */
   absolute: string;
   text: string;
+  /**
+   * A hash of the text (shared/fingerprint.ts, textFingerprint), once a build asks for it, or as
+   * read when the text is decoded only when first used (readContentFiles with `only`).
+   */
+  textFingerprint?: string;
   /** The bytes are not UTF-8 text (binary, Latin-1): the file has a diagnostic and no values. */
   unreadable?: boolean;
 }
@@ -30,20 +35,22 @@ export interface ContentText {
 /**
  * Every content file below `contentDir` in path order, with the problems of those that could
  * not be read. A file that is not text is returned too (`unreadable`), to show its bad line.
+ * With `only`, the files it takes, each text decoded when first used (a CLI edit, build/edit.ts,
+ * hashes every file a checkout rewrote and parses the few it changed).
  */
 export async function readContentFiles(
   contentDir: string,
   maxFileSize: number,
   takes: (name: string) => boolean,
-  only: (relative: string) => boolean = () => true,
+  only?: (relative: string) => boolean,
 ): Promise<{ files: ContentText[]; diagnostics: Diagnostic[] }> {
   const diagnostics: Diagnostic[] = [];
-  const found = (await findContentFiles(contentDir, diagnostics, takes)).filter((file) => only(file.relative));
+  const found = (await findContentFiles(contentDir, diagnostics, takes)).filter((file) => !only || only(file.relative));
   // The walk's order depends on the file system; path order makes builds reproducible.
   found.sort((a, b) => compareCodePoints(a.relative, b.relative));
   // Synchronous calls: the content files are local and few, and each call through libuv's thread
   // pool cost several times the call itself (bench/README.md, 'Content read synchronously').
-  const read = found.map((f) => readSource(contentDir, f, maxFileSize));
+  const read = found.map((f) => readSource(contentDir, f, maxFileSize, only !== undefined));
   const files: ContentText[] = [];
   for (const { source, problem } of read) {
     if (source) files.push(source);
@@ -155,7 +162,7 @@ function messageOf(error: unknown): unknown {
  * read, and reading stops past the limit (a file that grows meanwhile). Bytes that are not YAML
  * text (NUL bytes, invalid UTF-8) give one problem for the file, which then has no values.
  */
-function readSource(contentDir: string, found: FoundFile, maxFileSize: number): { source?: ContentText; problem?: Diagnostic } {
+function readSource(contentDir: string, found: FoundFile, maxFileSize: number, lazy = false): { source?: ContentText; problem?: Diagnostic } {
   const file = path.join(contentDir, found.relative);
   let bytes: Buffer | undefined;
   let stamp = '';
@@ -181,7 +188,7 @@ function readSource(contentDir: string, found: FoundFile, maxFileSize: number): 
   }
   const source: ContentText = { file, relative: found.relative, absolute: found.absolute, text: '' };
   firstReads.set(source, { read: found.read, bytes: bytes.length, stamp, settled });
-  return { source, problem: decode(bytes, source) };
+  return { source, problem: decode(bytes, source, lazy) };
 }
 
 /** What identifies one state of a file: device, inode, size, and the times of its last change. */
@@ -290,73 +297,6 @@ export function letGoOfText(source: ContentText): void {
 /** `size` is undefined for a file that grew past the limit while it was read. */
 function tooLarge(file: string, size: number | undefined, limit: number): Diagnostic {
   return problem('file-too-large', { size, limit }, { file });
-}
-
-/**
- * Sets the file's text, without a UTF-8 byte order mark, and returns the problem when the bytes
- * are not UTF-8 text: a NUL byte (an image or archive named .yaml), UTF-16 (its byte order mark),
- * or a byte sequence that is not UTF-8 (Latin-1, Windows-1252), at the first offending byte.
- */
-function decode(bytes: Buffer, source: ContentText): Diagnostic | undefined {
-  const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
-  const utf16 = (bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff);
-  const nul = bytes.indexOf(0, bom);
-  const bad = utf16 ? 0 : nul === -1 ? (isUtf8(bytes) ? -1 : firstInvalidUtf8(bytes, bom)) : -1;
-  if (nul === -1 && bad === -1) {
-    source.text = bytes.toString('utf8', bom);
-    // A lone CR ends a line in YAML, and js-yaml reads it so; the `yaml` package, which gives
-    // positions, and the shown lines count only LF: make it one.
-    if (source.text.includes('\r')) source.text = source.text.replace(/\r(?!\n)/g, '\n');
-    return undefined;
-  }
-  const offset = utf16 ? 0 : nul !== -1 ? nul : bad;
-  // Only the text up to the end of that line is kept: it is shown under the diagnostic.
-  const lineEnd = bytes.indexOf(0x0a, offset);
-  source.text = bytes.toString('utf8', bom, lineEnd === -1 ? Math.min(bytes.length, offset + 1000) : lineEnd);
-  source.unreadable = true;
-  const before = bytes.toString('utf8', bom, offset);
-  const line = before.split('\n').length;
-  const column = before.length - before.lastIndexOf('\n');
-  const at = { file: source.file, line, column };
-  if (utf16) return problem('invalid-utf8', { kind: 'utf16' }, at);
-  if (nul !== -1) return problem('binary-file', {}, at);
-  return problem('invalid-utf8', { kind: 'byte', byte: bytes[offset]!, offset }, at);
-}
-
-/** The offset of the first byte that does not belong to a valid UTF-8 sequence. */
-function firstInvalidUtf8(bytes: Buffer, from: number): number {
-  for (let i = from; i < bytes.length;) {
-    const b = bytes[i]!;
-    if (b < 0x80) {
-      i++;
-      continue;
-    }
-    // Length and the range of the second byte (which excludes overlongs, surrogates, > U+10FFFF).
-    const [length, low, high] =
-      b >= 0xc2 && b <= 0xdf
-        ? [2, 0x80, 0xbf]
-        : b === 0xe0
-          ? [3, 0xa0, 0xbf]
-          : (b >= 0xe1 && b <= 0xec) || b === 0xee || b === 0xef
-            ? [3, 0x80, 0xbf]
-            : b === 0xed
-              ? [3, 0x80, 0x9f]
-              : b === 0xf0
-                ? [4, 0x90, 0xbf]
-                : b >= 0xf1 && b <= 0xf3
-                  ? [4, 0x80, 0xbf]
-                  : b === 0xf4
-                    ? [4, 0x80, 0x8f]
-                    : [0, 0, 0];
-    if (length === 0) return i;
-    for (let k = 1; k < length; k++) {
-      const c = bytes[i + k];
-      const [min, max] = k === 1 ? [low, high] : [0x80, 0xbf];
-      if (c === undefined || c < min || c > max) return i;
-    }
-    i += length;
-  }
-  return -1;
 }
 
 const BYTE_FACTORS = new Map([

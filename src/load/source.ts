@@ -21,8 +21,6 @@ export interface SourceFile extends ContentText {
   lines?: LineCounter;
   /** A table's columns and where each item's rows are (csv.ts), set when it is parsed. */
   table?: TableLayout;
-  /** A hash of the text, once a build asks for it (shared/fingerprint.ts, textFingerprint). */
-  textFingerprint?: string;
   /** The bytes of the text in UTF-8, once the content's size is measured (shared/output-limit.ts, contentBytes). */
   textBytes?: number;
   /** The source that parses it when its name does not say: a playlist read from a URL. */
