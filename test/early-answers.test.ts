@@ -30,6 +30,9 @@ async function buildOnce(contentDir: string): Promise<Built> {
 
 const ITEM_FILE = /^(meta|stream|subtitles)\//;
 
+/** Files answered as removed, by every check. */
+let removedAnswered = 0;
+
 /**
  * Checks answers against the two trees; returns what they held: none (refused), the item files,
  * or the item files and the catalog pages.
@@ -37,7 +40,12 @@ const ITEM_FILE = /^(meta|stream|subtitles)\//;
 function check(answers: EarlyAnswers | undefined, before: Built, after: Built, what: string): 'refused' | 'files' | 'pages' {
   if (!answers) return 'refused';
   const bytes = (tree: Map<string, Buffer>, file: string) => tree.get(file)?.toString();
-  for (const [file, body] of answers.files) expect(body, `${what}: ${file}`).toBe(bytes(after.tree, file));
+  // A file answered as removed (null) is one the build before wrote and the rebuild does not.
+  for (const [file, body] of answers.files) {
+    expect(body ?? undefined, `${what}: ${file}`).toBe(bytes(after.tree, file));
+    if (body === null) expect(before.tree.has(file), `${what}: ${file} removed, but not there before`).toBe(true);
+    if (body === null) removedAnswered++;
+  }
   const paths = new Set([...before.tree.keys(), ...after.tree.keys()]);
   const changed = [...paths].filter((file) => bytes(before.tree, file) !== bytes(after.tree, file));
   // Every item file the edit changed is answered: the served one would be stale.
@@ -56,14 +64,18 @@ describe('early answers after random edits', () => {
     await generateContent(content, { movies: 320, series: 12, episodes: 4, itemsPerFile: 40 });
     const next = random(19);
     const edits = contentEdits(next);
+    // The first seven, which edit an item's fields, and an item removed or added.
+    const answered = [...edits.slice(0, 7), ...edits.filter(([name]) => name === 'remove' || name === 'add')];
     const counts = { refused: 0, files: 0, pages: 0 };
     let before = await buildOnce(content);
     for (let step = 0; step < 24; step++) {
       const edited: string[] = [];
       const applied: string[] = [];
       for (let e = 0; e < (next() < 0.3 ? 2 : 1); e++) {
-        // Mostly edits of an item's fields, which are answered early; now and then one that is not.
-        const [name, edit] = edits[Math.floor(next() * (next() < 0.8 ? 7 : edits.length))]!;
+        // Mostly edits of an item's fields, or an item removed or added, which are answered early;
+        // now and then one that is not.
+        const pool = next() < 0.8 ? answered : edits;
+        const [name, edit] = pool[Math.floor(next() * pool.length)]!;
         // Movies more often than series, which alone have episodes.
         const folder = name === 'episode title' || next() < 0.3 ? 'series' : 'movies';
         const list = (await readdir(path.join(content, folder))).sort();
@@ -93,5 +105,6 @@ describe('early answers after random edits', () => {
     // The edits reached each case.
     expect(counts.pages, JSON.stringify(counts)).toBeGreaterThanOrEqual(8);
     expect(counts.refused + counts.files, JSON.stringify(counts)).toBeGreaterThanOrEqual(2);
+    expect(removedAnswered).toBeGreaterThan(0);
   }, 120_000);
 });

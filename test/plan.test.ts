@@ -291,6 +291,28 @@ describe('early answers (serve --watch)', () => {
     for (const [file, body] of answers!) expect(body, file).toBe(written.get(file)!.toString());
     // Its genre link, as the catalog that lists it gives it.
     expect(answers!.get('meta/movie/t:0009.json')).toContain('/movie/picks?genre=Comedy');
+    // With a genre no item had: the manifest offers it.
+    const western = await twoBuilds(files, { 'a.yaml': `${a}- { id: "t:0009", type: movie, name: Added, genres: [Western] }\n` });
+    expect(western.answers).toBeUndefined();
+    expect(western.sooner).toBeUndefined();
+  });
+
+  it('are the files of an item removed too, each answered as removed, and the catalog pages wait for the rebuild', async () => {
+    const before = { 'addon.yaml': addon(), 'a.yaml': a, 'b.yaml': b };
+    const { answers, withPages, sooner, beforeOut, afterOut } = await twoBuilds(before, { 'a.yaml': a.slice(0, a.indexOf('- id: "t:0002"')) });
+    expect(sooner).toEqual(withPages);
+    expect(withPages).toEqual(answers);
+    const [was, written] = [await readTree(beforeOut), await readTree(afterOut)];
+    const ofA = (tree: Map<string, Buffer>) => [...tree.keys()].filter((file) => /^(meta|stream|subtitles)\/movie\/t:/.test(file)).sort();
+    expect([...answers!.keys()].sort()).toEqual(ofA(was));
+    const removed = ofA(was).filter((file) => !written.has(file));
+    expect(removed).toEqual(['meta/movie/t:0002.json', 'stream/movie/t:0002.json']);
+    for (const [file, body] of answers!) expect(body, file).toBe(removed.includes(file) ? null : written.get(file)!.toString());
+    // The last item of a genre removed: the manifest no longer offers it, and every link to it goes.
+    const western = movies(3, (i) => (i === 2 ? ['Western'] : ['Drama']));
+    const genreGone = await twoBuilds({ ...before, 'a.yaml': western }, { 'a.yaml': western.slice(0, western.indexOf('- id: "t:0002"')) });
+    expect(genreGone.answers).toBeUndefined();
+    expect(genreGone.sooner).toBeUndefined();
   });
 
   it("are none for an item added with another item's id, before the checks across items find it", async () => {
@@ -312,8 +334,6 @@ describe('early answers (serve --watch)', () => {
     const refused = {
       // A genre no item had: the manifest offers it.
       'a new genre': { 'a.yaml': a.replace('genres: [Drama, Comedy]', 'genres: [Drama, Western]') },
-      // An id removed: its files go.
-      'a removed id': { 'a.yaml': a.slice(0, a.indexOf('- id: "t:0002"')) },
       // Other settings: another cache time in every body.
       'addon.yaml': { 'addon.yaml': addon('cache: { maxAge: 60 }\n'), 'a.yaml': edited(a) },
     };

@@ -459,7 +459,10 @@ describe('serve --watch', () => {
     const events: string[] = [];
     let asked: Promise<Reply> | undefined;
     let askedPage: Promise<Reply> | undefined;
-    let askedAdded: Promise<Reply> | undefined;
+    // What the added film's meta answered when the server reported it answered early: once added, once removed.
+    const askedW2: Promise<Reply>[] = [];
+    // And those of a film in a file of its own, added, then deleted.
+    const askedW3: Promise<Reply>[] = [];
     const server: AddonServer = await startServer({
       contentDir: dir,
       port: 0,
@@ -472,11 +475,12 @@ describe('serve --watch', () => {
         // then, which has the same bytes.
         if (paths.some((file) => file.startsWith('catalog/'))) askedPage = get(server.url, '/catalog/movie/c/genre=Drama.json');
         if (paths.some((file) => file.startsWith('meta/'))) asked = get(server.url, '/meta/movie/w%3A1.json');
-        if (paths.includes('meta/movie/w:2.json')) askedAdded = get(server.url, '/meta/movie/w%3A2.json');
+        if (paths.includes('meta/movie/w:2.json')) askedW2.push(get(server.url, '/meta/movie/w%3A2.json'));
+        if (paths.includes('meta/movie/w:3.json')) askedW3.push(get(server.url, '/meta/movie/w%3A3.json'));
       },
     });
-    const rebuilt = async (count: number, text: string) => {
-      await writeFile(path.join(dir, 'w.yaml'), text);
+    const rebuilt = async (count: number, text: string | null, file = 'w.yaml') => {
+      await (text === null ? rm(path.join(dir, file)) : writeFile(path.join(dir, file), text));
       await waitFor(() => events.filter((event) => event === 'built').length === count, `rebuild ${count - 1}`);
       return readTree(server.root!);
     };
@@ -518,12 +522,27 @@ describe('serve --watch', () => {
       const ofW = [...added.keys()].filter((file) => /^(meta|stream|subtitles)\/movie\/w:[12][./]/.test(file)).sort();
       expect(ofW).toContain('meta/movie/w:2.json');
       expect(events.slice(9)).toEqual([`early: ${ofW.join(' ')}`, 'built']);
-      const reply2 = await askedAdded!;
+      const reply2 = await askedW2[0]!;
       expect(reply2.status).toBe(200);
       expect(reply2.text).toBe(added.get('meta/movie/w:2.json')!.toString());
+      // That id removed again: its files answer 404 early, as the rebuild's tree does.
+      const removed = await rebuilt(5, 'id: "w:1"\ntype: movie\nname: After\ngenres: [Drama]\n');
+      expect(removed.has('meta/movie/w:2.json')).toBe(false);
+      expect(events.slice(11)).toEqual([`early: ${ofW.join(' ')}`, 'built']);
+      const [gone, after] = [await askedW2[1]!, await get(server.url, '/meta/movie/w%3A2.json')];
+      expect([gone.status, gone.text]).toEqual([404, after.text]);
+      expect(after.status).toBe(404);
+      // A film's file added, then deleted: its files answered early each time, the second time 404.
+      const withW3 = await rebuilt(6, 'id: "w:3"\ntype: movie\nname: Third\ngenres: [Drama]\n', 'x.yaml');
+      const ofW3 = [...withW3.keys()].filter((file) => /^(meta|stream|subtitles)\/movie\/w:3[./]/.test(file)).sort();
+      expect(ofW3).toContain('meta/movie/w:3.json');
+      await rebuilt(7, null, 'x.yaml');
+      expect(events.slice(13)).toEqual([`early: ${ofW3.join(' ')}`, 'built', `early: ${ofW3.join(' ')}`, 'built']);
+      expect((await askedW3[0]!).status).toBe(200);
+      expect((await askedW3[1]!).status).toBe(404);
       // A genre the catalog did not offer: the rebuild alone shows it.
-      await rebuilt(5, 'id: "w:1"\ntype: movie\nname: After\ngenres: [Western]\n');
-      expect(events.slice(11)).toEqual(['built']);
+      await rebuilt(8, 'id: "w:1"\ntype: movie\nname: After\ngenres: [Western]\n');
+      expect(events.slice(17)).toEqual(['built']);
       expect((await get(server.url, '/meta/movie/w%3A2.json')).status).toBe(404);
       expect(json(await get(server.url, '/catalog/movie/c/genre=Western.json')).metas).toHaveLength(1);
     } finally {

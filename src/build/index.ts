@@ -56,7 +56,8 @@ export interface BuildOptions {
   kept?: KeptBetweenBuilds;
   /**
    * The build adds each content file it parses to it (`file`, as load names it): those it does not
-   * take from `kept`, among them every one changed since the builds that kept the others.
+   * take from `kept`, among them every one changed since the builds that kept the others; and
+   * each file `kept` has that is gone.
    */
   parsed?: Set<string>;
   /** Passed to validate (ValidateOptions): called once each item file is checked, before the checks across them. */
@@ -184,12 +185,10 @@ async function pipeline(options: BuildOptions, where: { outDir?: string; s3Dir?:
   // Looking at the output folder and writing count as write, as for a reused build.
   if (edit) return (enter('write', false), done(edit));
   let kept = options.kept;
-  const known = (file: SourceFile) => {
-    if (kept?.checkedFiles.has(file) === true) return true;
-    options.parsed?.add(file.file);
-    return false;
-  };
+  // Asked as validate starts, when `kept` is the one read beside the output (below).
+  const known = (file: SourceFile) => isKept(file, kept, options.parsed);
   const loaded = await loadContent(options.contentDir, { maxFileSize: options.maxFileSize, env, known });
+  if (options.parsed && kept) for (const file of kept.checkedFiles.goneFrom(loaded.files)) options.parsed.add(file);
   // What reading the files found (links not followed, say): every build reads them again.
   const readProblems = loaded.diagnostics.list();
   const { generator, inputs, settings } = await buildInputs(options, loaded);
@@ -317,6 +316,13 @@ async function stopsBeforeWrite(options: BuildOptions): Promise<boolean> {
 }
 
 /** Validate waits for the next file's values now and then: that counts as load. */
+/** Whether what `file` became is in `kept`; if not, it is parsed, and added to `parsed`. */
+function isKept(file: SourceFile, kept: KeptBetweenBuilds | undefined, parsed: Set<string> | undefined): boolean {
+  if (kept?.checkedFiles.has(file) === true) return true;
+  parsed?.add(file.file);
+  return false;
+}
+
 function waitsAsLoad<T>(items: AsyncIterable<T>, enter: (stage: Stage, announce: boolean) => void): AsyncIterable<T> {
   return {
     async *[Symbol.asyncIterator]() {

@@ -11,6 +11,7 @@ import { buildManifest } from './manifest.js';
 import { keptPreviews, type Previews } from './previews.js';
 import { envelope } from './wire.js';
 import { listsItem } from './edit-members.js';
+import { autoGenres } from '../shared/genres.js';
 
 /** More owners than this and the rebuild is not much further off than their files would be. */
 export const EARLY_OWNERS_LIMIT = 1_000;
@@ -33,8 +34,8 @@ export interface BuiltTree {
 
 /** What a rebuild answers before it ends: the edited items' files, and the catalog pages when asked for. */
 export interface EarlyAnswers {
-  /** The item files' bodies, by path. */
-  files: Map<string, string>;
+  /** The item files' bodies, by path; null for a file of an item or title removed, which the rebuild removes. */
+  files: Map<string, string | null>;
   /** The catalog pages that changed, by path; undefined when they wait for the rebuild (see changedPages). */
   pages(): Map<string, string> | undefined;
 }
@@ -47,9 +48,10 @@ export interface EarlyAnswers {
  *   - other settings in addon.yaml, or another base URL;
  *   - another manifest (a genre the catalogs now offer or no longer do): its resources decide
  *     which item files there are;
- *   - other paths than `before` had for those files (an id removed or moved, a video's id), but
- *     the files of items and titles added, or more than EARLY_OWNERS_LIMIT items and titles.
- * With items or titles added, the catalog pages wait for the rebuild: the pages after each move.
+ *   - other paths than `before` had for those files (an id moved, a video's id), but the files of
+ *     items and titles added or removed, or more than EARLY_OWNERS_LIMIT items and titles.
+ * With items or titles added or removed, the catalog pages wait for the rebuild: the pages after
+ * each move.
  * Rendered as the plan renders them (item-files.ts, catalog-pages.ts), from the same content: the
  * same bytes.
  */
@@ -71,13 +73,15 @@ export function earlyAnswers(before: BuiltTree, after: Content, edited: Readonly
   };
   const [old, now] = [filesOf(was), filesOf(after)];
   if (!old || !now) return undefined;
-  const oldAt = new Map(old.map((file) => [file.path, file]));
-  const oldIds = new Set(old.map((file) => file.origin.id));
-  const added = (file: ItemFile) => !oldIds.has(file.origin.id);
-  const kept = now.filter((file) => !added(file));
+  const ids = (files: readonly ItemFile[]) => new Set(files.map((file) => file.origin.id));
+  const [oldIds, nowIds] = [ids(old), ids(now)];
+  // The files of the owners both have (an item renamed, say): the same paths.
+  const oldAt = new Map(old.filter((file) => nowIds.has(file.origin.id)).map((file) => [file.path, file]));
+  const kept = now.filter((file) => oldIds.has(file.origin.id));
   if (kept.length !== oldAt.size || kept.some((file) => !oldAt.has(file.path))) return undefined;
-  const files = new Map(now.map((file) => [file.path, file.body()]));
-  if (kept.length < now.length) return { files, pages: () => undefined };
+  const files = new Map<string, string | null>(now.map((file) => [file.path, file.body()]));
+  for (const file of old) if (!nowIds.has(file.origin.id) && !files.has(file.path)) files.set(file.path, null);
+  if (kept.length < now.length || oldAt.size < old.length) return { files, pages: () => undefined };
   // The items whose previews may have changed: those whose meta did. A preview is its meta but
   // for the videos and trailers.
   const changed = new Set<Item>();
@@ -143,12 +147,14 @@ function changedPages(was: Content, now: Content, changed: ReadonlySet<Item>, se
  * depend on is known to be as it was:
  *   - the same settings: addon.yaml and the base URL;
  *   - the same files, with the same items and titles in the same order, but for those an edited
- *     file adds, whose ids no other has. A file not edited is as the served build read it (serve
- *     keeps what each became). The catalogs list an item added, but not yet in their order: the
- *     catalog pages wait for the rebuild (earlyAnswers);
+ *     file adds, whose ids no other has, and those it removes. A file not edited is as the served
+ *     build read it (serve keeps what each became). The catalogs list an item added, but not yet
+ *     in their order, and no longer one removed: the catalog pages wait for the rebuild (earlyAnswers);
  *   - each edited item with its id, type, genres and catalogs: then the catalogs list the same
  *     items and offer the same genres, so its genre links and the manifest are as they were. A
- *     new name may move it in a sorted catalog: it is placed again by the catalog's order;
+ *     new name may move it in a sorted catalog: it is placed again by the catalog's order. With
+ *     an item added or removed, a catalog with `genres: auto` offers those its items carry now
+ *     (a genre new or gone is another manifest: earlyAnswers answers nothing);
  *   - no channel of a playlist: those of several playlists are merged after this point.
  * The rebuild's check across items comes after; serve makes the item files again from the
  * checked content then, and drops every early answer if the rebuild fails.
@@ -163,15 +169,21 @@ export function provisionalContent(before: BuiltTree, checked: CheckedItems, edi
   if (!items || !externalTitles) return undefined;
   const added = [...items.added, ...externalTitles.added];
   if (added.length > 0 && !newIds(was, added)) return undefined;
+  const removed = new Set(items.removed);
   // The order the items were read in breaks ties in a sorted catalog: found when there is one.
   let readAt: Map<Item, number> | undefined;
   const order = (item: Item) => (readAt ??= new Map(items.values.map((value, i) => [value, i]))).get(item)!;
   const catalogs = was.catalogs.map((catalog) => {
     const listed = listedNow(catalog.items, itemsNow, catalog.sort, order);
-    // An item added is listed, for its genre links, at the end: its pages wait for the rebuild.
+    // An item added is listed, for its genre links, at the end, and one removed no longer: the
+    // pages of either wait for the rebuild.
     const joining = items.added.filter((item) => listsItem(catalog, undefined, item));
-    const now = { ...catalog, items: joining.length > 0 ? [...listed, ...joining] : listed };
-    if (catalog.search || joining.length > 0) return now;
+    const leaving = removed.size > 0 && listed.some((item) => removed.has(item));
+    const staying = leaving ? listed.filter((item) => !removed.has(item)) : listed;
+    const members = joining.length > 0 ? [...staying, ...joining] : staying;
+    if (joining.length > 0 || leaving) return { ...catalog, items: members, ...(catalog.autoGenres && { genres: autoGenres(members) }) };
+    const now = { ...catalog, items: members };
+    if (catalog.search) return now;
     // Each list the served tree's pages were written for, with the edited items in place: a
     // catalog and each of its genres list the same items as before (listsOf, changedPages).
     const lists = listsOf(catalog).map((list) => ({
@@ -263,9 +275,9 @@ function placesIn(members: readonly Item[], edits: ReadonlyMap<Item, Item>): [at
 
 /**
  * `was` with the values of the edited files taken from `now`, each put in `replaced` by the one it
- * replaces, and the values those files added; undefined unless both have the same files, and the
- * same ids in the same order but for those added, and `same` holds for each value of an edited
- * file that was there.
+ * replaces, and the values those files added and removed; undefined unless both have the same
+ * files (an edited one may be gone or new), the values they both have in the same order, and
+ * `same` holds for each value of an edited file that both have.
  */
 function aligned<T extends Item | ExternalTitle>(
   was: readonly T[],
@@ -273,9 +285,10 @@ function aligned<T extends Item | ExternalTitle>(
   edited: ReadonlySet<string>,
   replaced: Map<T, T>,
   same: (old: T, now: T) => boolean,
-): { values: T[]; added: T[] } | undefined {
+): { values: T[]; added: T[]; removed: T[] } | undefined {
   const values: T[] = [];
   const added: T[] = [];
+  const removed: T[] = [];
   let [i, j] = [0, 0];
   while (i < was.length || j < now.length) {
     const old: T | undefined = was[i];
@@ -288,19 +301,26 @@ function aligned<T extends Item | ExternalTitle>(
       [i, j] = [i + 1, j + 1];
       continue;
     }
-    // An edited file's values: those it had, in the same order, and those it adds between them.
+    // An edited file's values: those it had and has, in the same order, and those it adds or removes.
+    const start = i;
+    while (i < was.length && was[i]!.source.file === file) i++;
+    const had = new Map(was.slice(start, i).map((value, at) => [value.id, at]));
+    let last = -1;
     for (; j < now.length && now[j]!.source.file === file; j++) {
       const next = now[j]!;
-      const kept = i < was.length && was[i]!.source.file === file && was[i]!.id === next.id ? was[i++]! : undefined;
-      if (next.source.playlist !== undefined || (kept && !same(kept, next))) return undefined;
-      if (kept) replaced.set(kept, next);
-      else added.push(next);
+      const at = had.get(next.id);
+      if (next.source.playlist !== undefined || (at !== undefined && (at <= last || !same(was[start + at]!, next)))) return undefined;
+      if (at === undefined) added.push(next);
+      else {
+        replaced.set(was[start + at]!, next);
+        had.delete(next.id);
+        last = at;
+      }
       values.push(next);
     }
-    // One it had left, removed or moved: the pages and paths are others.
-    if (i < was.length && was[i]!.source.file === file) return undefined;
+    for (const at of had.values()) removed.push(was[start + at]!);
   }
-  return { values, added };
+  return { values, added, removed };
 }
 
 /** Whether the ids of `added` are no other item's or title's of `was`, nor each other's. */

@@ -34,7 +34,7 @@ export interface Tree {
    * Files of the build under way, answered before its tree is swapped in: those of the items an
    * edit touched and the catalog pages it changed (plan/early-answers.ts), by path below the root.
    */
-  early?: ReadonlyMap<string, Buffer>;
+  early?: ReadonlyMap<string, Buffer | null>;
 }
 
 /**
@@ -124,6 +124,8 @@ async function handle(req: IncomingMessage, res: ServerResponse, tree: Tree | un
         const headers = headersFor(tree.rules, `/${file}`);
         const early = tree.early?.get(file);
         if (early) return sendFile(req, res, { bytes: early }, file, headers);
+        // A file the running rebuild removes: missing, as it will be.
+        if (early === null) continue;
         const kept = cache.get(absolute);
         if (kept) return sendFile(req, res, { bytes: kept }, file, headers);
         const opened = openInside(tree.root, absolute);

@@ -154,12 +154,12 @@ export class ServedTrees {
   private settings: string | undefined;
   // What rebuilds stopped for a newer save answered, each the whole of its changes (its catalog
   // pages too), checked and planned: the served tree with them is the tree it would have written.
-  private kept: ReadonlyMap<string, Buffer> = new Map();
+  private kept: ReadonlyMap<string, Buffer | null> = new Map();
   // What the running build answers, by path; the catalog pages among them, once answered.
-  private own: ReadonlyMap<string, Buffer> = new Map();
-  private pages: { bodies: ReadonlyMap<string, string>; encoded: [string, Buffer][] } | undefined;
+  private own: ReadonlyMap<string, Buffer | null> = new Map();
+  private pages: { bodies: ReadonlyMap<string, string>; encoded: [string, Buffer | null][] } | undefined;
   // What is served over the tree: `kept`, and `own` over it.
-  private early: ReadonlyMap<string, Buffer> = new Map();
+  private early: ReadonlyMap<string, Buffer | null> = new Map();
   // The running build was told to stop (rebuildOptions).
   private stopped = false;
   // The paths the running build answered, told to onEarly.
@@ -251,7 +251,7 @@ export class ServedTrees {
   }
 
   /** Serves `files` (and the pages `withPages`) as the running build's answers, over those kept; false for none. */
-  private answer(files: ReadonlyMap<string, string> | undefined, withPages?: ReadonlyMap<string, string>): boolean {
+  private answer(files: ReadonlyMap<string, string | null> | undefined, withPages?: ReadonlyMap<string, string>): boolean {
     const answered = this.served !== undefined && files !== undefined && files.size > 0;
     if (!answered) this.pages = undefined;
     else if (withPages !== this.pages?.bodies) this.pages = withPages && { bodies: withPages, encoded: encoded(withPages) };
@@ -269,10 +269,14 @@ export class ServedTrees {
   }
 }
 
-/** Bodies as served. A page written in both orders of its extras is one body under two paths, next to each other: encoded once. */
-function encoded(bodies: ReadonlyMap<string, string>): [string, Buffer][] {
+/**
+ * Bodies as served; null, a file removed. A page written in both orders of its extras is one body
+ * under two paths, next to each other: encoded once.
+ */
+function encoded(bodies: ReadonlyMap<string, string | null>): [string, Buffer | null][] {
   let last: { body: string; bytes: Buffer } | undefined;
   return [...bodies].map(([path, body]) => {
+    if (body === null) return [path, null];
     if (last?.body !== body) last = { body, bytes: Buffer.from(body) };
     return [path, last.bytes];
   });

@@ -105,6 +105,12 @@ export class CheckedFiles {
     return kept.result !== undefined || restoredResult(kept) !== null;
   }
 
+  /** The files kept that are not among `files`: deleted or renamed since. */
+  goneFrom(files: readonly SourceFile[]): string[] {
+    const read = new Set(files.map((file) => file.file));
+    return [...this.kept.keys()].filter((file) => !read.has(file));
+  }
+
   /** What `file` became, its items and titles pointing at `file` (this build's reading of it). */
   take(file: SourceFile, locatorOf: (file: SourceFile, document: number, at: (string | number)[]) => Locator): FileResult {
     const kept = this.kept.get(file.file);
