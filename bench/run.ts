@@ -317,6 +317,8 @@ async function main() {
     console.log(`serve --watch, a save soon after another, to its new answer (s): ${watch.soonAfter.map((s) => s.toFixed(2)).join(', ')}`);
     console.log(`serve --watch, a film added, save to its meta (s): ${watch.added.map((s) => s.toFixed(2)).join(', ')}`);
     console.log(`serve --watch, a film added, save to end of rebuild (s): ${watch.addedRebuilt.map((s) => s.toFixed(2)).join(', ')}`);
+    console.log(`serve --watch, that film removed, save to its meta's 404 (s): ${watch.removed.map((s) => s.toFixed(2)).join(', ')}`);
+    console.log(`serve --watch, that film removed, save to end of rebuild (s): ${watch.removedRebuilt.map((s) => s.toFixed(2)).join(', ')}`);
   }
 
   // The same build and floor on a RAM disk, where writing costs no more than the system calls:
@@ -365,6 +367,7 @@ async function main() {
       'serve --watch: save to end of rebuild, s (median)': Number(median(watch.rebuilt).toFixed(2)),
       'serve --watch: a save soon after another, to its answer, s (median)': Number(median(watch.soonAfter).toFixed(2)),
       'serve --watch: a film added, save to its meta, s (median)': Number(median(watch.added).toFixed(2)),
+      'serve --watch: that film removed, save to its 404, s (median)': Number(median(watch.removed).toFixed(2)),
     }),
     'validate / full build (medians)': ratio(median(validations.map((v) => v.seconds)), buildMedian),
     ...(ramRatio !== undefined && { 'build / floor on a RAM disk': Number(ramRatio.toFixed(2)) }),

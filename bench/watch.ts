@@ -3,7 +3,8 @@
 // catalog pages that list it answered early (the server's "catalog page" line); and to the end of
 // its rebuild (the server's "Rebuilt" line). Then pairs of saves, the second soon after the first
 // is shown, timed from the second's write to its new answer. Last, a film added (a sequel of the
-// first, at the end of its file), timed to its meta's first answer and to its rebuild's end. The
+// first, at the end of its file), timed to its meta's first answer and to its rebuild's end, then
+// removed again, timed to its meta's first 404 and to that rebuild's end. The
 // server runs in a process of its own on the content the bench generated, and each edit is made
 // once it is idle: after the first build it links the other tree's files in the background.
 import { spawn } from 'node:child_process';
@@ -30,6 +31,10 @@ export interface WatchReport {
   added: number[];
   /** Seconds from that write to the end of its rebuild, per edit. */
   addedRebuilt: number[];
+  /** Seconds from the write that removes that film again to its meta's first 404, per edit. */
+  removed: number[];
+  /** Seconds from that write to the end of its rebuild, per edit. */
+  removedRebuilt: number[];
 }
 
 /** How long after an edit is shown the next is saved, in `soonAfter`: within its rebuild's check and plan on the large content. */
@@ -112,20 +117,29 @@ export async function measureWatch(content: string, port: number, edits = 3): Pr
       await idle(child.pid!);
     };
     await saveAndRebuild(text);
-    const added: number[] = [];
-    const addedRebuilt: number[] = [];
+    const [added, addedRebuilt, removed, removedRebuilt]: [number[], number[], number[], number[]] = [[], [], [], []];
+    // Saves `body`; the seconds to the sequel's meta answering `status`, and to the end of the rebuild.
+    const timedSave = async (body: string, sequelMeta: string, status: number) => {
+      const saved = performance.now();
+      await writeFile(file, body);
+      const shown = await until(sequelMeta, (answered) => answered === status, 600_000);
+      while (!rebuilds.some((at) => at > saved)) await sleep(20);
+      const rebuilt = (rebuilds.find((at) => at > saved)! - saved) / 1000;
+      await idle(child.pid!);
+      return [shown, rebuilt] as const;
+    };
     for (let edit = 1; edit <= edits; edit++) {
       const sequelId = `${id!}-sequel-${edit}`;
       const sequel = firstItem.replace(/^- id: .*/, `- id: "${sequelId}"`).replace(`name: "${name}"`, `name: "${name} II"`);
-      const saved = performance.now();
-      await writeFile(file, `${text.trimEnd()}\n${sequel}\n`);
-      added.push(await until(`${base}/meta/movie/${encodeURIComponent(sequelId)}.json`, (status) => status === 200, 600_000));
-      while (!rebuilds.some((at) => at > saved)) await sleep(20);
-      addedRebuilt.push((rebuilds.find((at) => at > saved)! - saved) / 1000);
-      await idle(child.pid!);
-      await saveAndRebuild(text);
+      const sequelMeta = `${base}/meta/movie/${encodeURIComponent(sequelId)}.json`;
+      const [shown, rebuilt] = await timedSave(`${text.trimEnd()}\n${sequel}\n`, sequelMeta, 200);
+      added.push(shown);
+      addedRebuilt.push(rebuilt);
+      const [gone, rebuiltAgain] = await timedSave(text, sequelMeta, 404);
+      removed.push(gone);
+      removedRebuilt.push(rebuiltAgain);
     }
-    return { seconds, pages, rebuilt, soonAfter, added, addedRebuilt };
+    return { seconds, pages, rebuilt, soonAfter, added, addedRebuilt, removed, removedRebuilt };
   } finally {
     const exited = new Promise((resolve) => child.once('exit', resolve));
     child.kill('SIGINT');
