@@ -463,14 +463,17 @@ describe('serve --watch', () => {
     const askedW2: Promise<Reply>[] = [];
     // And those of a film in a file of its own, added, then deleted.
     const askedW3: Promise<Reply>[] = [];
+    // The paths each rebuild told as answered missing.
+    const removedEarly: string[][] = [];
     const server: AddonServer = await startServer({
       contentDir: dir,
       port: 0,
       watch: true,
       debounceMs: 30,
       onBuild: (result) => events.push(result.ok ? 'built' : 'failed'),
-      onEarly: (paths) => {
+      onEarly: (paths, removed) => {
         events.push(`early: ${[...paths].sort().join(' ')}`);
+        if (removed.length > 0) removedEarly.push([...removed].sort());
         // Asked at once: answered from the early files, or from the new tree should it be in by
         // then, which has the same bytes.
         if (paths.some((file) => file.startsWith('catalog/'))) askedPage = get(server.url, '/catalog/movie/c/genre=Drama.json');
@@ -540,6 +543,7 @@ describe('serve --watch', () => {
       expect(events.slice(13)).toEqual([`early: ${ofW3.join(' ')}`, 'built', `early: ${ofW3.join(' ')}`, 'built']);
       expect((await askedW3[0]!).status).toBe(200);
       expect((await askedW3[1]!).status).toBe(404);
+      expect(removedEarly).toEqual([ofW.filter((file) => !removed.has(file)), ofW3]);
       // A genre the catalog did not offer: the rebuild alone shows it.
       await rebuilt(8, 'id: "w:1"\ntype: movie\nname: After\ngenres: [Western]\n');
       expect(events.slice(17)).toEqual(['built']);
@@ -828,6 +832,16 @@ describe('addon-gen serve', () => {
       expect(out.stdout).toMatch(
         /\nServing the edit's 2 meta, stream and subtitles files now, before the rebuild ends\nServing the edit's 1 catalog page now, before the rebuild ends\nRebuilt in [\d.]+ s: \d+ files\n/,
       );
+      // A film's file added, then deleted: its files, then the same answered as missing.
+      const rebuilds = () => out.stdout.split('Rebuilt in').length - 1;
+      for (const change of [() => writeFile(path.join(dir, 'n.yaml'), 'id: "w:2"\ntype: movie\nname: New\n'), () => rm(path.join(dir, 'n.yaml'))]) {
+        const [from, count] = [out.stdout.length, rebuilds()];
+        await change();
+        await waitFor(() => rebuilds() > count, 'the rebuild');
+        expect(out.stdout.slice(from).split('\n')[0]).toMatch(/^Serving the edit's 2 meta, stream and subtitles files( \(all removed\))? now/);
+      }
+      expect(out.stdout).toContain("Serving the edit's 2 meta, stream and subtitles files (all removed) now, before the rebuild ends\n");
+      expect((await get(base, '/meta/movie/w%3A2.json')).status).toBe(404);
     } finally {
       controller.abort();
     }

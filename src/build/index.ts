@@ -315,7 +315,6 @@ async function stopsBeforeWrite(options: BuildOptions): Promise<boolean> {
   return options.stopBeforeWrite();
 }
 
-/** Validate waits for the next file's values now and then: that counts as load. */
 /** Whether what `file` became is in `kept`; if not, it is parsed, and added to `parsed`. */
 function isKept(file: SourceFile, kept: KeptBetweenBuilds | undefined, parsed: Set<string> | undefined): boolean {
   if (kept?.checkedFiles.has(file) === true) return true;
@@ -323,6 +322,7 @@ function isKept(file: SourceFile, kept: KeptBetweenBuilds | undefined, parsed: S
   return false;
 }
 
+/** Validate waits for the next file's values now and then: that counts as load. */
 function waitsAsLoad<T>(items: AsyncIterable<T>, enter: (stage: Stage, announce: boolean) => void): AsyncIterable<T> {
   return {
     async *[Symbol.asyncIterator]() {

@@ -40,7 +40,7 @@ export async function serve(contentDir: string, options: ServeFlags, io: Io): Pr
           io.stderr('The rebuild failed; still serving the last good build.\n');
         }
       },
-      onEarly: (paths) => io.stdout(`${earlyLine(paths)}\n`),
+      onEarly: (paths, removed) => io.stdout(`${earlyLine(paths, removed.length)}\n`),
       onError: (error) => io.stderr(`addon-gen: ${failure(error).message}\n`),
     });
   } catch (error) {
@@ -105,12 +105,14 @@ function aborted(signal: AbortSignal): Promise<void> {
 }
 
 /** What serve --watch answers before a rebuild ends, in words: item files first, then the catalog pages that changed. */
-function earlyLine(paths: readonly string[]): string {
+function earlyLine(paths: readonly string[], removed: number): string {
   const pages = paths.filter((path) => path.startsWith('catalog/')).length;
   const items = paths.length - pages;
   const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`;
   const parts = [items > 0 && plural(items, 'meta, stream and subtitles file'), pages > 0 && plural(pages, 'catalog page')]
     .filter(Boolean)
     .join(' and ');
-  return `Serving the edit's ${parts} now, before the rebuild ends`;
+  // The files of an item removed answer 404 from now on.
+  const gone = removed === 0 ? '' : ` (${removed === items ? (items === 1 ? 'removed' : 'all removed') : `${removed} of them removed`})`;
+  return `Serving the edit's ${parts}${gone} now, before the rebuild ends`;
 }

@@ -58,9 +58,10 @@ export interface ServeOptions {
    * Under `watch`, the paths a rebuild answers from then on as it will write them, before it
    * ends (plan/early-answers.ts): once it has checked the edited files, the meta, stream and
    * subtitles files of their items; once it has checked the content, the catalog pages that
-   * changed. Each call has the paths not told before.
+   * changed. Each call has the paths not told before; `removed`, those of them answered as missing
+   * (the files of an item removed).
    */
-  onEarly?: (paths: readonly string[]) => void;
+  onEarly?: (paths: readonly string[], removed: readonly string[]) => void;
   /** A rebuild that threw (an I/O error, or the content folder gone), not a content problem. */
   onError?: (error: Error) => void;
 }

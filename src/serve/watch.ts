@@ -264,7 +264,11 @@ export class ServedTrees {
     for (const path of added) this.told.add(path);
     this.early = answers;
     if (this.served) this.state.tree = answers.size > 0 ? { ...this.served.tree, early: answers } : this.served.tree;
-    if (added.length > 0) this.options.onEarly?.(added);
+    if (added.length > 0)
+      this.options.onEarly?.(
+        added,
+        added.filter((path) => this.own.get(path) === null),
+      );
     return answered;
   }
 }
