@@ -21,11 +21,17 @@ function said(result: BuildResult) {
   return { ok, addon, diagnostics, counts, write: { files, bytes, largest, sizes }, hosts };
 }
 
-async function cleanBuild(contentDir: string): Promise<{ result: BuildResult; tree: Map<string, Buffer> }> {
+async function cleanBuild(contentDir: string): Promise<{ result: BuildResult; tree: Map<string, Buffer>; out: string }> {
   const out = await tempDir();
   const result = await build({ contentDir, outDir: out, reuse: false });
   expect(result.ok, JSON.stringify(result.diagnostics)).toBe(true);
-  return { result, tree: await readTree(out) };
+  return { result, tree: await readTree(out), out };
+}
+
+/** What the next edit measures the content files by, as kept beside `out`: each file's fingerprint and bytes (-1: it holds nothing), and their sum. */
+async function keptSizes(out: string) {
+  const kept = keptOf((await readEditJournal(out))?.kept);
+  return kept && { textBytes: kept.textBytes, files: kept.files.map(([relative, , fingerprint, bytes]) => [relative, fingerprint, bytes]) };
 }
 
 /** Every file of both trees, by path: their bytes must be the same. */
@@ -40,6 +46,7 @@ async function buildAsClean(content: string, out: string, what: string): Promise
   const clean = await cleanBuild(content);
   expect(said(result), what).toEqual(said(clean.result));
   expectSameTree(await readTree(out), clean.tree, what);
+  expect(await keptSizes(out), what).toEqual(await keptSizes(clean.out));
   return result;
 }
 
@@ -404,9 +411,9 @@ describe("the CLI's builds after items are added or removed", () => {
         (text) => text.replace(film('0150', 'Film 150', 'Comedy'), film('new', 'New', 'Drama')),
         true,
       ],
-      // A file with no item is not kept (validate/index.ts, checkItemFiles), nor is its place in the order read.
-      ['every film of a file removed', 'b.yaml', () => '', false],
-      ['and added again', 'b.yaml', () => films(150, 50), false],
+      // A file with no item keeps no result (validate/index.ts, checkItemFiles): an edit takes it as holding none.
+      ['every film of a file removed', 'b.yaml', () => '', true],
+      ['and added again', 'b.yaml', () => films(150, 50), true],
       // A genre no film had: the manifest lists it.
       // The manifest lists a genre of `genres: auto` some film has, the types of the catalogs and
       // titles, and the prefixes of the ids: an item added or removed that changes them takes the whole build.
@@ -467,9 +474,12 @@ describe("the CLI's builds after items are added or removed", () => {
       ['the first film by id deleted', () => rm(path.join(content, 'films/f0.yaml')), true],
       // A genre no film had: the manifest lists it.
       ['a file of a film of a new genre', () => writeFile(path.join(content, 'films/w.yaml'), one('w', 'West', 'Western')), false],
-      // A file with no item is not kept.
-      ['an empty file', () => writeFile(path.join(content, 'films/empty.yaml'), ''), false],
-      ['that file deleted', () => rm(path.join(content, 'films/empty.yaml')), false],
+      // A file that holds nothing: no result kept for it, and its bytes not measured.
+      ['an empty file', () => writeFile(path.join(content, 'films/empty.yaml'), ''), true],
+      ['that file deleted', () => rm(path.join(content, 'films/empty.yaml')), true],
+      ["a film's file emptied, its film commented out", () => writeFile(path.join(content, 'films/f1b.yaml'), '# later\n'), true],
+      ['its film back', () => writeFile(path.join(content, 'films/f1b.yaml'), one('1b', 'Film 1 again', 'Comedy')), true],
+      ['another film in its place', () => writeFile(path.join(content, 'films/f1b.yaml'), `# later\n${one('1c', 'Film 1 more')}`), true],
     ];
     for (const [what, change, edited] of steps) {
       await change();
@@ -486,6 +496,8 @@ describe("the CLI's builds after items are added or removed", () => {
       'films/crlf.yaml': one('c', 'Crlf', '\r\n'),
       'films/cr.yaml': one('r', 'Lone', '\r'),
       'films/wide.yaml': one('w', 'Wide 日本😀'),
+      // Measured as holding nothing (-1), after the checkout too.
+      'films/none.yaml': '# nothing yet\n',
     };
     const content = await contentDir({ 'addon.yaml': addon, ...files });
     const out = await tempDir();
@@ -494,7 +506,8 @@ describe("the CLI's builds after items are added or removed", () => {
     const keptFiles = async () =>
       keptOf((await readEditJournal(out))?.kept)?.files.map(([relative, , fingerprint, bytes]) => [relative, fingerprint, bytes]);
     const before = await keptFiles();
-    expect(before?.length).toBe(6);
+    expect(before?.length).toBe(7);
+    expect(before).toContainEqual(['films/none.yaml', expect.any(String), -1]);
     for (const [relative, text] of Object.entries(files)) await writeFile(path.join(content, relative), text);
     // Settled, so that the build after the checkout keeps what it found (load/read.ts, SETTLED_MS).
     await new Promise((resolve) => setTimeout(resolve, 2100));
@@ -502,7 +515,7 @@ describe("the CLI's builds after items are added or removed", () => {
     const checkout = await buildAsClean(content, out, 'a checkout');
     expect([checkout.edited, checkout.reused]).toEqual([undefined, true]);
     expect(await keptFiles()).toEqual(before);
-    for (const relative of Object.keys(files)) {
+    for (const relative of Object.keys(files).filter((file) => file !== 'films/none.yaml')) {
       await editsAsClean(content, out, [[`${relative} renamed`, relative, (text) => text.replace(/name: "/, 'name: "Zz '), true]]);
     }
   }, 60_000);

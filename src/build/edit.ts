@@ -51,7 +51,7 @@ import type { BuildOptions, BuildResult } from './index.js';
 import { keptResults } from './kept-store.js';
 import { filesHash, localDiagnostics, recordHolds, settingsHash, type BuildRecord } from './last-build.js';
 import { generatorFingerprint, settingsOf } from './reuse.js';
-import { filesSince, keptOf, NEW_FILE, stored, type EditKept } from './edit-kept.js';
+import { filesSince, keptOf, stored, type EditKept } from './edit-kept.js';
 import { countsAfter, outputAfter, releasedRecord, resourceOf, STANDING, writtenSizes } from './edit-record.js';
 
 /** The result of an edit's build: the output as a whole build would have made it; undefined when it takes the whole build. */
@@ -86,30 +86,14 @@ export async function editBuild(
   const texts = () => contentTexts(options.contentDir, options.maxFileSize);
   if (!(await recordHolds(record, record.inputs, options.contentDir, texts, env, options.baseUrl))) return undefined;
   const files = since.files.slice();
-  let textBytes = since.gone.reduce((sum, [, , , bytes]) => sum - Math.max(bytes, 0), kept.textBytes);
-  const edited: SourceFile[] = [];
-  // addon.yaml, when its text changed: a release, if the items' settings are as they were (checkAlone).
-  let release: SourceFile | undefined;
-  const places = new Map(files.map(([relative], at) => [relative, at]));
-  for (const file of loaded.files) {
-    const at = places.get(file.relative);
-    if (at === undefined || !restamped.has(file.relative)) continue;
-    const [relative, , fingerprint, bytes] = files[at]!;
-    files[at] = [relative, settledStamp(file) ?? '', textFingerprint(file), textByteLength(file)];
-    if (textFingerprint(file) === fingerprint) continue;
-    // A file that held no item or title (keepForEdits) may hold some now: the whole build counts them.
-    if (bytes < 0 && bytes !== NEW_FILE) return undefined;
-    // A new playlist's channels merge with others', a new table's rows are its items: only YAML.
-    if (bytes === NEW_FILE && !YAML_NAME.test(file.relative)) return undefined;
-    if (file.relative === ADDON_FILE) release = file;
-    else edited.push(file);
-    textBytes += textByteLength(file) - Math.max(bytes, 0);
-  }
+  const changes = changedTexts(loaded.files, files, restamped);
+  if (!changes) return undefined;
+  const { edited, release } = changes;
   const inputs = filesHash(
     settings,
     files.map(([relative, , fingerprint]) => [relative, fingerprint]),
   );
-  const after: EditKept = { ...kept, files, textBytes, folders, record: { ...record, inputs } };
+  const after: EditKept = { ...kept, files, textBytes: textBytesOf(files), folders, record: { ...record, inputs } };
   // Only rewritten (a checkout): the last build stands, as when the stamps say so. Kept again only
   // for stamps the next build can trust: a file changed in the two seconds before it was read has none.
   if (edited.length === 0 && !release && since.gone.length === 0) {
@@ -132,7 +116,12 @@ export async function editBuild(
   const standing = localDiagnostics(record.diagnostics, options.contentDir);
   if (standing.some((d) => [d, ...(d.related ?? [])].some((at) => at.file != null && editedNames.has(at.file)))) return undefined;
   const checked = alone.files.every(sameText) ? await checkAlone(options, alone, env, edited) : undefined;
-  const added = new Set(since.files.filter(([, , , bytes]) => bytes === NEW_FILE).map(([relative]) => path.join(options.contentDir, relative)));
+  // New, or holding nothing (keepForEdits), edited or gone: none has items in the index or a result kept.
+  const added = new Set(
+    [...since.files.filter(([relative]) => names.has(relative)), ...since.gone]
+      .filter(([, , , bytes]) => bytes < 0)
+      .map(([relative]) => path.join(options.contentDir, relative)),
+  );
   const old = checked && (await valuesBefore(root, kept, [...edited, ...gone], added));
   if (!checked || !old || (release && checked.context !== kept.checkContext)) return undefined;
   // What each edited file holds now: a file gone, nothing.
@@ -145,15 +134,49 @@ export async function editBuild(
   const found = output && (await changedFiles(root, output));
   if (!found) return undefined;
   const { changed, removed } = found;
-  const written = await outputAfter(root, journal, kept, output.index, found, textBytes, options.contentDir);
+  // A file that holds nothing now is not measured, as in a whole build (keepForEdits).
+  for (const [file, held] of checked.values) if (held.items.length + held.externalTitles.length === 0) files[order.indexOf(file)]![3] = -1;
+  after.textBytes = textBytesOf(files);
+  const written = await outputAfter(root, journal, kept, output.index, found, after.textBytes, options.contentDir);
   if (!written) return undefined;
   after.unsafeNames = written.unsafeNames;
   after.index = output.index;
-  const goneNames = new Set(gone.map(({ file }) => file));
-  after.results = [...kept.results.filter(([file]) => !checked.stored.has(file) && !goneNames.has(file)), ...checked.stored.values()];
+  after.results = [...kept.results.filter(([file]) => !editedNames.has(file)), ...checked.stored.values()];
   after.record = { ...after.record, counts: countsAfter(record.counts, old, now), ...written.record };
   if (release) after.record = releasedRecord(after.record, checked.addon, output.bodies.get(MANIFEST_FILE)!, options.contentDir);
   return finish(options, root, { journal, head }, after, { changed, removed: new Set(removed.keys()), keep: true });
+}
+
+/**
+ * The item files whose texts changed among those read again (`read`, the files `restamped`), and
+ * addon.yaml when its text did (a release, if the items' settings are as they were: checkAlone);
+ * each one's entry in `files` (filesSince's) updated to what was read. Undefined when one cannot
+ * take an edit's way.
+ */
+function changedTexts(read: readonly SourceFile[], files: EditKept['files'], restamped: ReadonlySet<string>) {
+  const edited: SourceFile[] = [];
+  let release: SourceFile | undefined;
+  const places = new Map(files.map(([relative], at) => [relative, at]));
+  for (const file of read) {
+    const at = places.get(file.relative);
+    if (at === undefined || !restamped.has(file.relative)) continue;
+    const [relative, , fingerprint, bytes] = files[at]!;
+    const same = textFingerprint(file) === fingerprint;
+    // The same text is measured as it was: not at all when it holds nothing (keepForEdits).
+    files[at] = [relative, settledStamp(file) ?? '', textFingerprint(file), same ? bytes : textByteLength(file)];
+    if (same) continue;
+    // A new playlist's channels merge with others', a new table's rows are its items: only YAML,
+    // for a file new or that held nothing.
+    if (bytes < 0 && !YAML_NAME.test(file.relative)) return undefined;
+    if (file.relative === ADDON_FILE) release = file;
+    else edited.push(file);
+  }
+  return { edited, release };
+}
+
+/** The bytes of the texts the output is built from (Content.textBytes): those of the files measured. */
+function textBytesOf(files: EditKept['files']): number {
+  return files.reduce((sum, [, , , bytes]) => sum + Math.max(bytes, 0), 0);
 }
 
 /**
@@ -314,12 +337,15 @@ async function checkAlone(options: BuildOptions, loaded: Awaited<ReturnType<type
   if (!checked) return undefined;
   // Kept: a file that gave no problem and holds no variable, guarded value or local file.
   const stored = new Map([...checkedFiles.stored()].map(({ file, fingerprint, bytes }) => [file, [file, fingerprint, bytes] as const]));
-  if (edited.some((file) => !stored.has(file.file))) return undefined;
   const values = new Map(edited.map((file) => [file.file, { items: [] as Item[], externalTitles: [] as ExternalTitle[] }]));
   for (const item of checked.items) values.get(item.source.file)?.items.push(item);
   for (const title of checked.externalTitles) values.get(title.source.file)?.externalTitles.push(title);
+  // A file that holds nothing has nothing to keep.
+  const holds = (file: SourceFile) => values.get(file.file)!.items.length + values.get(file.file)!.externalTitles.length > 0;
+  if (edited.some((file) => !stored.has(file.file) && holds(file))) return undefined;
   const context = checkedFiles.storedContext;
-  return { values, stored: new Map(edited.map((file) => [file.file, stored.get(file.file)!])), addon: checked.addon, context };
+  const kept = edited.filter((file) => stored.has(file.file)).map((file) => [file.file, stored.get(file.file)!] as const);
+  return { values, stored: new Map(kept), addon: checked.addon, context };
 }
 
 /** What the edited files' items and titles were, as the last build or edit kept them (with the text fingerprint `kept.files` has). */
