@@ -40,6 +40,7 @@ export function decode(bytes: Buffer, source: ContentText, lazy: boolean): Diagn
   return problem('invalid-utf8', { kind: 'byte', byte: bytes[offset]!, offset }, at);
 }
 
+/** Whether a CR that no LF follows is among `bytes` from `from`: the text has an LF in its place. */
 function hasLoneCr(bytes: Buffer, from: number): boolean {
   for (let cr = bytes.indexOf(0x0d, from); cr !== -1; cr = bytes.indexOf(0x0d, cr + 1)) if (bytes[cr + 1] !== 0x0a) return true;
   return false;
