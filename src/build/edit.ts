@@ -135,7 +135,7 @@ export async function editBuild(
   if (!found) return undefined;
   const { changed, removed } = found;
   // A file that holds nothing now is not measured, as in a whole build (keepForEdits).
-  for (const [file, held] of checked.values) if (held.items.length + held.externalTitles.length === 0) files[order.indexOf(file)]![3] = -1;
+  for (const [file, held] of checked.values) if (!holdsAny(held)) files[order.indexOf(file)]![3] = -1;
   after.textBytes = textBytesOf(files);
   const written = await outputAfter(root, journal, kept, output.index, found, after.textBytes, options.contentDir);
   if (!written) return undefined;
@@ -172,6 +172,11 @@ function changedTexts(read: readonly SourceFile[], files: EditKept['files'], res
     else edited.push(file);
   }
   return { edited, release };
+}
+
+/** Whether a file holds an item or a title: one that holds neither keeps no result and is not measured (keepForEdits). */
+function holdsAny(values: FileValues): boolean {
+  return values.items.length + values.externalTitles.length > 0;
 }
 
 /** The bytes of the texts the output is built from (Content.textBytes): those of the files measured. */
@@ -341,8 +346,7 @@ async function checkAlone(options: BuildOptions, loaded: Awaited<ReturnType<type
   for (const item of checked.items) values.get(item.source.file)?.items.push(item);
   for (const title of checked.externalTitles) values.get(title.source.file)?.externalTitles.push(title);
   // A file that holds nothing has nothing to keep.
-  const holds = (file: SourceFile) => values.get(file.file)!.items.length + values.get(file.file)!.externalTitles.length > 0;
-  if (edited.some((file) => !stored.has(file.file) && holds(file))) return undefined;
+  if (edited.some((file) => !stored.has(file.file) && holdsAny(values.get(file.file)!))) return undefined;
   const context = checkedFiles.storedContext;
   const kept = edited.filter((file) => stored.has(file.file)).map((file) => [file.file, stored.get(file.file)!] as const);
   return { values, stored: new Map(kept), addon: checked.addon, context };
