@@ -14,7 +14,7 @@ import { expandText, secretPolicy, secretsIn, type Environment } from '../valida
 import type { Content } from '../shared/content.js';
 import type { WriteResult } from '../write/index.js';
 import type { Counts } from './index.js';
-import { z } from 'zod';
+import { isCount, isListOf, isObject, isString, isStringPair } from '../shared/own-json.js';
 
 /** What a build records about itself in the output folder's bookkeeping. Public: no secret. */
 export interface BuildRecord {
@@ -207,26 +207,23 @@ function portable(relative: string): string {
   return relative.split(path.sep).join('/');
 }
 
-/** The shape a record must have to be read at all; what it says is checked where it is used. */
-const RecordShape = z.looseObject({
-  version: z.literal(1),
-  inputs: z.string(),
-  variables: z.array(z.unknown()),
-  secrets: z.array(z.unknown()),
-  publish: z.array(z.unknown()),
-  assets: z.array(z.unknown()),
-  diagnostics: z.array(z.unknown()),
-  // What an edit reads of the largest files (edit-record.ts, outputAfter).
-  write: z.looseObject({
-    largestFiles: z.object({
-      files: z.array(z.tuple([z.string(), z.number().int().nonnegative(), z.number().int()])),
-      below: z.number().int().nonnegative(),
-    }),
-  }),
-  hosts: z.array(z.unknown()),
-  sources: z.object({ settings: z.string(), stamps: z.array(z.tuple([z.string(), z.string()])) }).optional(),
-});
-
+/** Whether `value` has the shape a record must have to be read at all; what it says is checked where it is used. */
 export function isRecord(value: unknown): value is BuildRecord {
-  return RecordShape.safeParse(value).success;
+  if (!isObject(value) || value.version !== 1 || !isString(value.inputs)) return false;
+  const lists = [value.variables, value.secrets, value.publish, value.assets, value.diagnostics, value.hosts];
+  const { write, sources } = value;
+  return (
+    lists.every(Array.isArray) &&
+    // What an edit reads of the largest files (edit-record.ts, outputAfter).
+    isObject(write) &&
+    isObject(write.largestFiles) &&
+    isListOf(write.largestFiles.files, isLargestFile) &&
+    isCount(write.largestFiles.below) &&
+    (sources === undefined || (isObject(sources) && isString(sources.settings) && isListOf(sources.stamps, isStringPair)))
+  );
+}
+
+/** An entry of the record's largest files: its path, bytes and place in the plan's order (see LargestFiles). */
+function isLargestFile(value: unknown): value is [string, number, number] {
+  return Array.isArray(value) && value.length === 3 && isString(value[0]) && isCount(value[1]) && Number.isInteger(value[2]);
 }

@@ -5,9 +5,9 @@ import { link, lstat, mkdir, open, readFile, rename, rm, rmdir, stat } from 'nod
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { z } from 'zod';
 import { errorCode, IoError, ioFailure } from '../diagnostics/index.js';
 import { besideOutput } from '../shared/locations.js';
+import { isCount, isObject } from '../shared/own-json.js';
 
 /** The end of the lock file's name beside the output folder: `.dist.addon-gen.lock` for `dist`. */
 const LOCK_SUFFIX = '.addon-gen.lock';
@@ -23,7 +23,14 @@ const HALF_WRITTEN_MS = 10_000;
 export const CANNOT_WRITE = new Set(['EACCES', 'EPERM', 'EROFS']);
 
 /** What a lock file holds: the process that holds it. */
-const LockHolder = z.object({ pid: z.number().int().positive(), host: z.string() });
+interface LockHolder {
+  pid: number;
+  host: string;
+}
+
+function isLockHolder(value: unknown): value is LockHolder {
+  return isObject(value) && isCount(value.pid) && value.pid > 0 && typeof value.host === 'string';
+}
 
 /**
  * By output folder, the end of the queue of this process's builds into it. Builds run through
@@ -174,9 +181,8 @@ async function holderOf(file: string): Promise<Holder> {
     const age = Date.now() - ((await stat(file).catch(() => undefined))?.mtimeMs ?? Date.now());
     return age > HALF_WRITTEN_MS ? { kind: 'abandoned', text } : { kind: 'held' };
   }
-  const lock = LockHolder.safeParse(json);
-  if (!lock.success) return { kind: 'unreadable', why: 'not a lock of addon-gen' };
-  const { pid, host } = lock.data;
+  if (!isLockHolder(json)) return { kind: 'unreadable', why: 'not a lock of addon-gen' };
+  const { pid, host } = json;
   if (host !== os.hostname()) return { kind: 'elsewhere', host, pid };
   // This process's own builds take turns before they look (see queues): not one of theirs.
   return pid !== process.pid && isAlive(pid) ? { kind: 'held' } : { kind: 'abandoned', text };

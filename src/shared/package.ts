@@ -3,8 +3,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import type { PageTemplates } from '../plan/page.js';
-import { z } from 'zod';
 import { fieldOf } from './fields.js';
+import { isObject, isString } from './own-json.js';
 
 /** The package's root folder, from src/shared/ (or lib/shared/ once compiled). */
 export const PACKAGE_ROOT = new URL('../../', import.meta.url);
@@ -28,16 +28,32 @@ export async function readPageTemplates(): Promise<PageTemplates> {
   };
 }
 
-const PackageJson = z.object({
-  version: z.string(),
-  dependencies: z.record(z.string(), z.string()).optional(),
-  repository: z.union([z.string(), z.object({ url: z.string().optional() })]).optional(),
-});
+/** What addon-gen reads of its own package.json. */
+interface PackageJson {
+  version: string;
+  dependencies?: Record<string, string>;
+  repository?: string | { url?: string };
+}
 
-let read: z.infer<typeof PackageJson> | undefined;
+function isPackageJson(value: unknown): value is PackageJson {
+  if (!isObject(value) || typeof value.version !== 'string') return false;
+  const { dependencies, repository } = value;
+  return (
+    (dependencies === undefined || (isObject(dependencies) && Object.values(dependencies).every(isString))) &&
+    (repository === undefined || isString(repository) || (isObject(repository) && (repository.url === undefined || isString(repository.url))))
+  );
+}
 
-function packageJson(): z.infer<typeof PackageJson> {
-  return (read ??= PackageJson.parse(JSON.parse(readFileSync(new URL('package.json', PACKAGE_ROOT), 'utf8'))));
+let read: PackageJson | undefined;
+
+function packageJson(): PackageJson {
+  if (read) return read;
+  const file = new URL('package.json', PACKAGE_ROOT);
+  const json: unknown = JSON.parse(readFileSync(file, 'utf8'));
+  // The package as published: only a broken install gets here.
+  if (!isPackageJson(json))
+    throw new Error(`${file.pathname} is not addon-gen's package.json: no version, or dependencies or repository of another shape`);
+  return (read = json);
 }
 
 /** addon-gen's version, and its GitHub repository as `owner/name` when package.json names one. */

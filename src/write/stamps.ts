@@ -10,8 +10,8 @@ import type { BigIntStats } from 'node:fs';
 import { lstat, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { z } from 'zod';
 import { LOCK_FILE_INSIDE } from '../build/lock.js';
+import { isListOf, isObject, isStringPair } from '../shared/own-json.js';
 import type { OutputRun } from './output-run.js';
 import { inside, isPlainRelativePath, topFolderOf } from './paths.js';
 import { readStateHead, STATE_FILE, writeStampsSlot, type State, type StateHead } from './state.js';
@@ -32,7 +32,14 @@ export function foldersOf(files: Iterable<string>): string[] {
 }
 
 /** What the stamps slot holds, as JSON in base64url: the state file's size, and each folder's stamp. */
-const Stamps = z.object({ bytes: z.number(), folders: z.array(z.tuple([z.string(), z.string()])) });
+interface Stamps {
+  bytes: number;
+  folders: [dir: string, stamp: string][];
+}
+
+function isStamps(value: unknown): value is Stamps {
+  return isObject(value) && typeof value.bytes === 'number' && isListOf(value.folders, isStringPair);
+}
 /** The longest stamp: four numbers of up to 20 digits and a sign, and three colons. */
 const STAMP_MAX = 4 * 21 + 3;
 
@@ -147,14 +154,13 @@ async function heldStamps(root: string, head: StateHead): Promise<Map<string, st
 /** The folder stamps `head` holds, each folder's; undefined when it holds none, or not of its file. */
 export function headStamps(head: StateHead): [dir: string, stamp: string][] | undefined {
   if (head.stamps === '') return undefined;
-  let stamps: z.infer<typeof Stamps>;
+  let stamps: unknown;
   try {
-    const parsed = Stamps.safeParse(JSON.parse(Buffer.from(head.stamps, 'base64url').toString('utf8')));
-    if (!parsed.success) return undefined;
-    stamps = parsed.data;
+    stamps = JSON.parse(Buffer.from(head.stamps, 'base64url').toString('utf8'));
   } catch {
     return undefined;
   }
+  if (!isStamps(stamps)) return undefined;
   return stamps.bytes === head.bytes && stamps.folders.some(([dir]) => dir === '') ? stamps.folders : undefined;
 }
 
