@@ -1,9 +1,9 @@
 // Checks of the JSON that addon-gen reads back from itself: its lock files, its bookkeeping and its
 // own package.json. zod checks what publishers write and what the protocol says; these few shapes
 // are plain predicates, so that a command that reads no content (a rebuild that finds its last
-// output standing, --version, serve's start) never loads zod's modules (figures: bench/README.md,
-// 'Startup'). The bookkeeping's larger files (write/state.ts, build/kept-store.ts) are checked the
-// same way.
+// output standing, --version) never loads zod's modules, most of such a rebuild's time (figures:
+// bench/README.md, 'Content files trusted by their stamps'). The bookkeeping's larger files
+// (write/state.ts, build/kept-store.ts) are checked the same way.
 
 /** A JSON object: its fields are still to be checked. */
 export function isObject(value: unknown): value is Record<string, unknown> {
