@@ -14,7 +14,7 @@ import { expandText, secretPolicy, secretsIn, type Environment } from '../valida
 import type { Content } from '../shared/content.js';
 import type { WriteResult } from '../write/index.js';
 import type { Counts } from './index.js';
-import { isCount, isListOf, isObject, isString, isStringPair } from '../shared/own-json.js';
+import { isCount, isListOf, isObject, isString, isStringPair } from '../shared/fields.js';
 
 /** What a build records about itself in the output folder's bookkeeping. Public: no secret. */
 export interface BuildRecord {
@@ -225,5 +225,5 @@ export function isRecord(value: unknown): value is BuildRecord {
 
 /** An entry of the record's largest files: its path, bytes and place in the plan's order (see LargestFiles). */
 function isLargestFile(value: unknown): value is [string, number, number] {
-  return Array.isArray(value) && value.length === 3 && isString(value[0]) && isCount(value[1]) && Number.isInteger(value[2]);
+  return Array.isArray(value) && value.length === 3 && isString(value[0]) && isCount(value[1]) && Number.isSafeInteger(value[2]);
 }

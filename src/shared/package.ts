@@ -3,8 +3,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import type { PageTemplates } from '../plan/page.js';
-import { fieldOf } from './fields.js';
-import { isObject, isString } from './own-json.js';
+import { fieldOf, isObject, isString } from './fields.js';
 
 /** The package's root folder, from src/shared/ (or lib/shared/ once compiled). */
 export const PACKAGE_ROOT = new URL('../../', import.meta.url);

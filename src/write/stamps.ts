@@ -11,7 +11,7 @@ import { lstat, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { LOCK_FILE_INSIDE } from '../build/lock.js';
-import { isListOf, isObject, isStringPair } from '../shared/own-json.js';
+import { isListOf, isObject, isStringPair } from '../shared/fields.js';
 import type { OutputRun } from './output-run.js';
 import { inside, isPlainRelativePath, topFolderOf } from './paths.js';
 import { readStateHead, STATE_FILE, writeStampsSlot, type State, type StateHead } from './state.js';

@@ -1,9 +1,10 @@
-// The JSON addon-gen reads back from itself (src/shared/own-json.ts), checked without zod: the
+// The JSON addon-gen reads back from itself (src/shared/fields.ts), checked without zod: the
 // record and the stamps slot of a real build are taken as written, and each field of another shape
 // refuses the whole; a lock file of another shape is refused by name. And a command that reads no
 // content loads none of zod's modules.
 import { execFile } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -67,6 +68,9 @@ describe("addon-gen's own JSON", () => {
       (r) => delete r.write.largestFiles,
       (r) => (r.write.largestFiles.below = -1),
       (r) => (r.write.largestFiles.below = 1.5),
+      // Past what a number holds exactly, as zod's int() refused.
+      (r) => (r.write.largestFiles.below = 2 ** 53),
+      (r) => r.write.largestFiles.files.push(['a.json', 1e300, 0]),
       (r) => r.write.largestFiles.files.push(['a.json', 10]),
       (r) => r.write.largestFiles.files.push(['a.json', -1, 0]),
       (r) => r.write.largestFiles.files.push(['a.json', 10, 0.5]),
@@ -101,7 +105,7 @@ describe("addon-gen's own JSON", () => {
     const dir = await contentDir({ 'addon.yaml': addonYaml(), 'films.yaml': movies(2) });
     const work = await tempDir();
     const lock = path.join(work, '.dist.addon-gen.lock');
-    for (const other of [{ pid: -3, host: 'h' }, { pid: 1.5, host: 'h' }, { pid: 3 }, [3, 'h']]) {
+    for (const other of [{ pid: -3, host: 'h' }, { pid: 1.5, host: 'h' }, { pid: 2 ** 53, host: os.hostname() }, { pid: 3 }, [3, 'h']]) {
       await writeFile(lock, JSON.stringify(other));
       const run = await execFileAsync(process.execPath, [path.join(ROOT, 'bin', 'addon-gen.js'), 'build', dir, '--out', 'dist'], { cwd: work }).catch(
         (error: { code: number; stderr: string }) => error,
