@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { build } from '../src/build/index.js';
 import { earlyAnswers, provisionalContent, type EarlyAnswers } from '../src/plan/early-answers.js';
 import type { CheckedItems } from '../src/validate/index.js';
+import type { Content } from '../src/shared/content.js';
 import { keptPreviews } from '../src/plan/previews.js';
 import { genreLinks, metaPreview } from '../src/plan/wire.js';
 import { addonYaml, contentDir, movies, readTree, tempDir } from './support/content.js';
@@ -313,6 +314,26 @@ describe('early answers (serve --watch)', () => {
     const genreGone = await twoBuilds({ ...before, 'a.yaml': western }, { 'a.yaml': western.slice(0, western.indexOf('- id: "t:0002"')) });
     expect(genreGone.answers).toBeUndefined();
     expect(genreGone.sooner).toBeUndefined();
+  });
+
+  it('place an item renamed into a tie after those read before it, with another of the tie removed in the same save', async () => {
+    // Sorted by name, ties by the order read: t:0007, renamed into the tie, goes last. The one
+    // removed, t:0003, is where the search for its place looks first.
+    const ties = ['Tie', 'Tie', 'Tie', 'Tie', 'Tie', 'Tie', 'Tie', 'Zed'].map((name, i) => `- { id: "t:000${i}", type: movie, name: ${name} }\n`);
+    const dir = await contentDir({ 'addon.yaml': addon(), 'a.yaml': ties.join('') });
+    const checked: CheckedItems[] = [];
+    const onItemsChecked = (items: CheckedItems) => void checked.push(items);
+    const beforeOut = await tempDir();
+    const before = await build({ contentDir: dir, outDir: beforeOut, onItemsChecked, keepPreviews: true });
+    await writeFile(path.join(dir, 'a.yaml'), [...ties.slice(0, 3), ...ties.slice(4, 7), ties[7]!.replace('Zed', 'Tie')].join(''));
+    const after = await build({ contentDir: dir, onItemsChecked });
+    expect(before.ok && after.ok).toBe(true);
+    const manifest = await readFile(path.join(beforeOut, 'manifest.json'), 'utf8');
+    const built = { content: before.content!, manifest, settings: checked[0]!.settings, previews: before.previews };
+    const content = provisionalContent(built, checked[1]!, new Set([path.join(dir, 'a.yaml')]));
+    const ids = (c: Content) => c.catalogs[0]!.items.map((item) => item.id);
+    expect(ids(after.content!)).toEqual(['t:0000', 't:0001', 't:0002', 't:0004', 't:0005', 't:0006', 't:0007']);
+    expect(ids(content!)).toEqual(ids(after.content!));
   });
 
   it("are none for an item added with another item's id, before the checks across items find it", async () => {

@@ -171,16 +171,16 @@ export function provisionalContent(before: BuiltTree, checked: CheckedItems, edi
   if (added.length > 0 && !newIds(was, added)) return undefined;
   const removed = new Set(items.removed);
   // The order the items were read in breaks ties in a sorted catalog: found when there is one.
+  // Every item placed is one of them: those removed are left out before.
   let readAt: Map<Item, number> | undefined;
   const order = (item: Item) => (readAt ??= new Map(items.values.map((value, i) => [value, i]))).get(item)!;
   const catalogs = was.catalogs.map((catalog) => {
-    const listed = listedNow(catalog.items, itemsNow, catalog.sort, order);
     // An item added is listed, for its genre links, at the end, and one removed no longer: the
     // pages of either wait for the rebuild.
     const joining = items.added.filter((item) => listsItem(catalog, undefined, item));
-    const leaving = removed.size > 0 && listed.some((item) => removed.has(item));
-    const staying = leaving ? listed.filter((item) => !removed.has(item)) : listed;
-    const members = joining.length > 0 ? [...staying, ...joining] : staying;
+    const leaving = removed.size > 0 && catalog.items.some((item) => removed.has(item));
+    const listed = listedNow(leaving ? catalog.items.filter((item) => !removed.has(item)) : catalog.items, itemsNow, catalog.sort, order);
+    const members = joining.length > 0 ? [...listed, ...joining] : listed;
     if (joining.length > 0 || leaving) return { ...catalog, items: members, ...(catalog.autoGenres && { genres: autoGenres(members) }) };
     const now = { ...catalog, items: members };
     if (catalog.search) return now;
