@@ -115,19 +115,27 @@ describe("addon-gen's own JSON", () => {
     }
   });
 
-  it('loads none of zod for --version, nor for a rebuild that finds the last output standing', async () => {
+  it('loads none of zod for --version, nor for a rebuild that finds the last output standing; nor the yaml package or csv-parse for content that checks', async () => {
     // Content with no warning: a record that shows a line of a file has the rebuild read it.
     const dir = await contentDir(FILES);
     const out = await tempDir();
     await sleep(SETTLE_MS);
-    // A module hook that prints each module loaded.
+    // A module hook that prints each module imported, and each required (require.cache) at the end.
     const hook = path.join(await tempDir(), 'hook.mjs');
     await writeFile(
       hook,
       "export async function load(url, context, next) { process.stderr.write('loaded ' + url + '\\n'); return next(url, context); }\n",
     );
     const register = path.join(path.dirname(hook), 'register.mjs');
-    await writeFile(register, `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hook).href)});\n`);
+    await writeFile(
+      register,
+      [
+        "import { createRequire, register } from 'node:module';",
+        `register(${JSON.stringify(pathToFileURL(hook).href)});`,
+        'const required = createRequire(import.meta.url).cache;',
+        "process.on('exit', () => { for (const file of Object.keys(required)) process.stderr.write('loaded file://' + file + '\\n'); });",
+      ].join('\n'),
+    );
     const loaded = async (args: string[]) => {
       const { stderr } = await execFileAsync(process.execPath, [
         '--import',
@@ -137,7 +145,8 @@ describe("addon-gen's own JSON", () => {
       ]);
       return stderr.split('\n').filter((line) => line.startsWith('loaded '));
     };
-    const zod = (urls: string[]) => urls.filter((url) => url.includes('/node_modules/zod/'));
+    const of = (name: string) => (urls: string[]) => urls.filter((url) => url.includes(`/node_modules/${name}/`));
+    const [zod, yaml, csvParse] = [of('zod'), of('yaml'), of('csv-parse')];
     const version = await loaded(['--version']);
     expect(version.some((url) => url.endsWith('/lib/build/index.js'))).toBe(true);
     expect(zod(version)).toEqual([]);
@@ -145,9 +154,20 @@ describe("addon-gen's own JSON", () => {
     // the content files have their stamps, and it reads none of them.
     const first = await loaded(['build', dir, '--out', out, '--quiet']);
     expect(zod(first).length, 'a build that checks content loads zod').toBeGreaterThan(0);
+    // Positions are for problems, and for the few files the fast parser leaves; tables need csv-parse.
+    expect(yaml(first)).toEqual([]);
+    expect(csvParse(first)).toEqual([]);
     const rebuild = await loaded(['build', dir, '--out', out, '--quiet']);
     expect(rebuild.some((url) => url.endsWith('/lib/write/stamps.js'))).toBe(true);
     expect(rebuild.some((url) => url.endsWith('/lib/load/yaml.js'))).toBe(false);
     expect(zod(rebuild)).toEqual([]);
+    // The hook sees what is required too: a problem's position, and a table.
+    await writeFile(path.join(dir, 'films.yaml'), `${movies(3)}- { id: "t:0009", type: movie }\n`);
+    const problem = await loaded(['validate', dir, '--quiet']).catch((error: { stderr: string }) =>
+      error.stderr.split('\n').filter((line) => line.startsWith('loaded ')),
+    );
+    expect(yaml(problem).length).toBeGreaterThan(0);
+    const table = await loaded(['validate', path.join(ROOT, 'examples', 'table'), '--quiet']);
+    expect(csvParse(table).length).toBeGreaterThan(0);
   });
 });

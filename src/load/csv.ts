@@ -3,11 +3,19 @@
 // columns (item fields, lists separated by |, and the fields of one stream per row); rows of one
 // id make one item with a stream of each. Cells are located by reading their row again
 // (csv-cells.ts) where the parser says it ends.
-import { CsvError, parse, type Info, type Options } from 'csv-parse/sync';
+import { createRequire } from 'node:module';
+import type { CsvError, Info, Options } from 'csv-parse/sync';
 import { closest, problem, type Diagnostic, type DiagnosticList, type Location } from '../diagnostics/index.js';
 import { lineStartsOf, position, readRow, rowStart, valueOffset, type Cell, type Row } from './csv-cells.js';
 import type { ContentSource, SourceFile, SourceValue } from './source.js';
 import { CSV_NAME } from './file-names.js';
+
+/** csv-parse, loaded when the first table is parsed: content without tables does without it. */
+function csvParse(): typeof import('csv-parse/sync') {
+  return (loaded ??= createRequire(import.meta.url)('csv-parse/sync'));
+}
+
+let loaded: typeof import('csv-parse/sync') | undefined;
 
 /** What a column holds: a field of the item or of the row's stream, as text, a list or a number. */
 interface Column {
@@ -77,7 +85,7 @@ function records(source: SourceFile): { rows: { record: string[]; end: number }[
     },
   };
   try {
-    parse(bytes, options);
+    csvParse().parse(bytes, options);
   } catch (error) {
     // The parser throws its own errors; anything else is a failure of it, told as such.
     return { rows, error: error instanceof Error ? error : new Error(String(error)) };
@@ -180,7 +188,7 @@ function syntaxProblem(source: SourceFile, error: CsvError | Error, after: numbe
   const start = rowStart(source.text, after);
   const row = readRow(source.text, start);
   const at = (offset: number) => locationOf(source, offset);
-  if (error instanceof CsvError && error.code === 'CSV_RECORD_INCONSISTENT_FIELDS_LENGTH' && columns !== undefined) {
+  if (error instanceof csvParse().CsvError && error.code === 'CSV_RECORD_INCONSISTENT_FIELDS_LENGTH' && columns !== undefined) {
     const found = row.cells.length;
     // Too many: the first cell past the header's; too few: where the next cell would start.
     const offset = found > columns ? row.cells[columns]!.start : row.cells.at(-1)!.end;

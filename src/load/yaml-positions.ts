@@ -2,9 +2,22 @@
 // range; it parses a whole file only when it is small (the careful path, and syntax errors), else
 // only the item or document a diagnostic points into. Nesting is bounded before the package's
 // recursion could overflow the stack.
-import { Composer, isCollection, isMap, isNode, isScalar, Lexer, LineCounter, Parser, type CST, type Document } from 'yaml';
+import { createRequire } from 'node:module';
+import type { CST, Document, LineCounter } from 'yaml';
 import type { Location } from '../diagnostics/index.js';
 import type { SourceFile } from './source.js';
+
+/**
+ * The `yaml` package, loaded when first asked for: positions are asked for by a problem, or by a
+ * file the fast parser did not take, so a build whose content checks (and an edit) does without
+ * it, and the time it takes to load (figures: bench/README.md, 'Content files trusted by their
+ * stamps').
+ */
+export function yamlPackage(): typeof import('yaml') {
+  return (loaded ??= createRequire(import.meta.url)('yaml'));
+}
+
+let loaded: typeof import('yaml') | undefined;
 
 /**
  * How deeply values may nest: js-yaml's own default (it refuses flow lists one level earlier),
@@ -52,6 +65,7 @@ type YamlError = Positions['errors'][number];
  * errors: a file of a million stray `]` or repeated keys would otherwise make a million of them.
  */
 export function parsePositions(text: string): Positions {
+  const { LineCounter, Parser } = yamlPackage();
   const lineCounter = new LineCounter();
   const parser = new Parser(lineCounter.addNewLine);
   const errors: YamlError[] = [];
@@ -59,7 +73,7 @@ export function parsePositions(text: string): Positions {
   const stop = new Error('stop');
   function* tokens(): Generator<CST.Token> {
     lineCounter.addNewLine(0);
-    for (const lexeme of new Lexer().lex(text)) {
+    for (const lexeme of new (yamlPackage().Lexer)().lex(text)) {
       for (const token of parser.next(lexeme)) {
         if (!(yield* checked(token))) return;
       }
@@ -82,7 +96,7 @@ export function parsePositions(text: string): Positions {
     return token.type !== 'error';
   }
   // logLevel: the package's warnings (a collection as a key) would go to process.emitWarning.
-  const composer = new Composer({ uniqueKeys: true, logLevel: 'error' });
+  const composer = new (yamlPackage().Composer)({ uniqueKeys: true, logLevel: 'error' });
   let stopped = false;
   // The package has no option for its error handler (the field is private): set like any field.
   const onError: ErrorHandler = (source, code, message, warning) => {
@@ -128,7 +142,7 @@ function errorPosition(source: Parameters<ErrorHandler>[0]): [number, number] {
 
 /** Line starts only, for showing a line of a file that is not parsed (binary, not UTF-8). */
 function linesOnly(text: string): Positions {
-  const lineCounter = new LineCounter();
+  const lineCounter = new (yamlPackage().LineCounter)();
   lineCounter.addNewLine(0);
   for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) lineCounter.addNewLine(i + 1);
   return { documents: [], lineCounter, errors: [] };
@@ -194,6 +208,7 @@ export function locate(source: SourceFile, documentIndex: number, nodePath: read
 
 /** The offset of the node at `nodePath` in a document, or of its nearest ancestor; with `key`, of that key. */
 function offsetIn(document: Document, nodePath: readonly (string | number)[], key?: string): number {
+  const { isCollection, isMap, isNode, isScalar } = yamlPackage();
   if (key !== undefined) {
     const node = document.getIn(nodePath, true);
     if (isMap(node)) {

@@ -4,13 +4,13 @@
 // the items that need one (a problem to point at), or for a whole file with a syntax error.
 // Hostile YAML (deep nesting, alias bombs, floods of errors) ends as a diagnostic, never as an
 // exception, a stack overflow or a process out of memory.
-import { visit, type Document } from 'yaml';
+import type { Document } from 'yaml';
 import { problem, type DiagnosticList, type Location, type MessageParams } from '../diagnostics/index.js';
 import { parseFast, parseInThreads, type FastParse } from './parse-threads.js';
 import type { ContentSource, SourceFile, SourceValue } from './source.js';
 import { YAML_NAME } from './file-names.js';
 import { firstErrors, jsYamlError, yamlError } from './yaml-errors.js';
-import { CAREFUL_MAX, linesOf, locate, MAX_DEPTH, positions } from './yaml-positions.js';
+import { CAREFUL_MAX, linesOf, locate, MAX_DEPTH, positions, yamlPackage } from './yaml-positions.js';
 
 /**
  * Aliases may add at most this many values to a document, each use of an anchor counting its
@@ -199,6 +199,7 @@ function expansion(root: unknown): { added: number } | 'cycle' | 'deep' {
 /** Where the alias that closes a cycle is: the first alias inside its own anchor's node. */
 function cycleAt(source: SourceFile, document: Document, index: number): Location {
   let offset: number | undefined;
+  const { visit } = yamlPackage();
   visit(document, {
     Alias(_key, node, ancestors) {
       const target = node.resolve(document);
