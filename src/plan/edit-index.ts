@@ -193,7 +193,7 @@ export function editedFiles(index: EditIndex, edited: readonly EditedFile[], wri
   const catalogs = index.catalogs.map((catalog, at) => ({
     ...catalog,
     items: Array.from(catalogMembers(after, at))
-      .filter((i) => now.has(i))
+      .filter((i) => edit.inEdited[i] === 1)
       .map((i) => now.get(i)!),
   }));
   const externalTitles = edited.flatMap((file) => file.externalTitles);

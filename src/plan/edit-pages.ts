@@ -34,7 +34,7 @@ export function splicePages(
   catalog: CatalogFrame,
   list: EditIndex['lists'][number],
   members: Int32Array,
-  { toOld }: Reindexed,
+  { toOld, inEdited }: Reindexed,
   fresh: ReadonlySet<number>,
   previewOf: (i: number) => Buffer,
   pages: PageSplice,
@@ -44,7 +44,8 @@ export function splicePages(
   // The pages that may change: those of edited members, and those from the first member that
   // moved to the last (to the end, when the list is longer or shorter).
   const candidates = new Set<number>();
-  members.forEach((i, at) => fresh.has(i) && candidates.add(Math.floor(at / PAGE_SIZE)));
+  // Only items of the edited files are fresh.
+  members.forEach((i, at) => inEdited[i] === 1 && fresh.has(i) && candidates.add(Math.floor(at / PAGE_SIZE)));
   if (members !== old) {
     let low = 0;
     while (low < members.length && low < old.length && toOld[members[low]!] === old[low]) low++;
