@@ -7,7 +7,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { errorCode, IoError, ioFailure } from '../diagnostics/index.js';
 import { besideOutput } from '../shared/locations.js';
-import { isCount, isObject } from '../shared/fields.js';
+import { isCount, isObject, isString } from '../shared/fields.js';
 
 /** The end of the lock file's name beside the output folder: `.dist.addon-gen.lock` for `dist`. */
 const LOCK_SUFFIX = '.addon-gen.lock';
@@ -29,7 +29,7 @@ interface LockHolder {
 }
 
 function isLockHolder(value: unknown): value is LockHolder {
-  return isObject(value) && isCount(value.pid) && value.pid > 0 && typeof value.host === 'string';
+  return isObject(value) && isCount(value.pid) && value.pid > 0 && isString(value.host);
 }
 
 /**

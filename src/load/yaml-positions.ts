@@ -10,8 +10,7 @@ import type { SourceFile } from './source.js';
 /**
  * The `yaml` package, loaded when first asked for: positions are asked for by a problem, or by a
  * file the fast parser did not take, so a build whose content checks (and an edit) does without
- * it, and the time it takes to load (figures: bench/README.md, 'Content files trusted by their
- * stamps').
+ * it, and the time it takes to load (figures: bench/README.md, "An edit's start").
  */
 export function yamlPackage(): typeof import('yaml') {
   return (loaded ??= createRequire(import.meta.url)('yaml'));

@@ -40,6 +40,7 @@ interface Stamps {
 function isStamps(value: unknown): value is Stamps {
   return isObject(value) && typeof value.bytes === 'number' && isListOf(value.folders, isStringPair);
 }
+
 /** The longest stamp: four numbers of up to 20 digits and a sign, and three colons. */
 const STAMP_MAX = 4 * 21 + 3;
 
