@@ -3,7 +3,7 @@
 import type { EditIndex } from '../plan/index.js';
 import type { ContentStamps } from '../load/index.js';
 import type { UnsafeNames } from '../hosts/index.js';
-import { fieldOf, isCount } from '../shared/fields.js';
+import { fieldOf, isCount, isListOf, isString, isStringPair } from '../shared/fields.js';
 import { isRecord, type BuildRecord } from './last-build.js';
 
 /** What a whole build keeps for the CLI's edits after it, and each edit for the next. */
@@ -67,11 +67,11 @@ export function keptOf(value: unknown): EditKept | undefined {
   } catch {
     return undefined;
   }
-  const strings = (list: unknown): list is string[] => Array.isArray(list) && list.every((entry) => typeof entry === 'string');
   const optional = (list: unknown): list is (string | null)[] =>
     Array.isArray(list) && list.every((entry) => entry === null || typeof entry === 'string');
   if (!Array.isArray(columns) || columns.length !== 6) return undefined;
   const [ids, names, released, releaseInfo, titleIds, titleTypes]: unknown[] = columns;
+  const strings = (list: unknown): list is string[] => isListOf(list, isString);
   if (!strings(ids) || !strings(names) || !optional(released) || !optional(releaseInfo) || !strings(titleIds) || !strings(titleTypes))
     return undefined;
   if (names.length !== ids.length || released.length !== ids.length || releaseInfo.length !== ids.length) return undefined;
@@ -96,7 +96,6 @@ function isStoredKept(value: unknown): value is StoredKept {
   const isResult = (entry: unknown) =>
     Array.isArray(entry) && entry.length === 3 && typeof entry[0] === 'string' && typeof entry[1] === 'string' && entry[2] instanceof Uint8Array;
   const isList = (list: unknown) => isCount(fieldOf(list, 'catalog')) && fieldOf(list, 'members') instanceof Int32Array;
-  const isFolder = (entry: unknown) => Array.isArray(entry) && entry.length === 2 && entry.every((part) => typeof part === 'string');
   const lists = fieldOf(index, 'lists');
   const offerings = fieldOf(index, 'offerings');
   const isRange = (range: unknown) =>
@@ -109,7 +108,7 @@ function isStoredKept(value: unknown): value is StoredKept {
     Array.isArray(titleRanges) &&
     titleRanges.every(isRange) &&
     Array.isArray(prefixes) &&
-    prefixes.every((prefix) => typeof prefix === 'string') &&
+    prefixes.every(isString) &&
     offerings instanceof Map &&
     [...offerings].every(([key, count]) => typeof key === 'string' && isCount(count)) &&
     Array.isArray(fieldOf(index, 'catalogs')) &&
@@ -120,12 +119,12 @@ function isStoredKept(value: unknown): value is StoredKept {
     isCount(fieldOf(value, 'textBytes')) &&
     isCount(fieldOf(names, 'count')) &&
     Array.isArray(examples) &&
-    examples.every((example) => typeof example === 'string') &&
+    examples.every(isString) &&
     Array.isArray(files) &&
     files.every(isFile) &&
     isRecord(record) &&
     Array.isArray(results) &&
     results.every(isResult) &&
-    (folders === undefined || (Array.isArray(folders) && folders.every(isFolder)))
+    (folders === undefined || isListOf(folders, isStringPair))
   );
 }

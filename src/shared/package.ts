@@ -35,7 +35,7 @@ interface PackageJson {
 }
 
 function isPackageJson(value: unknown): value is PackageJson {
-  if (!isObject(value) || typeof value.version !== 'string') return false;
+  if (!isObject(value) || !isString(value.version)) return false;
   const { dependencies, repository } = value;
   return (
     (dependencies === undefined || (isObject(dependencies) && Object.values(dependencies).every(isString))) &&

@@ -13,7 +13,7 @@ import { inside } from './paths.js';
 import { removeEmptyParents } from './tree.js';
 import { besideOutput } from '../shared/locations.js';
 import { foldPath } from '../shared/paths.js';
-import { fieldOf, isCount } from '../shared/fields.js';
+import { fieldOf, isCount, isListOf, isString } from '../shared/fields.js';
 import { eachConcurrently } from '../shared/concurrently.js';
 
 export const EDITS_FILE = '.addon-gen-edits';
@@ -56,8 +56,7 @@ export async function readEditJournal(outDir: string): Promise<ReadEditJournal |
       if (!stats.isFile()) return undefined;
       const value: unknown = deserialize(await handle.readFile());
       const [state, pending, unknown, sizes, removed = []] = ['state', 'pending', 'unknown', 'sizes', 'removed'].map((name) => fieldOf(value, name));
-      const paths = (list: unknown): list is string[] => Array.isArray(list) && list.every((entry) => typeof entry === 'string');
-      if (typeof state !== 'string' || typeof pending !== 'boolean' || !paths(unknown) || !paths(removed)) return undefined;
+      if (typeof state !== 'string' || typeof pending !== 'boolean' || !isListOf(unknown, isString) || !isListOf(removed, isString)) return undefined;
       if (!Array.isArray(sizes) || sizes.length !== unknown.length || !sizes.every(isCount)) return undefined;
       return { state, pending, unknown, sizes, removed, kept: fieldOf(value, 'kept'), mtimeNs: stats.mtimeNs };
     } finally {
