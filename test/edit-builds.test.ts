@@ -431,6 +431,25 @@ describe("the CLI's builds after items are added or removed", () => {
     expect(whole.write?.removed).toBe(0);
   }, 120_000);
 
+  it('move pages that list ids JSON writes escaped or in several bytes, as a clean build', async () => {
+    // The splice finds each preview on a page read by its id (plan/edit-pages.ts, pageElements):
+    // these are written otherwise than one byte a character. Named to sort among the others.
+    const oddFilm = (id: string, name: string) =>
+      film(encodeURIComponent(id), name).replace(`"f:${encodeURIComponent(id)}"`, JSON.stringify(`f:${id}`));
+    const odd = ['é1', 'say "hi"', '日本', '😀', "it's"].map((id, k) => oddFilm(id, `Film ${20 * k + 5}a`));
+    const content = await contentDir({ 'addon.yaml': addon, 'a.yaml': films(0, 60) + odd.join(''), 'b.yaml': films(60, 80) });
+    const out = await tempDir();
+    const built = await build({ contentDir: content, outDir: out });
+    expect(built.ok, JSON.stringify(built.diagnostics)).toBe(true);
+    const first = film('aaa', 'Aaaa first');
+    await editsAsClean(content, out, [
+      ['a film first by name, before them all', 'b.yaml', (text) => first + text, true],
+      ['one of them renamed', 'a.yaml', (text) => text.replace('"Film 25a"', '"Film 25b"'), true],
+      ['another of them added', 'a.yaml', (text) => text + oddFilm('ü "2"', 'Film 0a'), true],
+      ['the first removed', 'b.yaml', (text) => text.replace(first, ''), true],
+    ]);
+  }, 60_000);
+
   it('remove the files of an item removed, and the folder of its subtitles requests, as a clean build', async () => {
     const subtitled = (id: string) =>
       `- id: "f:${id}"\n  type: movie\n  name: "S ${id}"\n  genres: [Drama]\n` +

@@ -10,6 +10,7 @@ import { earlyAnswers, provisionalContent, type EarlyAnswers } from '../src/plan
 import type { CheckedItems } from '../src/validate/index.js';
 import type { Content } from '../src/shared/content.js';
 import { keptPreviews } from '../src/plan/previews.js';
+import { pageElements } from '../src/plan/edit-pages.js';
 import { genreLinks, metaPreview } from '../src/plan/wire.js';
 import { addonYaml, contentDir, movies, readTree, tempDir } from './support/content.js';
 import { walkCatalog } from './support/walk.js';
@@ -207,6 +208,36 @@ describe('previews on catalog pages', () => {
       expect(text, item.id).toBe(JSON.stringify(metaPreview(item, links.get(item))));
       expect(bytes, item.id).toBe(Buffer.byteLength(text));
     }
+  });
+});
+
+describe('a catalog page as an edit reads it (pageElements)', () => {
+  const [head, tail] = [Buffer.from('{"metas":['), Buffer.from('],"cacheMaxAge":60}')];
+  const ids = ['t:1', 'say "hi"', 'é', '日本', '😀', 'a\tb'];
+  const previews = ids.map((id) => JSON.stringify({ id, type: 'movie', name: `N ${id}` }));
+  const page = Buffer.from(`${head}${previews.join(',')}${tail}`);
+
+  it('finds each preview where JSON writes its id', () => {
+    const read = pageElements(page, { head, tail }, ids);
+    expect(read).toBeDefined();
+    const { bytes, starts } = read!;
+    expect(ids.map((_, k) => bytes.subarray(starts[k], starts[k + 1]! - 1).toString())).toEqual(previews);
+    const empty = Buffer.from(`${head}${tail}`);
+    expect(pageElements(empty, { head, tail }, [])?.starts).toEqual(new Int32Array([head.length + 1]));
+  });
+
+  it('is undefined unless the page lists those ids, in that order', () => {
+    const others = [
+      ['t:10', ...ids.slice(1)],
+      ['t:', ...ids.slice(1)],
+      [ids[0]!, 'say "ho"', ...ids.slice(2)],
+      [...ids.slice(0, 2), 'e', ...ids.slice(3)],
+      [...ids.slice(0, 2), ids[3]!, ids[2]!, ...ids.slice(4)],
+      ids.slice(0, -1),
+      [...ids, 't:2'],
+    ];
+    for (const other of others) expect(pageElements(page, { head, tail }, other), JSON.stringify(other)).toBeUndefined();
+    expect(pageElements(page, { head: Buffer.from('{"metas": ['), tail }, ids)).toBeUndefined();
   });
 });
 

@@ -154,7 +154,14 @@ export function listsItem(
 export function placedMembers(list: EditIndex['lists'][number], catalog: CatalogFrame, before: EditIndex, edit: Reindexed): Int32Array {
   const { now, inEdited, added, toNew, toOld, index: after } = edit;
   const same = added.size === 0 && edit.removed.length === 0;
-  const kept = same ? list.members : list.members.map((i) => toNew[i]!).filter((i) => i >= 0);
+  // Plain loops over typed arrays: a quarter of a million members pass here for each edit.
+  let kept = list.members;
+  if (!same) {
+    kept = new Int32Array(list.members.length);
+    let count = 0;
+    for (let k = 0; k < list.members.length; k++) if (toNew[list.members[k]!]! >= 0) kept[count++] = toNew[list.members[k]!]!;
+    kept = kept.slice(0, count);
+  }
   // Without a sort, the order read: every key the same.
   const { keyOf, compare } = catalog.sort ? catalogOrder(catalog.sort) : { keyOf: () => 0, compare: () => 0 };
   const moved = (i: number) =>
@@ -162,25 +169,29 @@ export function placedMembers(list: EditIndex['lists'][number], catalog: Catalog
     inEdited[i] === 1 &&
     !added.has(i) &&
     compare(keyOf(sortFieldsOf(before, toOld[i]!)), keyOf(sortFieldsOf(after, i))) !== 0;
-  const placing = [...kept.filter(moved)];
+  const placing: number[] = [];
+  for (let k = 0; k < kept.length; k++) if (moved(kept[k]!)) placing.push(kept[k]!);
   for (const i of added) if (listsItem(catalog, list.extra, now.get(i)!)) placing.push(i);
-  if (placing.length === 0) return same ? list.members : Int32Array.from(kept);
+  if (placing.length === 0) return kept;
   const key = (i: number) => keyOf(sortFieldsOf(after, i));
   const taken = new Set(placing);
   // Only items of the edited files are placed again.
-  const placed = Array.from(kept).filter((i) => inEdited[i] !== 1 || !taken.has(i));
+  const placed = new Int32Array(kept.length + placing.length);
+  let count = 0;
+  for (let k = 0; k < kept.length; k++) if (inEdited[kept[k]!] !== 1 || !taken.has(kept[k]!)) placed[count++] = kept[k]!;
   for (const item of placing) {
     const itemKey = key(item);
-    let [low, high] = [0, placed.length];
+    let [low, high] = [0, count];
     while (low < high) {
       const middle = (low + high) >>> 1;
       const other = placed[middle]!;
       if ((compare(key(other), itemKey) || other - item) < 0) low = middle + 1;
       else high = middle;
     }
-    placed.splice(low, 0, item);
+    placed.copyWithin(low + 1, low, count++);
+    placed[low] = item;
   }
-  return Int32Array.from(placed);
+  return placed.slice(0, count);
 }
 
 /**

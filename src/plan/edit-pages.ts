@@ -72,41 +72,42 @@ export function splicePages(
     }
     return toOld[i]! < 0 ? -1 : oldAt[toOld[i]!]!;
   };
-  // Each page as written, read once: its previews and its bytes (both orders of its extras hold the same).
-  const read = new Map<number, { previews: Buffer[]; bytes: number } | undefined>();
+  // Each page as written, read once: where its previews are, and its bytes (both orders of its extras hold the same).
+  const read = new Map<number, PageRead | undefined>();
   const written = (page: number) => {
     if (!read.has(page)) {
       const { skip } = oldLayout[page]!;
       const ids: string[] = [];
       for (let at = skip; at < Math.min(skip + PAGE_SIZE, old.length); at++) ids.push(pages.ids[old[at]!]!);
       const bytes = pages.written(firstPath(oldLayout[page]!));
-      const previews = bytes && pageElements(bytes, pages, ids);
-      read.set(page, previews && { previews, bytes: bytes!.length });
+      read.set(page, bytes && pageElements(bytes, pages, ids));
     }
     return read.get(page);
   };
-  const previewAt = (position: number) => (position < 0 ? undefined : written(Math.floor(position / PAGE_SIZE))?.previews[position % PAGE_SIZE]);
   for (const page of [...candidates].sort((a, b) => a - b)) {
     const { skip, extras } = layout[page]!;
-    const listed: Buffer[] = [];
+    // The previews this page lists: each on a page read (its place there), or fresh (-1).
+    const sources: (PageRead | Buffer)[] = [];
+    const places: number[] = [];
     for (let at = skip; at < Math.min(skip + PAGE_SIZE, members.length); at++) {
       const i = members[at]!;
-      const preview = fresh.has(i) ? previewOf(i) : previewAt(positionOf(i));
-      if (preview === undefined) return false;
-      listed.push(preview);
+      const position = fresh.has(i) ? -1 : positionOf(i);
+      const from = fresh.has(i) ? previewOf(i) : position < 0 ? undefined : written(Math.floor(position / PAGE_SIZE));
+      if (from === undefined) return false;
+      sources.push(from);
+      places.push(position < 0 ? -1 : position % PAGE_SIZE);
     }
     const was = oldPageAt.get(page === 0 ? -1 : skip);
     const before = was === undefined ? undefined : written(was);
     if (was !== undefined && !before) return false;
-    const same = (preview: Buffer, k: number) => preview === listed[k] || preview.equals(listed[k]!);
-    if (before && before.previews.length === listed.length && before.previews.every(same)) continue;
+    if (before && sameListing(before, sources, places)) continue;
     if (++pages.count > EDIT_PAGES_LIMIT) return false;
     // Another item at a place, or another preview: other bytes.
-    const body = pageBytes(pages, listed);
+    const body = pageBytes(pages, sources, places);
     for (const order of extras) {
       const path = pagePath(catalog, order);
       bodies.set(path, body);
-      if (before) pages.before.set(path, before.bytes);
+      if (before) pages.before.set(path, before.bytes.length);
       else pages.created.add(path);
     }
   }
@@ -114,55 +115,102 @@ export function splicePages(
 }
 
 /**
- * The previews a catalog page lists, as they are written in its `bytes` (pageBody joins them with
- * `,`); undefined unless it is a page of metas (`head`, `tail`) that lists the items `ids`, in that
+ * A catalog page as written: its bytes, and where each of its previews starts. Preview `k` is
+ * `bytes[starts[k], starts[k + 1] - 1)`: the last entry is one past the end of the last preview,
+ * as if a comma followed it. Offsets, not views: a splice reads hundreds of pages, forty thousand
+ * previews.
+ */
+export interface PageRead {
+  bytes: Buffer;
+  starts: Int32Array;
+}
+
+/**
+ * Where the previews a catalog page lists are in its `bytes` (pageBody joins them with `,`);
+ * undefined unless it is a page of metas (`head`, `tail`) that lists the items `ids`, in that
  * order. Cut where `},{"id":` is: between two previews it always is (each starts with its id,
  * metaPreview's first field), and a cut anywhere else makes one preview more than the page lists.
- * Views of the bytes read, neither decoded nor copied: a splice reads hundreds of pages.
  */
-export function pageElements(bytes: Buffer, { head, tail }: Pick<PageSplice, 'head' | 'tail'>, ids: readonly string[]): Buffer[] | undefined {
+export function pageElements(bytes: Buffer, { head, tail }: Pick<PageSplice, 'head' | 'tail'>, ids: readonly string[]): PageRead | undefined {
   const end = bytes.length - tail.length;
   if (end < head.length || head.compare(bytes, 0, head.length) !== 0 || tail.compare(bytes, end) !== 0) return undefined;
-  const elements: Buffer[] = [];
-  for (let start = head.length; start < end;) {
+  const starts = new Int32Array(ids.length + 1);
+  let count = 0;
+  for (let start = head.length; start < end; count++) {
+    const id = ids[count];
+    if (id === undefined || !startsWithId(bytes, start, id)) return undefined;
+    starts[count] = start;
     const cut = bytes.indexOf(BETWEEN, start);
-    const last = cut < 0 || cut + BETWEEN.length > end;
-    const id = ids[elements.length];
-    // Found where it starts, or not at all (searched past it only when the page is not as the index says).
-    if (id === undefined || bytes.indexOf(`{"id":${JSON.stringify(id)},`, start) !== start) return undefined;
-    elements.push(bytes.subarray(start, last ? end : cut + 1));
-    start = last ? end : cut + 2;
+    start = cut < 0 || cut + BETWEEN.length > end ? end : cut + 2;
   }
-  return elements.length === ids.length ? elements : undefined;
+  if (count !== ids.length) return undefined;
+  starts[count] = end + 1;
+  return { bytes, starts };
+}
+
+/** Whether the preview at `start` of `bytes` begins `{"id":<id as JSON>,`. */
+function startsWithId(bytes: Buffer, start: number, id: string): boolean {
+  const at = start + ID_OPEN.length;
+  if (bytes.length < at + id.length + 2) return false;
+  // Byte by byte: Buffer's compare is a call into C++, and this runs for every preview read.
+  for (let k = 0; k < ID_OPEN.length; k++) if (bytes[start + k] !== ID_OPEN[k]) return false;
+  for (let k = 0; k < id.length; k++) {
+    const code = id.charCodeAt(k);
+    // JSON.stringify writes these otherwise than as their one byte: compare its text.
+    if (code < 0x20 || code > 0x7e || code === QUOTE || code === BACKSLASH) {
+      const expected = Buffer.from(`${JSON.stringify(id)},`);
+      return bytes.length >= at - 1 + expected.length && expected.compare(bytes, at - 1, at - 1 + expected.length) === 0;
+    }
+    if (bytes[at + k] !== code) return false;
+  }
+  return bytes[at + id.length] === QUOTE && bytes[at + id.length + 1] === COMMA;
+}
+
+/** Whether `page` lists the previews `sources` and `places` name (splicePages), the same bytes in the same order. */
+function sameListing(page: PageRead, sources: readonly (PageRead | Buffer)[], places: readonly number[]): boolean {
+  const { bytes, starts } = page;
+  if (starts.length - 1 !== sources.length) return false;
+  return sources.every((source, k) => {
+    if (source === page && places[k] === k) return true;
+    const [from, start, end] = previewRange(source, places[k]!);
+    return from.compare(bytes, starts[k]!, starts[k + 1]! - 1, start, end) === 0;
+  });
+}
+
+/** The bytes a listed preview is in, and where: a fresh preview's own, or its place on a page read. */
+function previewRange(source: PageRead | Buffer, place: number): [Buffer, number, number] {
+  return Buffer.isBuffer(source) ? [source, 0, source.length] : [source.bytes, source.starts[place]!, source.starts[place + 1]! - 1];
 }
 
 /** A page's bytes: its previews joined with `,` between `head` and `tail`, as pageBody joins them. */
-function pageBytes({ head, tail }: Pick<PageSplice, 'head' | 'tail'>, previews: readonly Buffer[]): Buffer {
-  let length = head.length + Math.max(previews.length - 1, 0) + tail.length;
-  for (const preview of previews) length += preview.length;
-  const body = Buffer.allocUnsafe(length);
-  body.set(head);
-  let at = head.length;
-  for (let k = 0; k < previews.length;) {
-    // Previews that follow one another on the page read are copied at once, with the comma between.
-    const first = previews[k]!;
-    const source = new Uint8Array(first.buffer);
+function pageBytes({ head, tail }: Pick<PageSplice, 'head' | 'tail'>, sources: readonly (PageRead | Buffer)[], places: readonly number[]): Buffer {
+  // Previews that follow one another on a page read are one range, with the comma between.
+  const runs: [Buffer, number, number][] = [];
+  let length = head.length + tail.length;
+  for (let k = 0; k < sources.length;) {
+    const source = sources[k]!;
     let next = k + 1;
-    let end = first.byteOffset + first.length;
-    while (next < previews.length && previews[next]!.buffer === first.buffer && previews[next]!.byteOffset === end + 1 && source[end] === COMMA) {
-      end += 1 + previews[next]!.length;
-      next++;
-    }
-    if (k > 0) body[at++] = COMMA;
-    body.set(new Uint8Array(first.buffer, first.byteOffset, end - first.byteOffset), at);
-    at += end - first.byteOffset;
+    while (!Buffer.isBuffer(source) && next < sources.length && sources[next] === source && places[next] === places[next - 1]! + 1) next++;
+    const [from, start] = previewRange(source, places[k]!);
+    const [, , end] = previewRange(source, places[next - 1]!);
+    runs.push([from, start, end]);
+    length += end - start + (k > 0 ? 1 : 0);
     k = next;
   }
-  body.set(tail, at);
+  const body = Buffer.allocUnsafe(length);
+  let at = head.copy(body, 0);
+  runs.forEach(([from, start, end], k) => {
+    if (k > 0) body[at++] = COMMA;
+    at += from.copy(body, at, start, end);
+  });
+  tail.copy(body, at);
   return body;
 }
 
 const COMMA = 0x2c;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
 
-/** What is between two previews on a page. */
+/** What is between two previews on a page, and what each begins with. */
 const BETWEEN = Buffer.from('},{"id":');
+const ID_OPEN = Buffer.from('{"id":"');
