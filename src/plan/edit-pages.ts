@@ -91,11 +91,16 @@ export function splicePages(
     const places: number[] = [];
     for (let at = skip; at < Math.min(skip + PAGE_SIZE, members.length); at++) {
       const i = members[at]!;
-      const position = fresh.has(i) ? -1 : positionOf(i);
-      const from = fresh.has(i) ? previewOf(i) : position < 0 ? undefined : written(Math.floor(position / PAGE_SIZE));
+      if (inEdited[i] === 1 && fresh.has(i)) {
+        sources.push(previewOf(i));
+        places.push(-1);
+        continue;
+      }
+      const position = positionOf(i);
+      const from = position < 0 ? undefined : written(Math.floor(position / PAGE_SIZE));
       if (from === undefined) return false;
       sources.push(from);
-      places.push(position < 0 ? -1 : position % PAGE_SIZE);
+      places.push(position % PAGE_SIZE);
     }
     const was = oldPageAt.get(page === 0 ? -1 : skip);
     const before = was === undefined ? undefined : written(was);
