@@ -149,7 +149,8 @@ export function listsItem(
  * A list's members after the edit (`reindexed`), as indexes after it: those before without the
  * items removed, and in a sorted catalog each edited item whose sort key changed taken out and put
  * back where the order puts it now, as is each item added that the list has; ties by the order read
- * (the index), as validate's stable sort leaves them. The list's own members when nothing moved.
+ * (the index), as validate's stable sort leaves them. The list's own members when nothing moved,
+ * and no item was added or removed.
  */
 export function placedMembers(list: EditIndex['lists'][number], catalog: CatalogFrame, before: EditIndex, edit: Reindexed): Int32Array {
   const { now, inEdited, added, toNew, toOld, index: after } = edit;
@@ -159,7 +160,10 @@ export function placedMembers(list: EditIndex['lists'][number], catalog: Catalog
   if (!same) {
     kept = new Int32Array(list.members.length);
     let count = 0;
-    for (let k = 0; k < list.members.length; k++) if (toNew[list.members[k]!]! >= 0) kept[count++] = toNew[list.members[k]!]!;
+    for (let k = 0; k < list.members.length; k++) {
+      const mapped = toNew[list.members[k]!]!;
+      if (mapped >= 0) kept[count++] = mapped;
+    }
     kept = kept.slice(0, count);
   }
   // Without a sort, the order read: every key the same.

@@ -156,6 +156,7 @@ export function pageElements(bytes: Buffer, { head, tail }: Pick<PageSplice, 'he
 /** Whether the preview at `start` of `bytes` begins `{"id":<id as JSON>,`. */
 function startsWithId(bytes: Buffer, start: number, id: string): boolean {
   const at = start + ID_OPEN.length;
+  // The id's JSON takes at least a byte per UTF-16 unit, then its closing quote and a comma.
   if (bytes.length < at + id.length + 2) return false;
   // Byte by byte: Buffer's compare is a call into C++, and this runs for every preview read.
   for (let k = 0; k < ID_OPEN.length; k++) if (bytes[start + k] !== ID_OPEN[k]) return false;
