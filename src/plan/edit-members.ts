@@ -155,7 +155,8 @@ export function listsItem(
 export function placedMembers(list: EditIndex['lists'][number], catalog: CatalogFrame, before: EditIndex, edit: Reindexed): Int32Array {
   const { now, inEdited, added, toNew, toOld, index: after } = edit;
   const same = added.size === 0 && edit.removed.length === 0;
-  // Plain loops over typed arrays: a quarter of a million members pass here for each edit.
+  // Plain loops over typed arrays: every member of every list passes here for each edit
+  // (bench/README.md, 'Previews as places on the pages read').
   let kept = list.members;
   if (!same) {
     kept = new Int32Array(list.members.length);

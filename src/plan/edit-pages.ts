@@ -122,8 +122,8 @@ export function splicePages(
 /**
  * A catalog page as written: its bytes, and where each of its previews starts. Preview `k` is
  * `bytes[starts[k], starts[k + 1] - 1)`: the last entry is one past the end of the last preview,
- * as if a comma followed it. Offsets, not views: a splice reads hundreds of pages, forty thousand
- * previews.
+ * as if a comma followed it. Offsets, not a view of each preview: a splice may read every page
+ * of a list (bench/README.md, 'Previews as places on the pages read').
  */
 export interface PageRead {
   bytes: Buffer;
