@@ -67,8 +67,7 @@ export function keptOf(value: unknown): EditKept | undefined {
   } catch {
     return undefined;
   }
-  const optional = (list: unknown): list is (string | null)[] =>
-    Array.isArray(list) && list.every((entry) => entry === null || typeof entry === 'string');
+  const optional = (list: unknown): list is (string | null)[] => isListOf(list, (entry): entry is string | null => entry === null || isString(entry));
   if (!Array.isArray(columns) || columns.length !== 6) return undefined;
   const [ids, names, released, releaseInfo, titleIds, titleTypes]: unknown[] = columns;
   const strings = (list: unknown): list is string[] => isListOf(list, isString);
@@ -107,8 +106,7 @@ function isStoredKept(value: unknown): value is StoredKept {
     ranges.every(isRange) &&
     Array.isArray(titleRanges) &&
     titleRanges.every(isRange) &&
-    Array.isArray(prefixes) &&
-    prefixes.every(isString) &&
+    isListOf(prefixes, isString) &&
     offerings instanceof Map &&
     [...offerings].every(([key, count]) => typeof key === 'string' && isCount(count)) &&
     Array.isArray(fieldOf(index, 'catalogs')) &&
@@ -118,8 +116,7 @@ function isStoredKept(value: unknown): value is StoredKept {
     typeof fieldOf(value, 'checkContext') === 'string' &&
     isCount(fieldOf(value, 'textBytes')) &&
     isCount(fieldOf(names, 'count')) &&
-    Array.isArray(examples) &&
-    examples.every(isString) &&
+    isListOf(examples, isString) &&
     Array.isArray(files) &&
     files.every(isFile) &&
     isRecord(record) &&

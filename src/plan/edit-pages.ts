@@ -44,8 +44,9 @@ export function splicePages(
   // The pages that may change: those of edited members, and those from the first member that
   // moved to the last (to the end, when the list is longer or shorter).
   const candidates = new Set<number>();
-  // Only items of the edited files are fresh.
-  members.forEach((i, at) => inEdited[i] === 1 && fresh.has(i) && candidates.add(Math.floor(at / PAGE_SIZE)));
+  // Only items of the edited files are fresh: their byte is looked at before the set.
+  const isFresh = (i: number) => inEdited[i] === 1 && fresh.has(i);
+  members.forEach((i, at) => isFresh(i) && candidates.add(Math.floor(at / PAGE_SIZE)));
   if (members !== old) {
     let low = 0;
     while (low < members.length && low < old.length && toOld[members[low]!] === old[low]) low++;
@@ -91,7 +92,7 @@ export function splicePages(
     const places: number[] = [];
     for (let at = skip; at < Math.min(skip + PAGE_SIZE, members.length); at++) {
       const i = members[at]!;
-      if (inEdited[i] === 1 && fresh.has(i)) {
+      if (isFresh(i)) {
         sources.push(previewOf(i));
         places.push(-1);
         continue;
