@@ -4,12 +4,11 @@
 // (plan/preview-sizes.ts), and every build ends as a clean one would, with the same problems.
 import { execFileSync } from 'node:child_process';
 import { cp, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
-import { deserialize, serialize } from 'node:v8';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { build, keptBetweenBuilds, type BuildOptions, type BuildResult, type KeptBetweenBuilds } from '../src/build/index.js';
 import { keptBeside, startKeeping } from '../src/build/kept-store.js';
-import { CheckedFiles, type StoredFile } from '../src/validate/checked-files.js';
+import { CheckedFiles, storedBytes, type StoredFile } from '../src/validate/checked-files.js';
 import { loadContent } from '../src/load/index.js';
 import { PreviewSizes } from '../src/plan/preview-sizes.js';
 import { keptFileOf, stateFileOf } from '../src/write/index.js';
@@ -227,7 +226,7 @@ describe('the file a build keeps beside its output folder', () => {
   const restoredFrom = (context: string, files: StoredFile[]) =>
     CheckedFiles.restore(
       context,
-      files.map(({ file, fingerprint, bytes }) => ({ file, fingerprint, read: () => bytes })),
+      files.map((stored) => ({ file: stored.file, fingerprint: stored.fingerprint, read: () => storedBytes(stored) })),
     );
   const build1 = (dir: string, out: string) => build({ contentDir: dir, outDir: out, env: {} });
 
@@ -243,9 +242,9 @@ describe('the file a build keeps beside its output folder', () => {
       const { checkedFiles, previewSizes } = await keptBeside(out, true);
       const stored = [...checkedFiles.stored()].map((file) => {
         if (path.basename(file.file) !== 'b.yaml') return file;
-        const result = deserialize(file.bytes) as { items: { values: { name: string }[] } };
+        const result = JSON.parse(Buffer.from(storedBytes(file)).toString('utf8')) as { items: { values: { name: string }[] } };
         result.items.values[0]!.name = 'Taken, not parsed';
-        return { ...file, bytes: serialize(result) };
+        return { ...file, result: JSON.stringify(result) };
       });
       await keepBeside(out, { checkedFiles: restoredFrom(checkedFiles.storedContext!, stored), previewSizes });
     };
@@ -325,7 +324,7 @@ describe('the file a build keeps beside its output folder', () => {
     const { checkedFiles, previewSizes } = await keptBeside(out, true);
     const odd = [...checkedFiles.stored()].map((file) => ({
       ...file,
-      bytes: serialize({
+      result: JSON.stringify({
         items: { values: [null], documents: [0], paths: [[]] },
         externalTitles: { values: [], documents: [], paths: [] },
         usedKeys: [],

@@ -25,7 +25,7 @@ import { textFingerprint } from '../shared/fingerprint.js';
 import { fieldOf } from '../shared/fields.js';
 import { settledStamp } from '../load/read.js';
 import type { Content, ExternalTitle, Item } from '../shared/content.js';
-import { CheckedFiles, storedValues, type StoredValues } from '../validate/checked-files.js';
+import { CheckedFiles, storedBytes, storedValues, type StoredValues } from '../validate/checked-files.js';
 import type { Environment } from '../validate/secrets.js';
 import {
   foldersHold,
@@ -341,7 +341,7 @@ async function checkAlone(options: BuildOptions, loaded: Awaited<ReturnType<type
   });
   if (!checked) return undefined;
   // Kept: a file that gave no problem and holds no variable, guarded value or local file.
-  const stored = new Map([...checkedFiles.stored()].map(({ file, fingerprint, bytes }) => [file, [file, fingerprint, bytes] as const]));
+  const stored = new Map([...checkedFiles.stored()].map((kept) => [kept.file, [kept.file, kept.fingerprint, storedBytes(kept)] as const]));
   const values = new Map(edited.map((file) => [file.file, { items: [] as Item[], externalTitles: [] as ExternalTitle[] }]));
   for (const item of checked.items) values.get(item.source.file)?.items.push(item);
   for (const title of checked.externalTitles) values.get(title.source.file)?.externalTitles.push(title);

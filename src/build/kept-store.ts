@@ -1,12 +1,11 @@
 // What builds keep for the next, so that an edit's build does again little more than the edit
 // asks: in memory for a long-lived caller (serve --watch), and for the CLI's builds in a file
 // beside the output folder (write/kept-file.ts), which the next build into it reads back.
-import { deserialize, serialize } from 'node:v8';
 import { CheckedFiles, type RestoredFile } from '../validate/checked-files.js';
 import { PreviewSizes } from '../plan/preview-sizes.js';
 import { openKeptFile, startKeptFile, type KeptFile } from '../write/index.js';
 import { generatorFingerprint } from './reuse.js';
-import { fieldOf, isCount } from '../shared/fields.js';
+import { fieldOf, isCount, jsonOf } from '../shared/fields.js';
 
 export interface KeptBetweenBuilds {
   /** What each item file became: a file whose text and settings are as they were is neither parsed nor checked again. */
@@ -20,22 +19,23 @@ export function keptBetweenBuilds(): KeptBetweenBuilds {
 }
 
 /** Names the layout of the file: another (an older addon-gen's) is not read. */
-const FORMAT = 'addon-gen kept between builds 1';
+const FORMAT = 'addon-gen kept between builds 2';
 
 /**
- * The file's layout: each kept content file's result, as CheckedFiles.stored() made it, one after
- * the other; the preview sizes, in blocks of PREVIEW_BLOCK; then the index (`Index`, serialized);
- * then the index's length in 4 bytes. Results are written as they are made, and read back only as
- * a build takes them; the preview sizes are made into keys a block at a time, not all at once
- * at the end of a build, while its memory is near its peak.
+ * The file's layout, each part JSON text in UTF-8: each kept content file's result, as
+ * CheckedFiles.stored() made it, one after the other; the preview sizes, in blocks of
+ * PREVIEW_BLOCK; then the index (`Index`); then the index's length in 4 bytes. Results are
+ * written as they are made, and read back only as a build takes them; the preview sizes are made
+ * into keys a block at a time, not all at once at the end of a build, while its memory is near
+ * its peak.
  */
 interface Index {
   format: typeof FORMAT;
-  /** addon-gen's code: the results are its objects, serialized. */
+  /** addon-gen's code: the results are its objects. */
   generator: string;
   context: string;
   files: { file: string; fingerprint: string; bytes: number }[];
-  /** The bytes of each block of preview sizes: `[keys, sizes]`, serialized. */
+  /** The bytes of each block of preview sizes: `[keys, sizes]`. */
   previews: number[];
 }
 
@@ -55,7 +55,7 @@ export async function keptBeside(outDir: string, reuse: boolean): Promise<KeptBe
   const previews: [string, number][] = [];
   try {
     for (const bytes of index.previews) {
-      const block: unknown = deserialize(file.read(offset, (offset += bytes)));
+      const block = jsonOf(file.read(offset, (offset += bytes)));
       if (!isPreviewBlock(block)) return keptBetweenBuilds();
       block[0].forEach((key, i) => previews.push([key, block[1][i]!]));
     }
@@ -104,19 +104,19 @@ export async function startKeeping(outDir: string, { checkedFiles, previewSizes 
   const writer = await startKeptFile(outDir);
   await writer.append(
     (function* () {
-      for (const { file, fingerprint, bytes } of checkedFiles.stored()) {
-        index.files.push({ file, fingerprint, bytes: bytes.byteLength });
-        yield bytes;
+      for (const { file, fingerprint, result } of checkedFiles.stored()) {
+        index.files.push({ file, fingerprint, bytes: byteLength(result) });
+        yield result;
       }
     })(),
   );
-  function* previewParts(): Generator<Uint8Array> {
+  function* previewParts(): Generator<string | Uint8Array> {
     let block: [string[], number[]] = [[], []];
     const previewBlock = () => {
-      const bytes = serialize(block);
-      index.previews.push(bytes.byteLength);
+      const text = JSON.stringify(block);
+      index.previews.push(Buffer.byteLength(text));
       block = [[], []];
-      return bytes;
+      return text;
     };
     for (const [key, size] of previewSizes.entries()) {
       block[0].push(key);
@@ -124,9 +124,9 @@ export async function startKeeping(outDir: string, { checkedFiles, previewSizes 
       if (block[0].length === PREVIEW_BLOCK) yield previewBlock();
     }
     if (block[0].length > 0) yield previewBlock();
-    const head = serialize(index);
+    const head = JSON.stringify(index);
     const length = Buffer.alloc(4);
-    length.writeUInt32BE(head.byteLength);
+    length.writeUInt32BE(Buffer.byteLength(head));
     yield head;
     yield length;
   }
@@ -144,7 +144,7 @@ function indexOf(file: KeptFile): Index | undefined {
   try {
     const length = Buffer.from(file.read(file.size - 4, file.size)).readUInt32BE(0);
     const start = file.size - 4 - length;
-    const index: unknown = deserialize(file.read(start, file.size - 4));
+    const index = jsonOf(file.read(start, file.size - 4));
     if (!isIndex(index) || index.generator !== generatorFingerprint()) return undefined;
     const parts = [...index.files.map((entry) => entry.bytes), ...index.previews];
     return parts.reduce((sum, bytes) => sum + bytes, 0) === start ? index : undefined;
@@ -152,6 +152,8 @@ function indexOf(file: KeptFile): Index | undefined {
     return undefined; // cut short, or not this layout
   }
 }
+
+const byteLength = (part: string | Uint8Array) => (typeof part === 'string' ? Buffer.byteLength(part) : part.byteLength);
 
 /** Checked by hand: the index of a large catalog has thousands of entries. */
 function isIndex(index: unknown): index is Index {

@@ -33,3 +33,8 @@ export function isStringPair(value: unknown): value is [string, string] {
 export function isString(value: unknown): value is string {
   return typeof value === 'string';
 }
+
+/** The value of JSON text in UTF-8 (a part of the kept file); throws when the bytes are not such text. */
+export function jsonOf(bytes: Uint8Array): unknown {
+  return JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));
+}

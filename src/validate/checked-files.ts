@@ -3,9 +3,8 @@
 // long-lived process (serve --watch), and on disk beside the output folder by the CLI's builds
 // (stored, restore). Kept only for files that gave no problem and depend on nothing but their
 // text and the settings: no `${NAME}` or guarded value, no local file (which may have gone since).
-import { deserialize, serialize } from 'node:v8';
 import { sha1, textFingerprint } from '../shared/fingerprint.js';
-import { fieldOf, isCount } from '../shared/fields.js';
+import { fieldOf, isCount, jsonOf } from '../shared/fields.js';
 import type { SourceFile } from '../load/index.js';
 import type { DocumentSpan } from '../load/parse-threads.js';
 import type { TableLayout } from '../load/csv.js';
@@ -48,12 +47,13 @@ export interface StoredValues {
 
 /** The items and titles of a file's result as `stored()` made it; undefined when the bytes are not one. */
 export function storedValues(bytes: Uint8Array): StoredValues | undefined {
-  try {
-    const value: unknown = deserialize(bytes);
-    return isStoredResult(value) ? { items: value.items.values, externalTitles: value.externalTitles.values } : undefined;
-  } catch {
-    return undefined;
-  }
+  const value = parsedResult(bytes);
+  return value && { items: value.items.values, externalTitles: value.externalTitles.values };
+}
+
+/** The bytes of a file's result as `stored()` made it. */
+export function storedBytes({ result }: StoredFile): Uint8Array {
+  return typeof result === 'string' ? Buffer.from(result) : result;
 }
 
 /** A file's result as stored, with what parsing left that locating its items needs. */
@@ -172,13 +172,13 @@ export class CheckedFiles {
   *stored(): Generator<StoredFile> {
     for (const [file, kept] of this.kept) {
       if (kept.kind !== undefined || kept.source?.playlist !== undefined) continue;
-      let bytes: Uint8Array;
+      let result: StoredFile['result'];
       try {
-        bytes = kept.stored ? kept.stored() : serialize(storedResult(kept));
+        result = kept.stored ? kept.stored() : JSON.stringify(storedResult(kept));
       } catch {
         continue; // the file read from changed since: the next build parses this one
       }
-      yield { file, fingerprint: kept.fingerprint, bytes };
+      yield { file, fingerprint: kept.fingerprint, result };
     }
   }
 
@@ -211,7 +211,13 @@ export interface StoredFile {
   /** The file's absolute path. */
   file: string;
   fingerprint: string;
-  bytes: Uint8Array;
+  /**
+   * Its result as JSON text, or that text's bytes as the file kept by the last build holds them.
+   * JSON, not v8.serialize: the serializer's buffers lie outside the heap until a collection
+   * frees them, and the C library kept the memory they had taken to the end of the build
+   * (figures: bench/README.md, 'Memory at a million files').
+   */
+  result: string | Uint8Array;
 }
 
 /**
@@ -222,12 +228,28 @@ export interface StoredFile {
 function restoredResult(kept: Kept): StoredResult | null {
   if (kept.restored !== undefined) return kept.restored;
   try {
-    const value: unknown = kept.stored && deserialize(kept.stored());
-    kept.restored = isStoredResult(value) ? value : null;
+    kept.restored = (kept.stored && parsedResult(kept.stored())) ?? null;
   } catch {
-    kept.restored = null;
+    kept.restored = null; // the file read from changed since
   }
   return kept.restored;
+}
+
+/**
+ * A result's bytes, as `stored()` made them, read back; undefined when they are not one. JSON has
+ * no `undefined`: a key that held it is left out, as optional, and a table's unknown column
+ * (TableLayout.columns) comes back null.
+ */
+function parsedResult(bytes: Uint8Array): StoredResult | undefined {
+  let value: unknown;
+  try {
+    value = jsonOf(bytes);
+  } catch {
+    return undefined;
+  }
+  if (!isStoredResult(value)) return undefined;
+  if (value.table) value.table.columns = value.table.columns.map((column) => column ?? undefined);
+  return value;
 }
 
 function isStoredResult(value: unknown): value is StoredResult {

@@ -1,15 +1,12 @@
 // What a build keeps for the next (build/kept-store.ts), in a file beside the output folder:
 // `.dist.addon-gen-kept` for `dist`. Only ever a speed-up: a file that cannot be read or written
 // is as if there were none.
-import { closeSync, constants, fstatSync, openSync, readSync, type BigIntStats } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync, writeSync, type BigIntStats } from 'node:fs';
 import { open, rename, rm } from 'node:fs/promises';
 import { createNew, TEMP_SUFFIX } from './state.js';
 import { besideOutput } from '../shared/locations.js';
 
 export const KEPT_FILE = '.addon-gen-kept';
-/** Bytes gathered before a write: a large catalog has thousands of small parts. */
-const WRITE_BYTES = 1 << 20;
-
 /** Beside the output folder, as the state file is (state.ts, stateFileOf). */
 export function keptFileOf(outDir: string): string {
   return besideOutput(outDir, KEPT_FILE);
@@ -68,7 +65,8 @@ export async function openKeptFile(outDir: string): Promise<KeptFile | undefined
  * the last one. Failures are ignored: after one, nothing more is written and nothing is committed.
  */
 export interface KeptFileWriter {
-  append(parts: Iterable<Uint8Array>): Promise<void>;
+  /** Writes each part: text in UTF-8, or bytes (a part read from the last kept file). */
+  append(parts: Iterable<string | Uint8Array>): Promise<void>;
   /** Replaces the kept file by what was appended, whole or not at all. */
   commit(): Promise<void>;
   /** Removes what was appended, unless committed: the last kept file stays as it was. */
@@ -95,19 +93,7 @@ export async function startKeptFile(outDir: string): Promise<KeptFileWriter> {
     async append(parts) {
       if (!handle) return;
       try {
-        let batch: Uint8Array[] = [];
-        let bytes = 0;
-        const flush = async () => {
-          // appendFile, unlike write, writes all of its bytes.
-          await handle!.appendFile(Buffer.concat(batch, bytes));
-          [batch, bytes] = [[], 0];
-        };
-        for (const part of parts) {
-          batch.push(part);
-          bytes += part.byteLength;
-          if (bytes >= WRITE_BYTES) await flush();
-        }
-        await flush();
+        for (const part of parts) writeWhole(handle.fd, part);
       } catch {
         await discard();
       }
@@ -124,4 +110,24 @@ export async function startKeptFile(outDir: string): Promise<KeptFileWriter> {
     },
     discard,
   };
+}
+
+/**
+ * Writes all of `part` at the file's offset. Text is written as text, and synchronously: Node
+ * encodes it into memory it frees as the call returns, where a Buffer made of it would wait
+ * outside the heap for a collection, and the C library kept the memory of such buffers to the end
+ * of the build (figures: bench/README.md, 'Memory at a million files').
+ */
+function writeWhole(fd: number, part: string | Uint8Array): void {
+  let bytes: Uint8Array;
+  let done = 0;
+  if (typeof part === 'string') {
+    done = writeSync(fd, part);
+    // A short write (a full disk, say) ends in an error on the rest, as bytes.
+    if (done === Buffer.byteLength(part)) return;
+    bytes = Buffer.from(part);
+  } else {
+    bytes = part;
+  }
+  while (done < bytes.byteLength) done += writeSync(fd, bytes, done);
 }
