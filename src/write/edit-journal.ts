@@ -8,7 +8,8 @@ import { closeSync, constants, fstatSync, openSync, readFileSync, type BigIntSta
 import { lstat, open, readdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { deserialize, serialize } from 'node:v8';
-import { createNew, filesOf, readStateFile, stateFileOf, TEMP_SUFFIX, UNKNOWN, type Written } from './state.js';
+import { filesOf, readStateFile, stateFileOf, TEMP_SUFFIX, UNKNOWN, type Written } from './state.js';
+import { createNew } from './new-file.js';
 import { inside } from './paths.js';
 import { removeEmptyParents } from './tree.js';
 import { besideOutput } from '../shared/locations.js';

@@ -1,9 +1,10 @@
 // What a build keeps for the next (build/kept-store.ts), in a file beside the output folder:
 // `.dist.addon-gen-kept` for `dist`. Only ever a speed-up: a file that cannot be read or written
 // is as if there were none.
-import { closeSync, constants, fstatSync, openSync, readSync, writeSync, type BigIntStats } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync, type BigIntStats } from 'node:fs';
 import { open, rename, rm } from 'node:fs/promises';
-import { createNew, TEMP_SUFFIX } from './state.js';
+import { TEMP_SUFFIX } from './state.js';
+import { createNew, writeWhole } from './new-file.js';
 import { besideOutput } from '../shared/locations.js';
 
 export const KEPT_FILE = '.addon-gen-kept';
@@ -110,24 +111,4 @@ export async function startKeptFile(outDir: string): Promise<KeptFileWriter> {
     },
     discard,
   };
-}
-
-/**
- * Writes all of `part` at the file's offset. Text is written as text, and synchronously: Node
- * encodes it into memory it frees as the call returns, where a Buffer made of it would wait
- * outside the heap for a collection, and the C library kept the memory of such buffers to the end
- * of the build (figures: bench/README.md, 'Memory at a million files').
- */
-function writeWhole(fd: number, part: string | Uint8Array): void {
-  let bytes: Uint8Array;
-  let done = 0;
-  if (typeof part === 'string') {
-    done = writeSync(fd, part);
-    // A short write (a full disk, say) ends in an error on the rest, as bytes.
-    if (done === Buffer.byteLength(part)) return;
-    bytes = Buffer.from(part);
-  } else {
-    bytes = part;
-  }
-  while (done < bytes.byteLength) done += writeSync(fd, bytes, done);
 }

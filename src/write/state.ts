@@ -8,6 +8,7 @@ import { errorCode } from '../diagnostics/index.js';
 import { isPlainRelativePath } from './paths.js';
 import { besideOutput } from '../shared/locations.js';
 import { fieldOf } from '../shared/fields.js';
+import { createNew, writeWhole } from './new-file.js';
 
 /**
  * The build's own bookkeeping: each file it wrote, with the size of its bytes and the fingerprint
@@ -217,7 +218,7 @@ export async function writeState(root: string, state: Omit<State, 'files'> & { f
   // it at a time. The whole file at once was there twice, as a string and as bytes, and a column
   // at once stayed in the heap to the end of the build, when its memory peaks (figures:
   // bench/README.md, 'Bookkeeping written in pieces'). The bytes are those of
-  // JSON.stringify(whole); appendFile, unlike write, writes all of its text.
+  // JSON.stringify(whole), written as text (writeWhole).
   const column = <T>(value: (path: string, written: Written) => T) =>
     function* (): Generator<T> {
       for (const [path, written] of state.files()) yield value(path, written);
@@ -242,27 +243,27 @@ export async function writeState(root: string, state: Omit<State, 'files'> & { f
     handle = await createNew(scratch);
   }
   try {
-    await handle.appendFile(`${HEAD_START}${head}${rest}`);
+    writeWhole(handle.fd, `${HEAD_START}${head}${rest}`);
     let separator = '';
     for (const [name, values] of Object.entries(columns)) {
-      await handle.appendFile(`${separator}${JSON.stringify(name)}:`);
+      writeWhole(handle.fd, `${separator}${JSON.stringify(name)}:`);
       let chunk: unknown[] = [];
       let written = 0;
-      const flush = async () => {
+      const flush = () => {
         // The entries inside the brackets of the chunk's JSON: as the whole array's JSON has them.
-        await handle.appendFile(`${written === 0 ? '[' : ','}${JSON.stringify(chunk).slice(1, -1)}`);
+        writeWhole(handle.fd, `${written === 0 ? '[' : ','}${JSON.stringify(chunk).slice(1, -1)}`);
         written += chunk.length;
         chunk = [];
       };
       for (const value of values()) {
         chunk.push(value);
-        if (chunk.length === STATE_CHUNK) await flush();
+        if (chunk.length === STATE_CHUNK) flush();
       }
-      if (chunk.length > 0) await flush();
-      await handle.appendFile(written === 0 ? '[]' : ']');
+      if (chunk.length > 0) flush();
+      writeWhole(handle.fd, written === 0 ? '[]' : ']');
       separator = ',';
     }
-    await handle.appendFile('}');
+    writeWhole(handle.fd, '}');
     await handle.close();
     await rename(scratch, target);
   } catch (error) {
@@ -348,15 +349,6 @@ export async function writeStampsSlot(head: StateHead, text: string): Promise<bi
   } finally {
     await handle.close();
   }
-}
-
-/**
- * A new file, never one that is there: a link left at a temporary name (by anyone) would
- * otherwise be followed, and its target overwritten.
- */
-export async function createNew(file: string): Promise<FileHandle> {
-  await rm(file, { force: true });
-  return open(file, 'wx');
 }
 
 /**
