@@ -1,5 +1,6 @@
-// Files this code writes whole beside the output (the state file, the kept file, the record of
-// edits): each made new under a temporary name, written, then renamed into place.
+// Files this code writes whole for itself (the state file, the kept file, the record of edits),
+// beside the output folder or, when the folder above cannot be written, inside it: each made new
+// under a temporary name, written, then renamed into place.
 import { writeSync } from 'node:fs';
 import { open, rm, type FileHandle } from 'node:fs/promises';
 
