@@ -308,6 +308,23 @@ describe("the CLI's builds after an edit", () => {
     expectSameTree(await readTree(out), (await cleanBuild(content)).tree, 'after the record of edits went missing');
   }, 60_000);
 
+  it('go the whole way when the catalog index an edit kept is damaged, read only by the next edit', async () => {
+    const { content, out } = await builtOnce();
+    for (const [at, columns] of ['[["bm:m1"]', '[["bm:m1"],[],[],[],[],[]]'].entries()) {
+      const renamed = (text: string) => text.replace(/name: "[^"]*"/, `name: "Zz ${at}"`);
+      await editFile(content, 'movies/00001.yaml', renamed);
+      expect((await build({ contentDir: content, outDir: out })).edited).toBe(true);
+      const journal = (await readEditJournal(out))!;
+      const kept = keptOf(journal.kept)!;
+      await writeEditJournal(out, { ...journal, kept: { ...kept, index: { ...kept.index, columns } } });
+      // Nothing edited since: the build ends on what the edit kept before it reads the index.
+      expect((await build({ contentDir: content, outDir: out })).reused).toBe(true);
+      await editFile(content, 'movies/00002.yaml', renamed);
+      expect((await build({ contentDir: content, outDir: out })).edited).toBeUndefined();
+      expectSameTree(await readTree(out), (await cleanBuild(content)).tree, `after an index of columns ${columns}`);
+    }
+  }, 60_000);
+
   it('go the whole way when an output file went away since', async () => {
     const { content, out } = await builtOnce();
     await rm(path.join(out, 'meta/movie/bm:m150.json'));

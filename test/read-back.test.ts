@@ -115,7 +115,7 @@ describe("addon-gen's own JSON", () => {
     }
   });
 
-  it('loads none of zod for --version, nor for a rebuild that finds the last output standing; nor the yaml package or csv-parse for content that checks', async () => {
+  it('loads none of zod for --version, nor for a rebuild that finds the last output standing or nothing edited since an edit; nor the yaml package or csv-parse for content that checks', async () => {
     // Content with no warning: a record that shows a line of a file has the rebuild read it.
     const dir = await contentDir(FILES);
     const out = await tempDir();
@@ -161,6 +161,17 @@ describe("addon-gen's own JSON", () => {
     expect(rebuild.some((url) => url.endsWith('/lib/write/stamps.js'))).toBe(true);
     expect(rebuild.some((url) => url.endsWith('/lib/load/yaml.js'))).toBe(false);
     expect(zod(rebuild)).toEqual([]);
+    // After an edit, no rebuild ends on the record (build/edit.ts): one that finds nothing edited
+    // takes the edit's way, and stops before it needs plan's modules, and zod's.
+    await writeFile(path.join(dir, 'films.yaml'), FILES['films.yaml'].replace('name: Movie 0', 'name: Movie 0 renamed'));
+    await sleep(SETTLE_MS);
+    const edit = await loaded(['build', dir, '--out', out, '--quiet']);
+    expect(edit.some((url) => url.endsWith('/lib/build/edit.js'))).toBe(true);
+    expect(zod(edit).length, 'an edit checks the file it edits').toBeGreaterThan(0);
+    const afterEdit = await loaded(['build', dir, '--out', out, '--quiet']);
+    expect(afterEdit.some((url) => url.endsWith('/lib/build/edit.js'))).toBe(true);
+    expect(afterEdit.some((url) => url.endsWith('/lib/plan/index.js'))).toBe(false);
+    expect(zod(afterEdit)).toEqual([]);
     // The hook sees what is required too: a problem's position, and a table.
     await writeFile(path.join(dir, 'films.yaml'), `${movies(3)}- { id: "t:0009", type: movie }\n`);
     const problem = await loaded(['validate', dir, '--quiet']).catch((error: { stderr: string }) =>

@@ -47,20 +47,26 @@ export function filesSince(files: EditKept['files'], stamps: ContentStamps): { f
 
 /**
  * EditKept as the record of edits holds it: the index's columns of strings as one JSON text,
- * read back in one parse (an array of 51,000 strings each took v8's deserializer 10 to 20 ms).
+ * read back in one parse (an array of 51,000 strings each took v8's deserializer 10 to 20 ms), and
+ * only by an edit that needs them (withIndex): a rebuild that finds nothing edited writes them back as read.
  */
-type StoredKept = Omit<EditKept, 'index'> & { index: Omit<EditIndex, StringColumn> & { columns: string } };
+export type StoredKept = Omit<EditKept, 'index'> & { index: Omit<EditIndex, StringColumn> & { columns: string } };
 type StringColumn = 'ids' | 'names' | 'released' | 'releaseInfo' | 'titleIds' | 'titleTypes';
 
 /** EditKept as the record of edits holds it. */
-export function stored(kept: EditKept): StoredKept {
+export function stored(kept: EditKept | StoredKept): StoredKept {
+  if ('columns' in kept.index) return { ...kept, index: kept.index };
   const { ids, names, released, releaseInfo, titleIds, titleTypes, ...index } = kept.index;
   return { ...kept, index: { ...index, columns: JSON.stringify([ids, names, released, releaseInfo, titleIds, titleTypes]) } };
 }
 
 /** What a whole build or edit kept for the next edit, read back: its outline checked, as the kept file's (kept-store.ts). */
-export function keptOf(value: unknown): EditKept | undefined {
-  if (!isStoredKept(value)) return undefined;
+export function keptOf(value: unknown): StoredKept | undefined {
+  return isStoredKept(value) ? value : undefined;
+}
+
+/** What `value` (keptOf's) kept, with the index's columns of strings read and checked; undefined when they are not as `stored` wrote them. */
+export function withIndex(value: StoredKept): EditKept | undefined {
   let columns: unknown;
   try {
     columns = JSON.parse(value.index.columns);

@@ -17,7 +17,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { TESTED_ON, unsafeNames as unsafeNamesOf } from '../hosts/index.js';
 import { ADDON_FILE, contentFileStamps, contentTexts, loadContent, textByteLength, type SourceFile } from '../load/index.js';
 import { YAML_NAME } from '../load/file-names.js';
-import { editedFiles, editIndexOf, sameOutline, withNewFiles, withRelease, type EditedFiles, type FileValues, type Plan } from '../plan/index.js';
+import type { EditedFiles, FileValues, Plan } from '../plan/index.js';
 import { MANIFEST_FILE } from '../shared/paths.js';
 import { readPageTemplates } from '../shared/package.js';
 import type { CheckedItems } from '../validate/index.js';
@@ -51,7 +51,7 @@ import type { BuildOptions, BuildResult } from './index.js';
 import { keptResults } from './kept-store.js';
 import { filesHash, localDiagnostics, recordHolds, settingsHash, type BuildRecord } from './last-build.js';
 import { generatorFingerprint, settingsOf } from './reuse.js';
-import { filesSince, keptOf, stored, type EditKept } from './edit-kept.js';
+import { filesSince, keptOf, stored, withIndex, type EditKept, type StoredKept } from './edit-kept.js';
 import { countsAfter, outputAfter, releasedRecord, resourceOf, STANDING, writtenSizes } from './edit-record.js';
 
 /** The result of an edit's build: the output as a whole build would have made it; undefined when it takes the whole build. */
@@ -64,7 +64,7 @@ export async function editBuild(
   const journal = await readEditJournal(root);
   const kept = journal && !journal.pending ? keptOf(journal.kept) : undefined;
   if (!journal || !kept || journal.state !== (await stateIdentity(root))) return undefined;
-  const { record, index } = kept;
+  const { record } = kept;
   const settings = settingsHash(generatorFingerprint(), settingsOf(options));
   if (kept.settings !== settings || record.diagnostics.some((d) => d.code !== 'host-limit' && !STANDING.has(d.code))) return undefined;
   // The output as the last build or edit left it: every folder with the names it had.
@@ -93,13 +93,20 @@ export async function editBuild(
     settings,
     files.map(([relative, , fingerprint]) => [relative, fingerprint]),
   );
-  const after: EditKept = { ...kept, files, textBytes: textBytesOf(files), folders, record: { ...record, inputs } };
+  const outline = { files, textBytes: textBytesOf(files), folders, record: { ...record, inputs } };
   // Only rewritten (a checkout): the last build stands, as when the stamps say so. Kept again only
   // for stamps the next build can trust: a file changed in the two seconds before it was read has none.
   if (edited.length === 0 && !release && since.gone.length === 0) {
     const settled = files.some(([, stamp], i) => stamp !== '' && stamp !== kept.files[i]![1]);
-    return finish(options, root, { journal, head }, after, { keep: settled });
+    return finish(options, root, { journal, head }, { ...kept, ...outline }, { keep: settled });
   }
+  // What only an edit needs is read only now: the index's columns, and plan's modules (zod's among
+  // them). A rebuild after an edit or a checkout that finds nothing edited ends above without them.
+  const whole = withIndex(kept);
+  if (!whole) return undefined;
+  const { index } = whole;
+  const after: EditKept = { ...whole, ...outline };
+  const { editedFiles, sameOutline, withNewFiles, withRelease } = await import('../plan/index.js');
   // Read again, the edited files alone: the others read were only rewritten (a checkout), and
   // checking them would parse them all.
   const names = new Set(edited.map((file) => file.relative));
@@ -122,7 +129,7 @@ export async function editBuild(
       .filter(([, , , bytes]) => bytes < 0)
       .map(([relative]) => path.join(options.contentDir, relative)),
   );
-  const old = checked && (await valuesBefore(root, kept, [...edited, ...gone], added));
+  const old = checked && (await valuesBefore(root, whole, [...edited, ...gone], added));
   if (!checked || !old || (release && checked.context !== kept.checkContext)) return undefined;
   // What each edited file holds now: a file gone, nothing.
   const now = new Map([...checked.values, ...gone.map(({ file }): [string, FileValues] => [file, { items: [], externalTitles: [] }])]);
@@ -137,7 +144,7 @@ export async function editBuild(
   // A file that holds nothing now is not measured, as in a whole build (keepForEdits).
   for (const [file, held] of checked.values) if (!holdsAny(held)) files[order.indexOf(file)]![3] = -1;
   after.textBytes = textBytesOf(files);
-  const written = await outputAfter(root, journal, kept, output.index, found, after.textBytes, options.contentDir);
+  const written = await outputAfter(root, journal, whole, output.index, found, after.textBytes, options.contentDir);
   if (!written) return undefined;
   after.unsafeNames = written.unsafeNames;
   after.index = output.index;
@@ -223,7 +230,7 @@ async function finish(
   options: BuildOptions,
   root: string,
   { journal, head }: { journal: EditJournal; head: StateHead },
-  after: EditKept,
+  after: EditKept | StoredKept,
   edit: { changed?: ReadonlyMap<string, Buffer>; removed?: ReadonlySet<string>; keep: boolean },
 ): Promise<Omit<BuildResult, 'seconds' | 'stages'> | undefined> {
   const { changed = new Map<string, Buffer>(), removed = new Set<string>(), keep } = edit;
@@ -298,6 +305,7 @@ export async function keepForEdits(
   built: { content: Content; planned: Plan; record: BuildRecord; files: readonly SourceFile[]; settings: string; checkContext?: string },
 ): Promise<void> {
   const { content, planned: plan, checkContext } = built;
+  const { editIndexOf } = await import('../plan/index.js');
   const index = plan.lists && editIndexOf(content, plan.manifest, plan.lists);
   const state = await stateIdentity(outDir);
   if (!index || !state || !checkContext || built.files.some((file) => file.kind !== undefined || file.unreadable)) return removeEditJournal(outDir);

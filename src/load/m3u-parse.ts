@@ -2,7 +2,7 @@
 // with the lines and columns it came from, and the problems of its malformed lines. Pure: text
 // in, values out; ids, merging and the addon.yaml settings are m3u.ts's business.
 import { MAX_PROBLEMS_PER_FILE, type PlaylistAttribute, type PlaylistSyntax } from '../diagnostics/index.js';
-import { fileNameProblem } from '../validate/schema-leaves.js';
+import { fileNameProblem } from '../shared/paths.js';
 
 /** The attributes of `#EXTINF` that make an item (README, "Playlists"). */
 export const USED_ATTRIBUTES = ['tvg-id', 'tvg-name', 'tvg-logo', 'group-title'] as const;

@@ -8,8 +8,8 @@ import { uniqueInOrder } from '../validate/ids.js';
 import type { StoredItem, StoredTitle, StoredValues } from '../validate/checked-files.js';
 import { sameListings } from './early-answers.js';
 import { playerSubtitlesExtras } from './subtitles.js';
-import { catalogMembers, type CatalogFrame, type EditIndex, type FileValues } from './edit-index.js';
-import { listsItem, type Reindexed, type Retitled } from './edit-members.js';
+import type { CatalogFrame, EditIndex, FileValues } from './edit-index.js';
+import { catalogMembers, listsItem, type Reindexed, type Retitled } from './edit-members.js';
 
 /**
  * Whether the items and titles described elsewhere of a file have the same files, list where they

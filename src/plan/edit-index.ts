@@ -17,7 +17,7 @@ import type { CatalogList } from './catalog-pages.js';
 import { addItemFiles, itemFilePaths, itemRendering, type ItemFile } from './item-files.js';
 import { keptPreviews } from './previews.js';
 import { envelope } from './wire.js';
-import { placedMembers, reindexed, retitled } from './edit-members.js';
+import { catalogMembers, placedMembers, reindexed, retitled } from './edit-members.js';
 import { splicePages, type PageSplice } from './edit-pages.js';
 import { addedAndRemoved, countOfferings } from './edit-checks.js';
 
@@ -244,9 +244,4 @@ export function withRelease(edited: EditedFiles, addon: Content['addon'], templa
   bodies.set(MANIFEST_FILE, JSON.stringify(manifest));
   for (const page of renderPages(templates, manifest, edited.index.baseUrl)) bodies.set(page.path, page.body);
   return { ...edited, bodies, index: { ...edited.index, addon, manifest } };
-}
-
-/** The members of the catalog at `at`: its first list is all of them (catalogLists). */
-export function catalogMembers(index: EditIndex, at: number): Int32Array {
-  return index.lists.find((list) => list.catalog === at)?.members ?? new Int32Array();
 }

@@ -220,3 +220,8 @@ export function withNewFiles(index: EditIndex, order: readonly string[], added: 
   };
   return { ...index, files: place(index.files), titleFiles: place(index.titleFiles) };
 }
+
+/** The members of the catalog at `at`: its first list is all of them (catalogLists). */
+export function catalogMembers(index: EditIndex, at: number): Int32Array {
+  return index.lists.find((list) => list.catalog === at)?.members ?? new Int32Array();
+}

@@ -38,9 +38,9 @@ export { catalogPages, PAGE_SIZE } from './catalog-pages.js';
 export { MANIFEST_LIMIT_BYTES } from './manifest.js';
 export { searchAnswers, type SearchRequest } from './search-answers.js';
 export { earlyAnswers, listCatalogs, provisionalContent, sameListings, type BuiltTree } from './early-answers.js';
-export { catalogMembers, editedFiles, editIndexOf, withRelease, type EditedFiles, type EditIndex, type FileValues } from './edit-index.js';
+export { editedFiles, editIndexOf, withRelease, type EditedFiles, type EditIndex, type FileValues } from './edit-index.js';
 export { sameOutline } from './edit-checks.js';
-export { withNewFiles } from './edit-members.js';
+export { catalogMembers, withNewFiles } from './edit-members.js';
 export type { OutputFile } from './output-file.js';
 
 export interface PlanOptions {

@@ -1,7 +1,7 @@
 // Search: which items answer a query, in which order, and which queries a static host gets files
 // for. One definition for the files plan writes and for the answers serve computes, so that the
 // preview ranks exactly as the published files do (README, "Search").
-import { fileNameProblem } from '../validate/schema-leaves.js';
+import { fileNameProblem } from './paths.js';
 
 /** A word: a letter or digit, then letters, digits and the marks that go with them. */
 const WORD = /[\p{L}\p{N}][\p{L}\p{N}\p{M}]*/gu;

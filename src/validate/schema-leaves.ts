@@ -2,6 +2,7 @@
 // content schemas are made of the same objects (schema-factory.ts) around different leaves.
 import { z } from 'zod';
 import { words, type MessageParams } from '../diagnostics/index.js';
+import { fileNameProblem } from '../shared/paths.js';
 
 /** Issue parameters that name the diagnostic code a failed check should report. */
 export const IssueParams = z.object({
@@ -30,28 +31,6 @@ const relativeUrl = words('invalid-value', { kind: 'relative-url' });
 export const absoluteUrl = z
   .string()
   .refine(isAbsoluteUrl, { message: relativeUrl.message, params: { hint: relativeUrl.hint } satisfies IssueParams });
-
-const MAX_NAME_BYTES = 200;
-
-/** Device names Windows reserves, with any extension: `CON`, `nul.json`, `COM1`. */
-const WINDOWS_DEVICE = /^(con|prn|aux|nul|com[0-9\u00b9\u00b2\u00b3]|lpt[0-9\u00b9\u00b2\u00b3])(\.|$)/i;
-
-/**
- * Why a value cannot be a path segment on every host, or undefined when it can. `whole` is for
- * values that are a whole file or folder name (ids, types): Windows and the hosts' file systems
- * also refuse device names and strip trailing dots and spaces there. A genre only ends a name
- * (`genre=Drama.json`), so those rules do not apply to it.
- */
-export function fileNameProblem(value: string, whole = true): string | undefined {
-  if (value === '') return 'is empty';
-  if (value === '.' || value === '..') return `is "${value}"`;
-  if (/[/\\]/.test(value)) return 'contains "/" or "\\"';
-  if (/[\u0000-\u001f\u007f]/.test(value)) return 'contains a control character';
-  if (Buffer.byteLength(value) > MAX_NAME_BYTES) return `is longer than ${MAX_NAME_BYTES} bytes`;
-  if (whole && WINDOWS_DEVICE.test(value)) return 'is a device name Windows reserves';
-  if (whole && /[. ]$/.test(value)) return 'ends in a dot or a space, which Windows drops';
-  return undefined;
-}
 
 const nameSchema = (whole: boolean) =>
   z.string().superRefine((value, ctx) => {

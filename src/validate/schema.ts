@@ -6,4 +6,5 @@
 export * from './protocol-schema.js';
 export * from './content-schema.js';
 export { SOURCE_FIELD_NEEDS, STREAM_SOURCES } from './schema-factory.js';
-export { absoluteUrl, codedIssue, fileName, fileNameProblem, genreName, isAbsoluteUrl, toRfc3339, IssueParams } from './schema-leaves.js';
+export { absoluteUrl, codedIssue, fileName, genreName, isAbsoluteUrl, toRfc3339, IssueParams } from './schema-leaves.js';
+export { fileNameProblem } from '../shared/paths.js';
