@@ -7,7 +7,8 @@ import { ioFailure } from '../diagnostics/index.js';
 import type { OutputFile } from '../plan/index.js';
 import { prepareOutput, type OutputRun, type WriteOptions, type WriteResult } from './output-run.js';
 import { stampOutput, stampsHold } from './stamps.js';
-import { EDITED, filesOf, foreignOf, readState, readStateFile, readStateHead } from './state.js';
+import { EDITED, filesOf, foreignOf, readStateFile, readStateHead } from './state.js';
+import { readPreviousState } from './previous-files.js';
 import { filesEditsWrote } from './edit-journal.js';
 import { listTree, removeAll } from './tree.js';
 import { createOutputFiles, moveStagedFoldersIn, recordComplete, removeStaleFiles } from './write-files.js';
@@ -43,13 +44,9 @@ export async function writeOutput(outDir: string, files: readonly OutputFile[], 
   await mkdir(root, { recursive: true }).catch((error: unknown) => {
     throw ioFailure(error, 'Nothing was written.');
   });
-  const previous = await readState(root);
   // What the CLI's edits wrote since the state file (build/edit.ts): compared, not trusted; all of
   // it, when their record is gone.
-  const edits = previous.edited ? await filesEditsWrote(root) : { written: [], removed: [] };
-  if (previous.edited && !edits) previous.complete = false;
-  for (const [file, written] of edits?.written ?? []) previous.files.set(file, written);
-  for (const file of edits?.removed ?? []) previous.files.delete(file);
+  const previous = await readPreviousState(root, files, () => filesEditsWrote(root));
   const run = await prepareOutput(root, files, previous, await readStateHead(root), options);
   try {
     await createOutputFiles(run);

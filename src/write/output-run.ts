@@ -112,13 +112,14 @@ export async function prepareOutput(
     removedManifests: [],
   };
   const planned = plannedPaths(files);
-  const ours = (file: string) => previous.files.has(file) || planned(file);
+  // A file the last build recorded that is not planned is one it matched to no planned file.
+  const ours = (file: string) => planned(file) || previous.files.hasBesidesPlan(file);
   const listAgain = () =>
     listTree(
       root,
       function* () {
         for (const file of files) yield file.path;
-        yield* previous.files.keys();
+        yield* previous.files.besidesPlan();
       },
       ours,
     );
@@ -208,9 +209,9 @@ function intentRecorder(run: OutputRun): () => Promise<void> {
     // The files of the last build, then those only this one has: a map of them all was a quarter
     // of a million entries more to make while the threads wait. Found once: writeState goes over
     // the files once for each of its columns.
-    const added = files.filter((file) => !previous.files.has(file.path) && !run.isStaged(file.path));
+    const added = files.filter((file, index) => !previous.files.hasPlanned(index, file.path) && !run.isStaged(file.path));
     const intent = function* (): Generator<[string, Written]> {
-      yield* previous.files;
+      yield* previous.files.entries();
       for (const file of added) yield [file.path, UNKNOWN];
     };
     return (started = writeState(root, { files: intent, complete: false, foreign }).then(() => {

@@ -219,9 +219,16 @@ export async function treeByStamps(
     if (!stamps.has(slash < 0 ? '' : name.slice(0, slash)) || ours.has(name) || planned(name)) return undefined;
     top.add(topFolderOf(`${name}/`));
   }
-  for (const file of previous.files.keys()) {
+  for (const file of previous.files.paths()) {
     if (ours.has(file)) return undefined;
     top.add(topFolderOf(file) || file);
   }
-  return { has: (file) => previous.files.has(file), foreign: [...previous.foreign].sort(), top, inTheWay: [], temporary: [], stamps };
+  return {
+    has: (file, index) => (index === undefined ? previous.files.has(file) : previous.files.hasPlanned(index, file)),
+    foreign: [...previous.foreign].sort(),
+    top,
+    inTheWay: [],
+    temporary: [],
+    stamps,
+  };
 }

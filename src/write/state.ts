@@ -9,6 +9,7 @@ import { isPlainRelativePath } from './paths.js';
 import { besideOutput } from '../shared/locations.js';
 import { fieldOf } from '../shared/fields.js';
 import { createNew, writeWhole } from './new-file.js';
+import type { PreviousFiles, RecordedEntry } from './previous-files.js';
 
 /**
  * The build's own bookkeeping: each file it wrote, with the size of its bytes and the fingerprint
@@ -37,7 +38,7 @@ export type Files = Map<string, Written>;
 /** What an interrupted build may have left at a path: anything. */
 export const UNKNOWN: Written = Object.freeze({ bytes: -1 });
 export interface State {
-  files: Files;
+  files: PreviousFiles;
   /** False while a build is writing: the next build then sweeps up its temporary files. */
   complete: boolean;
   /** Files of others already reported. */
@@ -106,23 +107,8 @@ export interface ReadStateFile {
   record?: unknown;
 }
 
-/** A missing, unreadable or unknown state file means "nothing known": the build still ends up correct. */
-export async function readState(root: string): Promise<State> {
-  const read = await readStateFile(root);
-  if (!read) return { files: new Map(), complete: true, foreign: [] };
-  const { state, inside } = read;
-  return {
-    files: filesOf(state),
-    complete: state.complete !== false,
-    foreign: foreignOf(state),
-    ...(state.record !== undefined && { record: state.record }),
-    ...(inside && { inside: true }),
-    ...(slotText(state.stamps) === EDITED && { edited: true }),
-  };
-}
-
 /** What the stamps slot holds, without the padding. */
-function slotText(stamps: unknown): string | undefined {
+export function slotText(stamps: unknown): string | undefined {
   return typeof stamps === 'string' ? stamps.replace(/\.+$/, '') : undefined;
 }
 
@@ -157,27 +143,41 @@ export async function readStateFile(root: string): Promise<{ state: ReadStateFil
 }
 
 /** Files of others the state file says were reported. */
-export function foreignOf(state: ReadStateFile): string[] {
+export function foreignOf(state: Pick<ReadStateFile, 'foreign'>): string[] {
   return Array.isArray(state.foreign) ? state.foreign.filter((f): f is string => typeof f === 'string') : [];
 }
 
 /** The state file's files, by path. */
-export function filesOf({ paths, sizes, inputs, fingerprints }: ReadStateFile): Files {
+export function filesOf(state: ReadStateFile): Files {
   const files: Files = new Map();
-  for (let i = 0; i < paths.length; i++) {
-    const file = paths[i];
+  // Each entry of one shape: the map is made faster than with `inputs` left out where there is
+  // none (figures: bench/README.md, 'Bookkeeping entries of one shape').
+  for (const [file, bytes, inputs] of recordedEntries(state)) files.set(file, { bytes, inputs });
+  return files;
+}
+
+/**
+ * The state file's entries, in its order; `paths` may be read one at a time (previous-files.ts).
+ * Throws when it does not have as many as the other columns.
+ */
+export function* recordedEntries({
+  paths,
+  sizes,
+  inputs,
+  fingerprints,
+}: Pick<ReadStateFile, 'sizes' | 'inputs' | 'fingerprints'> & { paths: Iterable<unknown> }): Generator<RecordedEntry> {
+  let i = 0;
+  for (const file of paths) {
     const bytes = sizes[i];
-    const input = inputs[i];
+    const input = inputs[i++];
     // An entry of another shape (a hand edit) is left out: that file is rewritten. A path that
     // is not plainly below the output folder was never written by a build: never remove it.
     if (typeof file !== 'string' || typeof bytes !== 'number' || typeof input !== 'number') continue;
     if (!isPlainRelativePath(file)) continue;
     const fingerprint = fingerprints[input];
-    // Each entry of one shape: the map is made faster than with `inputs` left out where there is
-    // none (figures: bench/README.md, 'Bookkeeping entries of one shape').
-    files.set(file, { bytes, inputs: typeof fingerprint === 'string' ? fingerprint : undefined });
+    yield [file, bytes, typeof fingerprint === 'string' ? fingerprint : undefined];
   }
-  return files;
+  if (i !== sizes.length) throw new Error('the columns of the state file differ in length');
 }
 
 /**
@@ -289,6 +289,24 @@ export interface StateHead {
   mtimeNs: bigint;
 }
 
+/** Where the head of a state file ends, read from its first bytes; undefined when it does not start as this version writes it. */
+export function headLength(first: Buffer): { end: number; digits: string } | undefined {
+  const start = first.toString('latin1', 0, HEAD_START.length + 12);
+  const digits = /^\d{1,11}/.exec(start.slice(HEAD_START.length))?.[0];
+  return start.startsWith(HEAD_START) && digits !== undefined ? { end: Number(digits), digits } : undefined;
+}
+
+/** The fields of the head that ends at `end` in `bytes`, and where the columns start (the `[` of the paths); undefined when it is not one. */
+export function headOf(bytes: Buffer, end: number): { fields: unknown; columns: number } | undefined {
+  const columns = end + COLUMNS_START.length;
+  if (bytes.length < columns || bytes.toString('latin1', end, columns) !== COLUMNS_START) return undefined;
+  try {
+    return { fields: JSON.parse(`${bytes.toString('utf8', 0, end - 1)}}`), columns };
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * The head of the state file: what a rebuild that changes nothing needs, without the columns
  * (12 MB for a quarter of a million files). Undefined when the file does not start as this
@@ -304,19 +322,11 @@ export async function readStateHead(root: string): Promise<StateHead | undefined
       const { bytesRead } = await handle.read(buffer, 0, length, 0);
       return buffer.subarray(0, bytesRead);
     };
-    const start = (await readAt(HEAD_START.length + 12)).toString('latin1');
-    const digits = /^\d{1,11}/.exec(start.slice(HEAD_START.length))?.[0];
-    if (!start.startsWith(HEAD_START) || digits === undefined) return undefined;
-    const end = Number(digits);
-    const bytes = await readAt(end + COLUMNS_START.length);
-    if (bytes.length !== end + COLUMNS_START.length || bytes.toString('latin1', end) !== COLUMNS_START) return undefined;
-    let head: unknown;
-    try {
-      head = JSON.parse(`${bytes.toString('utf8', 0, end - 1)}}`);
-    } catch {
-      return undefined;
-    }
-    const field = (name: string): unknown => fieldOf(head, name);
+    const length = headLength(await readAt(HEAD_START.length + 12));
+    const head = length && headOf(await readAt(length.end + COLUMNS_START.length), length.end);
+    if (!length || !head) return undefined;
+    const { digits } = length;
+    const field = (name: string): unknown => fieldOf(head.fields, name);
     const stamps = field('stamps');
     if (typeof stamps !== 'string' || !/^[\x21-\x7e]*$/.test(stamps) || stamps.includes('"') || stamps.includes('\\')) return undefined;
     const info = await handle.stat({ bigint: true });
@@ -356,18 +366,7 @@ export async function writeStampsSlot(head: StateHead, text: string): Promise<bi
  * it is only written while the folder above cannot be, and the next state written beside
  * removes it. Reading moves nothing: a build that fails changes nothing on disk.
  */
-async function stateFileIn(root: string): Promise<string> {
+export async function stateFileIn(root: string): Promise<string> {
   const inside = stateFileInside(root);
   return (await lstat(inside).catch(() => undefined))?.isFile() ? inside : stateFileOf(root);
-}
-
-/** Whether `next` (of distinct paths) records at each path what `previous` does, and no other path. */
-export function sameFiles(previous: Files, next: Iterable<[string, Written]>): boolean {
-  let count = 0;
-  for (const [file, y] of next) {
-    const x = previous.get(file);
-    if (x?.bytes !== y.bytes || x.inputs !== y.inputs) return false;
-    count++;
-  }
-  return count === previous.size;
 }

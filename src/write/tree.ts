@@ -22,7 +22,8 @@ const readdirFast = (dir: string) => promisify(readdirCallback)(dir, { withFileT
 
 /** The output folder as listed (see listTree). */
 export interface Tree {
-  has(path: string): boolean;
+  /** Whether a file is at `path`; `planned` is its index among the planned files, when it is one. */
+  has(path: string, planned?: number): boolean;
   foreign: string[];
   /** The names at the top of the output folder. */
   top: Set<string>;

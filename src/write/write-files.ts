@@ -9,7 +9,7 @@ import type { OutputFile } from '../plan/index.js';
 import { type BatchBuilder, startFileCreator } from './create-files.js';
 import type { OutputRun } from './output-run.js';
 import { inside } from './paths.js';
-import { sameFiles, TEMP_SUFFIX, writeState, type Written } from './state.js';
+import { TEMP_SUFFIX, writeState, type Written } from './state.js';
 import { slotFor } from './stamps.js';
 import { removeEmptyParents } from './tree.js';
 import { addLargest } from './largest-files.js';
@@ -63,10 +63,10 @@ export async function createOutputFiles(run: OutputRun): Promise<void> {
 function addUnlessUnchanged(run: OutputRun, index: number, batch: BatchBuilder, copy: Buffer | undefined): boolean {
   const { previous, staging } = run;
   const file = run.files[index]!;
-  const before = previous.files.get(file.path);
+  const before = previous.files.atPlanned(index, file.path);
   // The listing says whether nobody removed the file since the last build: one readdir per
   // folder, not a stat per file.
-  const trusted = previous.complete && before && before.bytes >= 0 && run.existing.has(file.path) ? before : undefined;
+  const trusted = previous.complete && before && before.bytes >= 0 && run.existing.has(file.path, index) ? before : undefined;
   // Rendered from the same inputs as the file a complete build left: the same bytes.
   if (trusted && file.inputs !== undefined && trusted.inputs === file.inputs) {
     count(run, index, trusted.bytes, trusted.inputs);
@@ -102,10 +102,13 @@ export async function removeStaleFiles(run: OutputRun): Promise<void> {
   const { previous } = run;
   // Nothing is stale when every file the last build wrote is planned again (plan's paths are distinct).
   let kept = 0;
-  for (const file of run.files) if (previous.files.has(file.path)) kept++;
+  run.files.forEach((file, index) => {
+    if (previous.files.hasPlanned(index, file.path)) kept++;
+  });
   if (kept === previous.files.size) return;
   let byFolded: Map<string, string> | undefined;
-  for (const file of previous.files.keys()) {
+  // Those matched to a planned file are planned.
+  for (const file of [...previous.files.besidesPlan()]) {
     if (run.planned(file)) continue;
     const target = inside(run.root, file);
     // On a file system that ignores case (macOS, Windows) a stale path can name a file written
@@ -140,7 +143,7 @@ export async function recordComplete(run: OutputRun): Promise<void> {
     !previous.complete ||
     previous.inside ||
     result.foreign.length > 0 ||
-    !sameFiles(previous.files, nextFiles()) ||
+    !previous.files.recordsTheSame(nextFiles()) ||
     JSON.stringify(record) !== JSON.stringify(previous.record);
   if (changed || foreign.length !== previous.foreign.length) {
     await writeState(run.root, { files: nextFiles, complete: true, foreign, record }, slotFor(run.folders()));
