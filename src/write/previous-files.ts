@@ -3,8 +3,8 @@
 // and a rebuild's plan mostly has the same paths in the same order: each entry is matched to the
 // planned file at its place, or a few places on (past files added or removed), and only those
 // that match none are kept by path. The entries had been read into a map of every path, which held
-// a million strings and entries through the write stage of the largest catalogs (bench/README.md,
-// "Memory at a million files").
+// each path and an entry for it through the write stage, where the memory of a rebuild of the
+// largest catalogs peaks (bench/README.md, "Memory at a million files").
 import { readFile } from 'node:fs/promises';
 import { fieldOf } from '../shared/fields.js';
 import {
@@ -247,9 +247,9 @@ const AFTER_PATHS = Buffer.from('],"sizes":[');
 
 /**
  * The columns of a state file as this version writes it (state.ts, writeState), its paths read one
- * at a time: all of them at once, and the whole file's text, had been some 150 MB more at the
- * start of the write stage of the largest catalogs, where a rebuild's memory peaks
- * (bench/README.md, "Memory at a million files"). Undefined when it is laid out otherwise.
+ * at a time: all of them at once, with the whole file's text, were where a rebuild of the largest
+ * catalogs peaked, at the start of the write stage (bench/README.md, "Memory at a million files").
+ * Undefined when it is laid out otherwise.
  */
 export function columnsIn(bytes: Buffer): StateColumns | undefined {
   const length = headLength(bytes);
