@@ -325,6 +325,22 @@ describe("the CLI's builds after an edit", () => {
     }
   }, 60_000);
 
+  it('leave a whole build after them the output as a clean build does, and let it find a file put in a folder since', async () => {
+    const { content, out } = await builtOnce();
+    await editFile(content, 'movies/00001.yaml', RENAMED);
+    expect((await build({ contentDir: content, outDir: out })).edited).toBe(true);
+    // The whole way over the output the edit left, its folders as the edit stamped them.
+    const whole = await build({ contentDir: content, outDir: out, reuse: false });
+    expect(whole.write!.foreign).toEqual([]);
+    expectSameTree(await readTree(out), (await cleanBuild(content)).tree, 'a whole build after an edit');
+    // Another edit, then a file of someone else's in a folder of the output: its stamp changed.
+    await editFile(content, 'movies/00002.yaml', RENAMED);
+    expect((await build({ contentDir: content, outDir: out })).edited).toBe(true);
+    await writeFile(path.join(out, 'meta', 'movie', 'notes.txt'), 'mine');
+    const after = await build({ contentDir: content, outDir: out, reuse: false });
+    expect(after.write!.foreign).toEqual(['meta/movie/notes.txt']);
+  }, 60_000);
+
   it('go the whole way when an output file went away since', async () => {
     const { content, out } = await builtOnce();
     await rm(path.join(out, 'meta/movie/bm:m150.json'));

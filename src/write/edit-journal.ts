@@ -14,7 +14,8 @@ import { inside } from './paths.js';
 import { removeEmptyParents } from './tree.js';
 import { besideOutput } from '../shared/locations.js';
 import { foldPath } from '../shared/paths.js';
-import { fieldOf, isCount, isListOf, isString } from '../shared/fields.js';
+import { fieldOf, isCount, isListOf, isString, isStringPair } from '../shared/fields.js';
+import type { EditsSince } from './previous-files.js';
 import { eachConcurrently } from '../shared/concurrently.js';
 
 export const EDITS_FILE = '.addon-gen-edits';
@@ -92,12 +93,30 @@ export async function writeEditJournal(outDir: string, journal: EditJournal): Pr
  * build compares it with what it renders there, and the paths they removed; what was written or
  * removed is unknown when an edit did not end. Undefined when their record cannot be read.
  */
-export async function filesEditsWrote(root: string): Promise<{ written: [string, Written][]; removed: string[] } | undefined> {
+export async function filesEditsWrote(root: string): Promise<EditsSince | undefined> {
   const journal = await readEditJournal(root);
   if (!journal) return undefined;
   const written = journal.unknown.map((file, i): [string, Written] => [file, journal.pending ? UNKNOWN : { bytes: journal.sizes[i]! }]);
   if (journal.pending) return { written: [...written, ...journal.removed.map((file): [string, Written] => [file, UNKNOWN])], removed: [] };
-  return { written, removed: journal.removed };
+  return { written, removed: journal.removed, ...(await foldersAfterEdits(root, journal)) };
+}
+
+/**
+ * The output's folders as the last edit stamped them once it had written (build/edit.ts), and the
+ * time its record was written after them, when they are the folders of every file the state file
+ * and the edits since say the output holds: the folders of a whole build's files, when the edits
+ * wrote no file in a folder of their own. Then, while each has its stamp, the output holds those
+ * files and the foreign ones reported, as after a whole build (stamps.ts, treeByStamps).
+ */
+async function foldersAfterEdits(root: string, journal: ReadEditJournal): Promise<Pick<EditsSince, 'folders'>> {
+  const folders = fieldOf(journal.kept, 'folders');
+  if (!isListOf(folders, isStringPair) || journal.state !== (await stateIdentity(root))) return {};
+  const stamped = new Set(folders.map(([dir]) => dir));
+  const unstamped = journal.unknown.some((file) => {
+    const slash = file.lastIndexOf('/');
+    return !stamped.has(slash < 0 ? '' : file.slice(0, slash));
+  });
+  return unstamped ? {} : { folders: { stamps: folders, before: journal.mtimeNs } };
 }
 
 /**

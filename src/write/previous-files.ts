@@ -32,6 +32,8 @@ export type RecordedEntry = readonly [path: string, bytes: number, inputs: strin
 export interface EditsSince {
   written: readonly (readonly [string, Written])[];
   removed: readonly string[];
+  /** The output's folders as the last edit stamped them, and a time after it did (edit-journal.ts, foldersAfterEdits). */
+  folders?: { stamps: [dir: string, stamp: string][]; before: bigint };
 }
 
 export class PreviousFiles {
@@ -224,6 +226,7 @@ export async function readPreviousState(
       ...(state.record !== undefined && { record: state.record }),
       ...(file !== stateFileOf(root) && { inside: true }),
       ...(edited && { edited: true }),
+      ...(since?.folders && { foldersAfterEdits: since.folders }),
     };
   };
   const bytes = await readFile(file).catch(() => undefined);

@@ -209,7 +209,13 @@ export async function treeByStamps(
   folders: () => readonly string[],
 ): Promise<Tree | undefined> {
   if (!head || head.complete !== true || previous.complete !== true) return undefined;
-  const stamps = await heldStamps(root, head);
+  // After the CLI's edits, the state file's stamps are not the output's: the last edit's are.
+  const after = previous.foldersAfterEdits;
+  const stamps = !previous.edited
+    ? await heldStamps(root, head)
+    : after && (await foldersHold(root, after.stamps, after.before))
+      ? new Map(after.stamps)
+      : undefined;
   if (!stamps) return undefined;
   const ours = new Set(folders());
   const top = new Set<string>();

@@ -9,7 +9,7 @@ import { isPlainRelativePath } from './paths.js';
 import { besideOutput } from '../shared/locations.js';
 import { fieldOf } from '../shared/fields.js';
 import { createNew, writeWhole } from './new-file.js';
-import type { PreviousFiles, RecordedEntry } from './previous-files.js';
+import type { EditsSince, PreviousFiles, RecordedEntry } from './previous-files.js';
 
 /**
  * The build's own bookkeeping: each file it wrote, with the size of its bytes and the fingerprint
@@ -49,6 +49,8 @@ export interface State {
   inside?: boolean;
   /** The CLI's edits wrote files since (EDITED, build/edit.ts): their record says which. */
   edited?: boolean;
+  /** The output's folders as the last of those edits stamped them (EditsSince.folders). */
+  foldersAfterEdits?: EditsSince['folders'];
 }
 
 /**
