@@ -105,7 +105,7 @@ export async function startKeeping(outDir: string, { checkedFiles, previewSizes 
   await writer.append(
     (function* () {
       for (const { file, fingerprint, result } of checkedFiles.stored()) {
-        index.files.push({ file, fingerprint, bytes: byteLength(result) });
+        index.files.push({ file, fingerprint, bytes: Buffer.byteLength(result) });
         yield result;
       }
     })(),
@@ -152,8 +152,6 @@ function indexOf(file: KeptFile): Index | undefined {
     return undefined; // cut short, or not this layout
   }
 }
-
-const byteLength = (part: string | Uint8Array) => (typeof part === 'string' ? Buffer.byteLength(part) : part.byteLength);
 
 /** Checked by hand: the index of a large catalog has thousands of entries. */
 function isIndex(index: unknown): index is Index {

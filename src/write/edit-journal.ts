@@ -10,7 +10,7 @@ import path from 'node:path';
 import { deserialize, serialize } from 'node:v8';
 import { filesOf, readStateFile, stateFileOf, TEMP_SUFFIX, UNKNOWN, type Written } from './state.js';
 import { createNew } from './new-file.js';
-import { inside } from './paths.js';
+import { folderOf, inside } from './paths.js';
 import { removeEmptyParents } from './tree.js';
 import { besideOutput } from '../shared/locations.js';
 import { foldPath } from '../shared/paths.js';
@@ -112,11 +112,7 @@ async function foldersAfterEdits(root: string, journal: ReadEditJournal): Promis
   const folders = fieldOf(journal.kept, 'folders');
   if (!isListOf(folders, isStringPair) || journal.state !== (await stateIdentity(root))) return {};
   const stamped = new Set(folders.map(([dir]) => dir));
-  const unstamped = journal.unknown.some((file) => {
-    const slash = file.lastIndexOf('/');
-    return !stamped.has(slash < 0 ? '' : file.slice(0, slash));
-  });
-  return unstamped ? {} : { folders: { stamps: folders, before: journal.mtimeNs } };
+  return journal.unknown.every((file) => stamped.has(folderOf(file))) ? { folders: { stamps: folders, before: journal.mtimeNs } } : {};
 }
 
 /**

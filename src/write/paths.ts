@@ -1,6 +1,12 @@
 // Part of stage 4, write: output paths as the build checks and joins them, once per file.
 import path from 'node:path';
 
+/** `meta/movie` for `meta/movie/x.json`; '' for a file at the top. */
+export function folderOf(file: string): string {
+  const slash = file.lastIndexOf('/');
+  return slash < 0 ? '' : file.slice(0, slash);
+}
+
 /** `meta` for `meta/movie/x.json`; '' for a file at the top. */
 export function topFolderOf(file: string): string {
   const slash = file.indexOf('/');

@@ -13,7 +13,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { LOCK_FILE_INSIDE } from '../build/lock.js';
 import { isListOf, isObject, isStringPair } from '../shared/fields.js';
 import type { OutputRun } from './output-run.js';
-import { inside, isPlainRelativePath, topFolderOf } from './paths.js';
+import { folderOf, inside, isPlainRelativePath, topFolderOf } from './paths.js';
 import { readStateHead, STATE_FILE, writeStampsSlot, type State, type StateHead } from './state.js';
 import type { Tree } from './tree.js';
 
@@ -152,6 +152,12 @@ async function heldStamps(root: string, head: StateHead): Promise<Map<string, st
   return folders && (await foldersHold(root, folders, head.mtimeNs)) ? new Map(folders) : undefined;
 }
 
+/** After the CLI's edits, the state file's stamps are not the output's: the last edit's, when every one holds. */
+async function stampsAfterEdits(root: string, previous: State): Promise<Map<string, string> | undefined> {
+  const after = previous.foldersAfterEdits;
+  return after && (await foldersHold(root, after.stamps, after.before)) ? new Map(after.stamps) : undefined;
+}
+
 /** The folder stamps `head` holds, each folder's; undefined when it holds none, or not of its file. */
 export function headStamps(head: StateHead): [dir: string, stamp: string][] | undefined {
   if (head.stamps === '') return undefined;
@@ -209,20 +215,13 @@ export async function treeByStamps(
   folders: () => readonly string[],
 ): Promise<Tree | undefined> {
   if (!head || head.complete !== true || previous.complete !== true) return undefined;
-  // After the CLI's edits, the state file's stamps are not the output's: the last edit's are.
-  const after = previous.foldersAfterEdits;
-  const stamps = !previous.edited
-    ? await heldStamps(root, head)
-    : after && (await foldersHold(root, after.stamps, after.before))
-      ? new Map(after.stamps)
-      : undefined;
+  const stamps = previous.edited ? await stampsAfterEdits(root, previous) : await heldStamps(root, head);
   if (!stamps) return undefined;
   const ours = new Set(folders());
   const top = new Set<string>();
   for (const entry of previous.foreign) {
     const name = entry.endsWith('/') ? entry.slice(0, -1) : entry;
-    const slash = name.lastIndexOf('/');
-    if (!stamps.has(slash < 0 ? '' : name.slice(0, slash)) || ours.has(name) || planned(name)) return undefined;
+    if (!stamps.has(folderOf(name)) || ours.has(name) || planned(name)) return undefined;
     top.add(topFolderOf(`${name}/`));
   }
   for (const file of previous.files.paths()) {
