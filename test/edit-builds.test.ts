@@ -241,6 +241,44 @@ describe("the CLI's builds after an edit", () => {
     await editsAsClean(content, out, edits);
   }, 60_000);
 
+  it('take edits whichever way the content folder is named, as a clean build, and a whole build takes the files unchanged as kept', async () => {
+    const item = (id: string, name: string, genre: string) =>
+      `- id: "${id}"\n  type: movie\n  name: "${name}"\n  genres: [${genre}]\n  streams:\n    - { url: "https://cdn.example.org/${id}.mp4", name: CDN }\n`;
+    const absolute = await contentDir({
+      'addon.yaml': addonYaml('catalogs:\n  - { id: films, type: movie, name: Films, sort: name, genres: [Drama, Comedy] }\n'),
+      'a.yaml': item('a:1', 'Alpha', 'Drama') + item('a:2', 'Beta', 'Comedy'),
+      // A genre the catalog does not offer: a warning at this file.
+      'b.yaml': item('b:1', 'Gamma', 'Western'),
+      'c.yaml': item('c:1', 'Omega', 'Drama'),
+    });
+    // What is kept names the files relative to the content folder, as the record does: not as the folder was named.
+    const relative = path.relative(process.cwd(), absolute);
+    expect(path.isAbsolute(relative)).toBe(false);
+    const out = await tempDir();
+    expect((await build({ contentDir: relative, outDir: out })).diagnostics.map((d) => d.code)).toEqual(['unknown-genre']);
+    await editsAsClean(absolute, out, [
+      ['a rename, the folder named by its absolute path', 'a.yaml', (t) => t.replace('"Alpha"', '"Zeta"'), true],
+      ['an item added', 'c.yaml', (t) => t + item('c:2', 'Aaa', 'Comedy'), true],
+      // The warning's line may move: the whole build finds it again, whatever the folder's name.
+      [
+        'a description in the file with the warning',
+        'b.yaml',
+        (t) => t.replace('  name: "Gamma"\n', '  name: "Gamma"\n  description: "One"\n'),
+        false,
+      ],
+    ]);
+    await editsAsClean(relative, out, [
+      ['that item removed, the folder named relative again', 'c.yaml', (t) => t.replace(/- id: "c:2"[\s\S]*/, ''), true],
+    ]);
+    await editFile(absolute, 'a.yaml', (t) => t.replace('"Beta"', '"Bb"'));
+    const parsed = new Set<string>();
+    const whole = await build({ contentDir: absolute, outDir: out, parsed });
+    expect(whole.edited).toBeUndefined();
+    // Not b.yaml: its result is kept beside the output by the last whole build. c.yaml's last edit
+    // kept its result in the record of edits, which a whole build does not read.
+    expect([...parsed].sort()).toEqual([path.join(absolute, 'a.yaml'), path.join(absolute, 'c.yaml')]);
+  }, 60_000);
+
   it('take a release: a new version, name, description or logo writes the manifest and the pages, as a clean build', async () => {
     const { content, out } = await builtOnce();
     const settings = (edit: (text: string) => string) => editFile(content, 'addon.yaml', edit);

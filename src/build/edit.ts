@@ -117,24 +117,24 @@ export async function editBuild(
   });
   const firstRead = new Map(loaded.files.map((file) => [file.relative, textFingerprint(file)]));
   const sameText = (file: SourceFile) => firstRead.get(file.relative) === textFingerprint(file);
-  const gone = since.gone.map(([relative]) => ({ relative, file: path.join(options.contentDir, relative) }));
-  // A warning in an edited file could now be at another line, or gone: the whole build finds it again.
-  const editedNames = new Set([...edited, ...gone, ...(release ? [release] : [])].map((file) => file.file));
-  const standing = localDiagnostics(record.diagnostics, options.contentDir);
-  if (standing.some((d) => [d, ...(d.related ?? [])].some((at) => at.file != null && editedNames.has(at.file)))) return undefined;
+  const gone = since.gone.map(([relative]) => ({ relative }));
+  // Named relative to the content folder, as what is kept names them (FileRange.file).
+  const editedNames = new Set([...edited, ...gone, ...(release ? [release] : [])].map((file) => file.relative));
+  // A warning in an edited file could now be at another line, or gone: the whole build finds it
+  // again. The record names files with forward slashes (last-build.ts, portableDiagnostics).
+  const atEdited = (file: string | undefined) => file != null && editedNames.has(path.normalize(file));
+  if (record.diagnostics.some((d) => [d, ...(d.related ?? [])].some((at) => atEdited(at.file)))) return undefined;
   const checked = alone.files.every(sameText) ? await checkAlone(options, alone, env, edited) : undefined;
   // New, or holding nothing (keepForEdits), edited or gone: none has items in the index or a result kept.
   const added = new Set(
-    [...since.files.filter(([relative]) => names.has(relative)), ...since.gone]
-      .filter(([, , , bytes]) => bytes < 0)
-      .map(([relative]) => path.join(options.contentDir, relative)),
+    [...since.files.filter(([relative]) => names.has(relative)), ...since.gone].filter(([, , , bytes]) => bytes < 0).map(([relative]) => relative),
   );
   const old = checked && (await valuesBefore(root, whole, [...edited, ...gone], added));
   if (!checked || !old || (release && checked.context !== kept.checkContext)) return undefined;
   // What each edited file holds now: a file gone, nothing.
-  const now = new Map([...checked.values, ...gone.map(({ file }): [string, FileValues] => [file, { items: [], externalTitles: [] }])]);
+  const now = new Map([...checked.values, ...gone.map(({ relative }): [string, FileValues] => [relative, { items: [], externalTitles: [] }])]);
   for (const [file, values] of now) if (!sameOutline(old.get(file)!, values)) return undefined;
-  const order = files.map(([relative]) => path.join(options.contentDir, relative));
+  const order = files.map(([relative]) => relative);
   const values = [...now].map(([file, held]) => ({ file, ...held, before: old.get(file)! }));
   const spliced = editedFiles(withNewFiles(index, order, added), values, (page) => outputBytes(root, page));
   const output = spliced && release ? withRelease(spliced, checked.addon, await readPageTemplates()) : spliced;
@@ -350,13 +350,13 @@ async function checkAlone(options: BuildOptions, loaded: Awaited<ReturnType<type
   if (!checked) return undefined;
   // Kept: a file that gave no problem and holds no variable, guarded value or local file.
   const stored = new Map([...checkedFiles.stored()].map((kept) => [kept.file, [kept.file, kept.fingerprint, storedBytes(kept)] as const]));
-  const values = new Map(edited.map((file) => [file.file, { items: [] as Item[], externalTitles: [] as ExternalTitle[] }]));
-  for (const item of checked.items) values.get(item.source.file)?.items.push(item);
-  for (const title of checked.externalTitles) values.get(title.source.file)?.externalTitles.push(title);
+  const values = new Map(edited.map((file) => [file.relative, { items: [] as Item[], externalTitles: [] as ExternalTitle[] }]));
+  for (const item of checked.items) values.get(item.source.relative)?.items.push(item);
+  for (const title of checked.externalTitles) values.get(title.source.relative)?.externalTitles.push(title);
   // A file that holds nothing has nothing to keep.
-  if (edited.some((file) => !stored.has(file.file) && holdsAny(values.get(file.file)!))) return undefined;
+  if (edited.some((file) => !stored.has(file.relative) && holdsAny(values.get(file.relative)!))) return undefined;
   const context = checkedFiles.storedContext;
-  const kept = edited.filter((file) => stored.has(file.file)).map((file) => [file.file, stored.get(file.file)!] as const);
+  const kept = edited.filter((file) => stored.has(file.relative)).map((file) => [file.relative, stored.get(file.relative)!] as const);
   return { values, stored: new Map(kept), addon: checked.addon, context };
 }
 
@@ -364,24 +364,24 @@ async function checkAlone(options: BuildOptions, loaded: Awaited<ReturnType<type
 async function valuesBefore(
   root: string,
   kept: EditKept,
-  edited: readonly Pick<SourceFile, 'file' | 'relative'>[],
+  edited: readonly Pick<SourceFile, 'relative'>[],
   added: ReadonlySet<string>,
 ): Promise<Map<string, StoredValues> | undefined> {
   const fingerprintOf = new Map(kept.files.map(([relative, , fingerprint]) => [relative, fingerprint]));
   const results = new Map(kept.results.map(([file, fingerprint, bytes]) => [file, { fingerprint, bytes }]));
-  const missing = new Set(edited.map((file) => file.file).filter((file) => !results.has(file) && !added.has(file)));
+  const missing = new Set(edited.map((file) => file.relative).filter((file) => !results.has(file) && !added.has(file)));
   if (missing.size > 0) for (const [file, result] of await keptResults(root, missing)) results.set(file, result);
   const before = new Map<string, StoredValues>();
-  for (const file of edited) {
+  for (const { relative } of edited) {
     // A file new since held nothing.
-    if (added.has(file.file)) {
-      before.set(file.file, { items: [], externalTitles: [] });
+    if (added.has(relative)) {
+      before.set(relative, { items: [], externalTitles: [] });
       continue;
     }
-    const result = results.get(file.file);
-    const values = result && result.fingerprint === fingerprintOf.get(file.relative) ? storedValues(result.bytes) : undefined;
+    const result = results.get(relative);
+    const values = result && result.fingerprint === fingerprintOf.get(relative) ? storedValues(result.bytes) : undefined;
     if (!values) return undefined;
-    before.set(file.file, values);
+    before.set(relative, values);
   }
   return before;
 }

@@ -188,7 +188,8 @@ async function pipeline(options: BuildOptions, where: { outDir?: string; s3Dir?:
   // Asked as validate starts, when `kept` is the one read beside the output (below).
   const known = (file: SourceFile) => isKept(file, kept, options.parsed);
   const loaded = await loadContent(options.contentDir, { maxFileSize: options.maxFileSize, env, known });
-  if (options.parsed && kept) for (const file of kept.checkedFiles.goneFrom(loaded.files)) options.parsed.add(file);
+  if (options.parsed && kept)
+    for (const relative of kept.checkedFiles.goneFrom(loaded.files)) options.parsed.add(path.join(options.contentDir, relative));
   // What reading the files found (links not followed, say): every build reads them again.
   const readProblems = loaded.diagnostics.list();
   const { generator, inputs, settings } = await buildInputs(options, loaded);

@@ -104,17 +104,21 @@ export function editIndexOf(content: Content, manifest: Manifest, lists: Readonl
 
 /** Where the values of each content file are in a list of them: the first one's index, and how many. */
 export interface FileRange {
+  /**
+   * The file's path relative to the content folder, as the record of the build names it: an edit
+   * that names the folder otherwise (an absolute path, say) finds it.
+   */
   file: string;
   first: number;
   count: number;
 }
 
 /** The range of each file's `values` (items, or titles); undefined when a file's are not together. */
-function fileRanges(values: readonly { source: { file: string } }[]): FileRange[] | undefined {
+function fileRanges(values: readonly { source: { relative: string } }[]): FileRange[] | undefined {
   const ranges: FileRange[] = [];
   const seen = new Set<string>();
   for (let at = 0; at < values.length; at++) {
-    const { file } = values[at]!.source;
+    const { relative: file } = values[at]!.source;
     const last = ranges.at(-1);
     if (last?.file === file) last.count++;
     else if (seen.has(file)) return undefined;
@@ -134,6 +138,7 @@ export interface FileValues {
 
 /** An edited content file: what it holds now, and what it held, as the last build kept it. */
 export interface EditedFile extends FileValues {
+  /** As FileRange.file. */
   file: string;
   before: StoredValues;
 }

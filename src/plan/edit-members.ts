@@ -200,8 +200,8 @@ export function placedMembers(list: EditIndex['lists'][number], catalog: Catalog
 }
 
 /**
- * The index with a range of no items and no titles for each content file `added` since (by
- * load's name), where `order` (every content file, in load's order) puts it: items an edit finds
+ * The index with a range of no items and no titles for each content file `added` since (named as
+ * FileRange.file), where `order` (every content file, in load's order) puts it: items an edit finds
  * in it then go there in the order read.
  */
 export function withNewFiles(index: EditIndex, order: readonly string[], added: ReadonlySet<string>): EditIndex {

@@ -81,6 +81,7 @@ interface Kept {
 export class CheckedFiles {
   private context: string | undefined;
   private holds: (file: SourceFile) => boolean = () => true;
+  /** By the file's path relative to the content folder (StoredFile.file). */
   private kept = new Map<string, Kept>();
   private next = new Map<string, Kept>();
 
@@ -100,22 +101,22 @@ export class CheckedFiles {
 
   /** Whether what `file` became is kept: load then does not parse it, and validate takes it. */
   has(file: SourceFile): boolean {
-    const kept = this.kept.get(file.file);
+    const kept = this.kept.get(file.relative);
     if (kept === undefined || kept.kind !== file.kind || kept.fingerprint !== textFingerprint(file) || !this.holds(file)) return false;
     return kept.result !== undefined || restoredResult(kept) !== null;
   }
 
-  /** The files kept that are not among `files`: deleted or renamed since. */
+  /** The files kept that are not among `files` (relative to the content folder): deleted or renamed since. */
   goneFrom(files: readonly SourceFile[]): string[] {
-    const read = new Set(files.map((file) => file.file));
+    const read = new Set(files.map((file) => file.relative));
     return [...this.kept.keys()].filter((file) => !read.has(file));
   }
 
   /** What `file` became, its items and titles pointing at `file` (this build's reading of it). */
   take(file: SourceFile, locatorOf: (file: SourceFile, document: number, at: (string | number)[]) => Locator): FileResult {
-    const kept = this.kept.get(file.file);
+    const kept = this.kept.get(file.relative);
     if (!kept || !this.has(file)) throw new Error(`${file.relative} was not kept`);
-    this.next.set(file.file, kept);
+    this.next.set(file.relative, kept);
     // Each value pointed at this build's reading of the file: the kept ones copied, so that they
     // stay as they were; those read back for this build alone, in place. Object.assign, not a
     // spread (see items.ts, normalizeItem).
@@ -155,7 +156,7 @@ export class CheckedFiles {
 
   /** Keeps what `file` became for the next build. */
   keep(file: SourceFile, result: FileResult): void {
-    this.next.set(file.file, { result, fingerprint: textFingerprint(file), kind: file.kind, source: file });
+    this.next.set(file.relative, { result, fingerprint: textFingerprint(file), kind: file.kind, source: file });
   }
 
   /** Ends the build: what the next one can take is what this one kept or took. */
@@ -201,6 +202,7 @@ export class CheckedFiles {
 
 /** A kept file's result, as `restore` takes it: its bytes read when asked for. */
 export interface RestoredFile {
+  /** As StoredFile.file. */
   file: string;
   fingerprint: string;
   read: () => Uint8Array;
@@ -208,7 +210,10 @@ export interface RestoredFile {
 
 /** A kept file's result, stored (see CheckedFiles.stored). */
 export interface StoredFile {
-  /** The file's absolute path. */
+  /**
+   * The file's path relative to the content folder: the same however the folder is named (a
+   * relative or an absolute path), as in the record of the last build.
+   */
   file: string;
   fingerprint: string;
   /**
