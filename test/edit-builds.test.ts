@@ -67,6 +67,10 @@ async function editFile(content: string, relative: string, edit: (text: string) 
   await writeFile(file, edit(await readFile(file, 'utf8')));
 }
 
+/** An item of one genre with a stream, as YAML. */
+const genreItem = (id: string, name: string, genre: string, type = 'movie') =>
+  `- id: "${id}"\n  type: ${type}\n  name: "${name}"\n  genres: [${genre}]\n  streams:\n    - { url: "https://cdn.example.org/${id}.mp4", name: CDN }\n`;
+
 /** An edit of one content file: what it is, the file, its new text from the old, and whether it takes the edit's way. */
 type FileEdit = [what: string, file: string, edit: (text: string) => string, edited: boolean];
 
@@ -216,13 +220,11 @@ describe("the CLI's builds after an edit", () => {
   }, 60_000);
 
   it('keep the warnings of files they do not edit, and go the whole way to find those of files they do', async () => {
-    const item = (id: string, name: string, genre: string, type = 'movie') =>
-      `- id: "${id}"\n  type: ${type}\n  name: "${name}"\n  genres: [${genre}]\n  streams:\n    - { url: "https://cdn.example.org/${id}.mp4", name: CDN }\n`;
     const content = await contentDir({
       'addon.yaml': addonYaml('catalogs:\n  - { id: films, type: movie, name: Films, sort: name, genres: [Drama, Comedy] }\n'),
-      'a.yaml': item('a:1', 'Alpha', 'Drama') + item('a:2', 'Beta', 'Comedy'),
+      'a.yaml': genreItem('a:1', 'Alpha', 'Drama') + genreItem('a:2', 'Beta', 'Comedy'),
       // A genre the catalog does not offer (unknown-genre), and a type no catalog lists (uncovered-type).
-      'b.yaml': item('b:1', 'Gamma', 'Western') + item('b:2', 'Delta', 'Drama', 'series'),
+      'b.yaml': genreItem('b:1', 'Gamma', 'Western') + genreItem('b:2', 'Delta', 'Drama', 'series'),
     });
     const out = await tempDir();
     const first = await build({ contentDir: content, outDir: out });
@@ -242,14 +244,12 @@ describe("the CLI's builds after an edit", () => {
   }, 60_000);
 
   it('take edits whichever way the content folder is named, as a clean build, and a whole build takes the files unchanged as kept', async () => {
-    const item = (id: string, name: string, genre: string) =>
-      `- id: "${id}"\n  type: movie\n  name: "${name}"\n  genres: [${genre}]\n  streams:\n    - { url: "https://cdn.example.org/${id}.mp4", name: CDN }\n`;
     const absolute = await contentDir({
       'addon.yaml': addonYaml('catalogs:\n  - { id: films, type: movie, name: Films, sort: name, genres: [Drama, Comedy] }\n'),
-      'a.yaml': item('a:1', 'Alpha', 'Drama') + item('a:2', 'Beta', 'Comedy'),
+      'a.yaml': genreItem('a:1', 'Alpha', 'Drama') + genreItem('a:2', 'Beta', 'Comedy'),
       // A genre the catalog does not offer: a warning at this file.
-      'b.yaml': item('b:1', 'Gamma', 'Western'),
-      'c.yaml': item('c:1', 'Omega', 'Drama'),
+      'b.yaml': genreItem('b:1', 'Gamma', 'Western'),
+      'c.yaml': genreItem('c:1', 'Omega', 'Drama'),
     });
     // What is kept names the files relative to the content folder, as the record does: not as the folder was named.
     const relative = path.relative(process.cwd(), absolute);
@@ -258,7 +258,7 @@ describe("the CLI's builds after an edit", () => {
     expect((await build({ contentDir: relative, outDir: out })).diagnostics.map((d) => d.code)).toEqual(['unknown-genre']);
     await editsAsClean(absolute, out, [
       ['a rename, the folder named by its absolute path', 'a.yaml', (t) => t.replace('"Alpha"', '"Zeta"'), true],
-      ['an item added', 'c.yaml', (t) => t + item('c:2', 'Aaa', 'Comedy'), true],
+      ['an item added', 'c.yaml', (t) => t + genreItem('c:2', 'Aaa', 'Comedy'), true],
       // The warning's line may move: the whole build finds it again, whatever the folder's name.
       [
         'a description in the file with the warning',
