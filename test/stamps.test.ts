@@ -63,9 +63,10 @@ describe('the stamps of the output folders', () => {
         name: 'a file replaced by a link to a copy',
         change: async (out) => {
           const file = path.join(out, 'meta/movie/y.json');
-          await cp(file, `${out}.copy.json`);
+          const copy = path.join(await tempDir(), 'y.json');
+          await cp(file, copy);
           await rm(file);
-          await symlink(`${out}.copy.json`, file);
+          await symlink(copy, file);
         },
       },
       {
@@ -73,9 +74,10 @@ describe('the stamps of the output folders', () => {
         change: async (out) => {
           const folder = path.join(out, 'meta/movie');
           const before = await stat(folder, { bigint: true });
-          await execFileAsync('touch', ['-r', folder, `${out}.times`]);
+          const times = path.join(await tempDir(), 'times');
+          await execFileAsync('touch', ['-r', folder, times]);
           await writeFile(path.join(folder, 'extra.json'), '{}');
-          await execFileAsync('touch', ['-r', `${out}.times`, folder]);
+          await execFileAsync('touch', ['-r', times, folder]);
           expect((await stat(folder, { bigint: true })).mtimeNs).toBe(before.mtimeNs);
         },
       },
