@@ -52,10 +52,23 @@ export interface Created {
 /** The smallest buffer a batch gets: most batches fit, so buffers are rarely made. */
 const MIN_BUFFER = 1 << 20;
 
+/**
+ * The largest file a thread compares in a buffer of its own; a larger one is read into one of its
+ * own size. Catalog pages are a few tens of kilobytes.
+ */
+const READ_BUFFER = 1 << 20;
+
 /** What a thread keeps between batches. */
 interface ThreadState {
   /** Folders this thread made (or found) already: one mkdir each. */
   madeDirs: Set<string>;
+  /**
+   * What a file compared is read into, READ_BUFFER bytes, filled again for the next: a buffer made
+   * per file read is memory outside V8's heap that a thread's collections free late, and a build
+   * that compares many pages peaked tens of MiB higher (figures: bench/README.md, 'A whole build
+   * over the last one's output').
+   */
+  readBuffer: Buffer;
   /** Makes temporary names unique between threads and within one. */
   prefix: string;
   count: number;
@@ -76,6 +89,18 @@ function createFiles(batch: Batch, state: ThreadState, fsModule: typeof fs, path
   // FIFO (which would hold the open) or a file of another size (which is not the same bytes).
   const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK } = fsModule.constants;
   const noFollow = O_RDONLY | (O_NOFOLLOW ?? 0) | (O_NONBLOCK ?? 0);
+  // Whether the open file holds `bytes` and no more (it may have grown since its size was read).
+  const holds = (fd: number, bytes: Uint8Array): boolean => {
+    const buffer = state.readBuffer;
+    if (bytes.length >= buffer.length) return fsModule.readFileSync(fd).equals(bytes);
+    let read = 0;
+    while (read < bytes.length) {
+      const got = fsModule.readSync(fd, buffer, read, bytes.length - read, null);
+      if (got === 0) return false;
+      read += got;
+    }
+    return buffer.subarray(0, read).equals(bytes) && fsModule.readSync(fd, buffer, 0, 1, null) === 0;
+  };
   for (let i = 0; i < batch.targets.length; i++) {
     const target = batch.targets[i]!;
     const bytes = batch.bytes.subarray(batch.starts[i], batch.ends[i]);
@@ -85,7 +110,7 @@ function createFiles(batch: Batch, state: ThreadState, fsModule: typeof fs, path
       try {
         fd = fsModule.openSync(target, noFollow);
         const info = fsModule.fstatSync(fd);
-        there = info.isFile() && info.size === bytes.length && fsModule.readFileSync(fd).equals(bytes);
+        there = info.isFile() && info.size === bytes.length && holds(fd, bytes);
       } catch {
         // Not there (or not a file): written.
       } finally {
@@ -141,7 +166,7 @@ const THREAD_PROGRAM = threadProgram(`
 const fs = require('node:fs');
 const path = require('node:path');
 const createFiles = ${createFiles.toString()};
-const state = { madeDirs: new Set(), prefix: 't' + threadId + '-', count: 0, suffix: workerData.suffix };
+const state = { madeDirs: new Set(), readBuffer: Buffer.allocUnsafeSlow(workerData.readBuffer), prefix: 't' + threadId + '-', count: 0, suffix: workerData.suffix };
 const handle = (batch) => ({ result: { created: createFiles(batch, state, fs, path), bytes: batch.bytes }, transfer: [batch.bytes.buffer] });
 `);
 
@@ -288,7 +313,7 @@ function batchBuilder(compare: boolean, run: Run, pool: BufferPool, gate: WriteG
 
 /** Files created on the calling thread, by the same code as the threads' (see startFileCreator). */
 function creatorOnThisThread(suffix: string, pool: BufferPool, gate: WriteGate): FileCreator {
-  const state: ThreadState = { madeDirs: new Set(), prefix: 'm-', count: 0, suffix };
+  const state: ThreadState = { madeDirs: new Set(), readBuffer: Buffer.allocUnsafeSlow(READ_BUFFER), prefix: 'm-', count: 0, suffix };
   // The batch's buffer is the one the builder filled: the pool's, a Buffer.
   const run: Run = async (batch) => ({ created: createFiles(batch, state, fs, path), bytes: asBuffer(batch.bytes) });
   return {
@@ -308,7 +333,7 @@ function creatorInThreads(threads: number, suffix: string, pool: BufferPool, gat
   const workers = startThreadPool<Batch, { created: Created | undefined; bytes: Uint8Array }>({
     threads,
     program: THREAD_PROGRAM,
-    workerData: { suffix },
+    workerData: { suffix, readBuffer: READ_BUFFER },
   });
   const run: Run = async (batch) => {
     const { buffer } = batch.bytes;
