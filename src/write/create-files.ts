@@ -53,8 +53,8 @@ export interface Created {
 const MIN_BUFFER = 1 << 20;
 
 /**
- * The largest file a thread compares in a buffer of its own; a larger one is read into one of its
- * own size. Catalog pages are a few tens of kilobytes.
+ * The bytes of the buffer each thread reads the files it compares into; a file as large or larger
+ * is read into one of its own size. Catalog pages take a few tens of kilobytes.
  */
 const READ_BUFFER = 1 << 20;
 
