@@ -3,6 +3,7 @@
 // Each case runs the real command on real files, real links, real concurrent processes and, as
 // root, a real small tmpfs; none may write or delete a path outside the folders it was given.
 import { execFile, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { appendFile, lstat, mkdir, readdir, readFile, readlink, rm, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -376,6 +377,26 @@ describe('two builds at once', () => {
     const next = await runCli(['build', content, '--out', 'dist'], { cwd: work });
     expect(next.status, next.stderr).toBe(0);
     expect(existsSync(lock)).toBe(false);
+  });
+
+  it('removes a lock that a takeover, killed, left aside, unless its holder lives', async () => {
+    const content = await films(3);
+    const work = await tempDir();
+    const lock = path.join(work, '.dist.addon-gen.lock');
+    const dead = spawn(process.execPath, ['-e', '0']);
+    await new Promise((resolve) => dead.on('exit', resolve));
+    const live = spawn('sleep', ['60']);
+    started.push(live);
+    // As takeOver names them; the live one may be a new lock another build is putting back.
+    const deadAside = `${lock}.${randomUUID()}`;
+    const liveAside = `${lock}.${randomUUID()}`;
+    await writeFile(deadAside, JSON.stringify({ pid: dead.pid, host: os.hostname() }));
+    await writeFile(liveAside, JSON.stringify({ pid: live.pid, host: os.hostname() }));
+    await writeFile(`${lock}.notes`, JSON.stringify({ pid: dead.pid, host: os.hostname() }));
+    const run = await runCli(['build', content, '--out', 'dist'], { cwd: work });
+    expect(run.status, run.stderr).toBe(0);
+    const locks = (await readdir(work)).filter((name) => name.startsWith('.dist.addon-gen.lock')).sort();
+    expect(locks).toEqual(['.dist.addon-gen.lock.notes', path.basename(liveAside)].sort());
   });
 });
 

@@ -1,7 +1,7 @@
 // Part of stage 4, write: one build at a time per output folder. Two builds at once would share a
 // staging folder and bookkeeping, and one could end with a partial tree.
 import { randomUUID } from 'node:crypto';
-import { link, lstat, mkdir, open, readFile, rename, rm, rmdir, stat } from 'node:fs/promises';
+import { link, lstat, mkdir, open, readdir, readFile, rename, rm, rmdir, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -109,6 +109,7 @@ async function lockFile(root: string): Promise<() => Promise<void>> {
         throw error;
       }
       const held = file;
+      await removeLeftAside(held);
       return async () => {
         // Only its own: a lock taken over as abandoned (wrongly, by a process that could not
         // tell) is not removed under its new holder.
@@ -209,6 +210,24 @@ async function takeOver(file: string, text: string): Promise<boolean> {
   }
   await rm(aside, { force: true }).catch(() => {});
   return true;
+}
+
+/** The end of a name takeOver moves a lock aside under: `.<uuid>`. */
+const ASIDE = /^\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/**
+ * Removes the locks takeOver moved aside beside `file` and did not get to remove (its process was
+ * killed in between), when their holder is gone as a lock's would be: one that names a live
+ * holder may be a new lock another process is putting back.
+ */
+async function removeLeftAside(file: string): Promise<void> {
+  const dir = path.dirname(file);
+  const name = path.basename(file);
+  for (const entry of await readdir(dir).catch(() => [])) {
+    if (!entry.startsWith(name) || !ASIDE.test(entry.slice(name.length))) continue;
+    const aside = path.join(dir, entry);
+    if ((await holderOf(aside)).kind === 'abandoned') await rm(aside, { force: true }).catch(() => {});
+  }
 }
 
 function isAlive(pid: number): boolean {
