@@ -1,4 +1,4 @@
-// The npm package as users get it: `npm pack` (which compiles, through `prepare`) in a copy of this
+// The npm package as users get it: `npm pack` (which compiles, through `prepack`) in a copy of this
 // checkout, the tarball installed globally into a temporary prefix, then the installed command run
 // with a PATH that has only that prefix and node: --version, init, build and serve, as the README's
 // first steps do. Also: the tarball holds what users need and nothing else, package.json has what
@@ -22,7 +22,7 @@ const NODE_DIR = path.dirname(process.execPath);
 const NPM = path.join(NODE_DIR, process.platform === 'win32' ? 'npm.cmd' : 'npm');
 const exec = promisify(execFile);
 
-/** What is not copied for `npm pack`: installed, compiled or made by runs (`prepare` compiles lib/ afresh, as in CI). */
+/** What is not copied for `npm pack`: installed, compiled or made by runs (`prepack` compiles lib/ afresh, as in CI). */
 const NOT_COPIED = new Set(['.git', 'node_modules', 'lib', 'test-artifacts', 'dist', 'dist-s3', 'coverage']);
 
 /**
@@ -84,8 +84,8 @@ describe('the npm package, packed and installed as users get it', () => {
     // One folder for all the tests below (support/content's tempDir goes after each test).
     work = await mkdtemp(path.join(os.tmpdir(), 'addon-gen-package-'));
 
-    // A copy, so that `prepare` compiles into the copy's lib/ and never rewrites this checkout's
-    // while other tests read it; node_modules is linked (it has tsc, which `prepare` runs).
+    // A copy, so that `prepack` compiles into the copy's lib/ and never rewrites this checkout's
+    // while other tests read it; node_modules is linked (it has tsc, which `prepack` runs).
     const source = path.join(work, 'source');
     await cp(ROOT, source, { recursive: true, filter: (from) => !NOT_COPIED.has(path.relative(ROOT, from)) });
     await symlink(path.join(ROOT, 'node_modules'), path.join(source, 'node_modules'), 'dir');
@@ -108,6 +108,8 @@ describe('the npm package, packed and installed as users get it', () => {
       timeout: 120_000,
     });
     expect(installed.status, `npm install --global failed:\n${installed.stderr}`).toBe(0);
+    // npm 11 warns of each install script its allowScripts does not cover, and tells the user to allow it.
+    expect(installed.stderr, 'npm install --global').not.toMatch(/install-scripts|allowScripts/i);
   }, 240_000);
 
   afterAll(async () => {
@@ -156,9 +158,9 @@ describe('the npm package, packed and installed as users get it', () => {
     expect(packed.bin).toEqual({ 'addon-gen': 'bin/addon-gen.js' });
     expect(packed.description).toBeTruthy();
     expect(packed.private).toBeUndefined();
-    // Users' installs do not compile: prepare only runs for publishing and Git checkouts.
-    expect(Object.keys(packed.scripts ?? {})).not.toContain('postinstall');
-    expect(Object.keys(packed.scripts ?? {})).not.toContain('install');
+    // Users' installs run no script of the package: it comes compiled. These are the scripts npm
+    // runs for an installed package (`prepare` for a Git install or a link), and warns of.
+    for (const script of ['preinstall', 'install', 'postinstall', 'prepare']) expect(Object.keys(packed.scripts ?? {}), script).not.toContain(script);
   });
 
   it('runs --version, init, build and serve from the global install, with a clean PATH', async () => {
