@@ -385,8 +385,9 @@ describe('two builds at once', () => {
     const lock = path.join(work, '.dist.addon-gen.lock');
     const dead = spawn(process.execPath, ['-e', '0']);
     await new Promise((resolve) => dead.on('exit', resolve));
-    const live = spawn('sleep', ['60']);
+    const live = spawn('sleep', ['600']);
     started.push(live);
+    expect(live.pid, 'sleep started').toBeGreaterThan(0);
     // As takeOver names them; the live one may be a new lock another build is putting back.
     const deadAside = `${lock}.${randomUUID()}`;
     const liveAside = `${lock}.${randomUUID()}`;
@@ -397,6 +398,13 @@ describe('two builds at once', () => {
     expect(run.status, run.stderr).toBe(0);
     const locks = (await readdir(work)).filter((name) => name.startsWith('.dist.addon-gen.lock')).sort();
     expect(locks).toEqual(['.dist.addon-gen.lock.notes', path.basename(liveAside)].sort());
+
+    // One that names the build's own process, as its lock does: another build that judged the
+    // lock abandoned just before it was taken may have moved it aside, to put it back.
+    const ownAside = `${lock}.${randomUUID()}`;
+    await writeFile(ownAside, JSON.stringify({ pid: process.pid, host: os.hostname() }));
+    expect((await build({ contentDir: content, outDir: path.join(work, 'dist') })).ok).toBe(true);
+    expect(existsSync(ownAside)).toBe(true);
   });
 });
 

@@ -109,7 +109,8 @@ async function lockFile(root: string): Promise<() => Promise<void>> {
         throw error;
       }
       const held = file;
-      await removeLeftAside(held);
+      // Tidying only: whatever it meets, the lock is held.
+      await removeLeftAside(held, owner).catch(() => {});
       return async () => {
         // Only its own: a lock taken over as abandoned (wrongly, by a process that could not
         // tell) is not removed under its new holder.
@@ -217,16 +218,18 @@ const ASIDE = /^\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
 /**
  * Removes the locks takeOver moved aside beside `file` and did not get to remove (its process was
- * killed in between), when their holder is gone as a lock's would be: one that names a live
- * holder may be a new lock another process is putting back.
+ * killed in between), when their holder is gone as a lock's would be. One that names a live
+ * holder may be a new lock another process is putting back; so may one naming this process
+ * (`owner`, the lock just taken), which holderOf counts as gone.
  */
-async function removeLeftAside(file: string): Promise<void> {
+async function removeLeftAside(file: string, owner: string): Promise<void> {
   const dir = path.dirname(file);
   const name = path.basename(file);
   for (const entry of await readdir(dir).catch(() => [])) {
     if (!entry.startsWith(name) || !ASIDE.test(entry.slice(name.length))) continue;
     const aside = path.join(dir, entry);
-    if ((await holderOf(aside)).kind === 'abandoned') await rm(aside, { force: true }).catch(() => {});
+    const holder = await holderOf(aside);
+    if (holder.kind === 'abandoned' && holder.text !== owner) await rm(aside, { force: true }).catch(() => {});
   }
 }
 
