@@ -848,6 +848,39 @@ describe('addon-gen serve', () => {
     expect(await status).toBe(0);
   });
 
+  it('with --watch, goes on watching a content folder deleted and made again, or moved away and back', async () => {
+    const files = { 'addon.yaml': addonYaml('catalogs:\n  - { id: c, type: movie, name: C }\n'), 'm.yaml': 'id: "w:1"\ntype: movie\nname: First\n' };
+    const dir = await contentDir(files);
+    const controller = new AbortController();
+    const { out, status } = cli(['serve', dir, '--watch', '--port', '0'], controller.signal);
+    try {
+      await waitFor(() => out.stdout.includes('Ctrl-C') || out.stderr !== '', 'the start');
+      const base = /manifest: (\S+)manifest\.json/.exec(out.stdout)![1]!;
+      const name = async () => (json(await get(base, '/meta/movie/w%3A1.json')).meta as { name: string }).name;
+      const aside = `${dir}.aside`;
+      for (const [away, back] of [
+        [() => rm(dir, { recursive: true }), () => contentDir(files).then((made) => rename(made, dir))],
+        [() => rename(dir, aside), () => rename(aside, dir)],
+      ] as const) {
+        const from = out.stderr.length;
+        await away();
+        await waitFor(() => out.stderr.includes('still serving the last good build', from), 'the report of the folder gone');
+        expect(out.stderr.slice(from)).toMatch(/does not exist or is not a folder\nThe rebuild failed; still serving the last good build\.\n$/);
+        expect(await name()).toBe('First');
+        await back();
+        // The folder back, then an edit in it: both are seen.
+        await new Promise((resolve) => setTimeout(resolve, 600));
+        await writeFile(path.join(dir, 'm.yaml'), 'id: "w:1"\ntype: movie\nname: Second\n');
+        await waitFor(async () => (await name()) === 'Second', 'the edit in the folder made again');
+        await writeFile(path.join(dir, 'm.yaml'), files['m.yaml']);
+        await waitFor(async () => (await name()) === 'First', 'the edit back');
+      }
+    } finally {
+      controller.abort();
+    }
+    expect(await status).toBe(0);
+  });
+
   it('reports a port in use in one line, exit 2', async () => {
     const blocker = createNetServer();
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));

@@ -41,7 +41,8 @@ export async function serve(contentDir: string, options: ServeFlags, io: Io): Pr
         }
       },
       onEarly: (paths, removed) => io.stdout(`${earlyLine(paths, removed.length)}\n`),
-      onError: (error) => io.stderr(`addon-gen: ${failure(error).message}\n`),
+      // A rebuild that could not run at all (the content folder gone, say): the last good build stays.
+      onError: (error) => io.stderr(`addon-gen: ${failure(error).message}\nThe rebuild failed; still serving the last good build.\n`),
     });
   } catch (error) {
     stop.dispose();

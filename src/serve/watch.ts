@@ -1,6 +1,6 @@
 // The builds of `addon-gen serve`: the content built into a private folder, and with `watch`
 // rebuilt after each change, the served tree swapped only for a good build.
-import { watch, type FSWatcher } from 'node:fs';
+import { unwatchFile, watch, watchFile, type FSWatcher } from 'node:fs';
 import { mkdtemp, readdir, realpath, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -301,6 +301,8 @@ function buildSettings(contentDir: string, baseUrl: string, options: ServeOption
   };
 }
 
+const ROOT_POLL_MS = 250;
+
 /**
  * One watcher per folder of the content, not per file: a folder's watcher sees its files written,
  * created, removed and renamed over. (Node 20's recursive fs.watch on Linux watches each file and
@@ -313,6 +315,22 @@ export function watchFolders(root: string, onChange: () => void): { sync(): Prom
   // A sync still walking when the server stops must watch nothing: a watcher made after close()
   // kept the process from ever exiting.
   let closed = false;
+  // The content folder itself gone (deleted, or moved away and back): no folder is left to
+  // watch, so its path is polled until it is there again.
+  let polled = false;
+  const poll = () => {
+    if (polled || closed) return;
+    polled = true;
+    watchFile(root, { interval: ROOT_POLL_MS }, (now) => {
+      if (now.ino !== 0) onChange();
+    });
+    // Back already, before the poll's first look: that look would see no change.
+    void stat(root).then(onChange, () => undefined);
+  };
+  const unpoll = () => {
+    if (polled) unwatchFile(root);
+    polled = false;
+  };
   const skipped = (name: string) => name.startsWith('.') || name === 'node_modules';
 
   const walk = async (dir: string, found: Map<string, number>): Promise<void> => {
@@ -332,6 +350,8 @@ export function watchFolders(root: string, onChange: () => void): { sync(): Prom
       const found = new Map<string, number>();
       await walk(root, found);
       if (closed) return;
+      if (found.has(root)) unpoll();
+      else poll();
       for (const [dir, { ino }] of watchers) if (found.get(dir) !== ino) unwatch(dir);
       for (const [dir, ino] of found) {
         if (watchers.has(dir)) continue;
@@ -351,6 +371,7 @@ export function watchFolders(root: string, onChange: () => void): { sync(): Prom
     },
     close() {
       closed = true;
+      unpoll();
       for (const dir of [...watchers.keys()]) unwatch(dir);
     },
   };
