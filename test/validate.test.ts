@@ -266,6 +266,18 @@ describe('across items', () => {
     );
     expect(d).toMatchObject({ line: 5, column: 19, path: 'behaviorHints.defaultVideoId', hint: 'did you mean "s:1:1"?' });
   });
+
+  it("takes an item's own id as the defaultVideoId of an item without videos, and no other", async () => {
+    const files = (id: string) => ({
+      'addon.yaml': addonYaml(CATALOG),
+      'a.yaml': `id: "pd:a"\ntype: movie\nname: A\nbehaviorHints: { defaultVideoId: "${id}" }\n`,
+    });
+    expect(await check(files('pd:a'))).toEqual([]);
+    const d = only(await check(files('pd:b')), 'unknown-default-video');
+    expect(d).toMatchObject({ line: 4, column: 34, path: 'behaviorHints.defaultVideoId', hint: 'did you mean "pd:a"?' });
+    const far = only(await check(files('tt0013442')), 'unknown-default-video');
+    expect(far.hint).toBe("an item without videos plays its own streams: name the item's own id, or remove defaultVideoId");
+  });
 });
 
 describe('local files', () => {

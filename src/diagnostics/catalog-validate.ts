@@ -65,7 +65,7 @@ export const VALIDATE_MESSAGES = {
         ? didYouMean(p.suggestion)
         : p.hasVideos
           ? "name one of the item's video ids (by default {itemId}:{season}:{episode})"
-          : 'a movie without videos plays its own streams; for a single-video item, add that video under `videos`',
+          : "an item without videos plays its own streams: name the item's own id, or remove defaultVideoId",
   },
   'unknown-genre': {
     severity: warning,

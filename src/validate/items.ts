@@ -24,7 +24,9 @@ export function normalizeItem(item: NamedItem, at: Locator, source: SourceFile, 
     source,
   });
   if (!videos) {
-    if (item.behaviorHints?.defaultVideoId !== undefined) unknownDefaultVideo(item, () => [], at, diagnostics, suggest);
+    // Its one video is itself, as Cinemeta's movies say: the client asks for the streams of this id.
+    const defaultVideoId = item.behaviorHints?.defaultVideoId;
+    if (defaultVideoId !== undefined && defaultVideoId !== item.id) unknownDefaultVideo(item, () => [item.id], at, diagnostics, suggest);
     return normalized;
   }
 

@@ -172,7 +172,9 @@ function metaShapes(leaves: Leaves) {
           .string()
           .min(1)
           .optional()
-          .describe("The id of one of the item's videos: opening the item shows that video's streams at once"),
+          .describe(
+            "The id of one of the item's videos (of an item without videos, its own id): opening the item shows that video's streams at once",
+          ),
         hasScheduledVideos: z.boolean().optional().describe('true: videos with a future release date show as upcoming'),
       })
       .optional()
