@@ -508,15 +508,19 @@ describe('misuses', () => {
       '- { url: "stremio://example.org/manifest.json", manifest: c.json }',
       '- http://example.org/manifest.json',
       '- https://user:secret@example.org/manifest.json',
+      '- http://localhost:7000/manifest.json',
     ]);
     expect(located(result)).toEqual([
       ['invalid-addon-manifest', 9, 9, 'addonCatalogs[0].addons[1]'],
       ['invalid-addon-manifest', 10, 16, 'addonCatalogs[0].addons[2].url'],
       ['invalid-addon-manifest', 11, 9, 'addonCatalogs[0].addons[3]'],
       ['invalid-addon-manifest', 12, 9, 'addonCatalogs[0].addons[4]'],
+      ['invalid-addon-manifest', 13, 9, 'addonCatalogs[0].addons[5]'],
     ]);
-    expect(result.diagnostics[2]!.message).toContain('plain http:// on another machine');
+    expect(result.diagnostics[2]!.message).toContain('is plain http:// and not on 127.0.0.1');
     expect(result.diagnostics[3]!.message).toBe('the URL holds a user name or password, which the collection would publish to everyone');
+    // The apps take plain http from 127.0.0.1 only, not from this machine by another name.
+    expect(result.diagnostics[4]!.hint).toBe('use the https:// URL of the addon (plain http:// works only from 127.0.0.1, not localhost)');
   });
 
   it('a redirect from another machine to this one or its network is not followed', () => {

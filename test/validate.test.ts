@@ -501,16 +501,21 @@ describe('the base URL', () => {
     }
   });
 
-  it('is fine over https, and over http on this machine, which the client allows', async () => {
-    for (const url of [
-      'https://films.example.org/',
-      'http://127.0.0.1:7000/',
-      'http://127.1.2.3/',
-      'http://localhost:7000/repo/',
-      'http://[::1]:7000/',
-    ]) {
+  it('is fine over https, and over http from 127.0.0.1, which the client allows', async () => {
+    for (const url of ['https://films.example.org/', 'http://127.0.0.1:7000/', 'https://localhost:8443/']) {
       const diagnostics = await check({ 'addon.yaml': addonYaml(CATALOG), 'movies.yaml': movies(1) }, url);
       expect(diagnostics, url).toEqual([]);
+    }
+  });
+
+  it('warns for this machine by another name over http, and says to write 127.0.0.1', async () => {
+    for (const [url, name] of [
+      ['http://localhost:7000/repo/', 'localhost'],
+      ['http://[::1]:7000/', '[::1]'],
+      ['http://127.1.2.3/', '127.1.2.3'],
+    ]) {
+      const d = only(await check({ 'addon.yaml': addonYaml(CATALOG), 'movies.yaml': movies(1) }, url), 'insecure-base-url');
+      expect(d.hint, url).toBe(`on this machine, write 127.0.0.1 instead of ${name} in --base-url: the apps take plain HTTP from no other name`);
     }
   });
 });

@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { CENTRAL_API } from './flags.js';
 import { UsageError } from '../diagnostics/index.js';
-import { isLoopback } from '../shared/paths.js';
+import { installsOverPlainHttp } from '../shared/paths.js';
 
 /**
  * What the client requires of any manifest (src/types/addon/manifest.rs): addon-gen's own are
@@ -42,7 +42,7 @@ export async function publishAddon(manifestUrl: string, options: PublishOptions 
   if (!url.pathname.endsWith('/manifest.json')) {
     throw new PublishError(`${manifestUrl} does not end in /manifest.json: give the URL that installs the addon`);
   }
-  if (url.protocol !== 'https:' && !isLoopback(url.hostname)) {
+  if (url.protocol !== 'https:' && !installsOverPlainHttp(url.hostname)) {
     throw new PublishError(`${manifestUrl} is not https: Stremio installs remote addons only over HTTPS`);
   }
   const timeout = options.timeoutMs ?? 30_000;

@@ -69,7 +69,7 @@ export const COLLECTION_MESSAGES = {
         case 'not-manifest-url':
           return `"${p.url}" is not an addon's manifest URL: Stremio installs addons from http(s) URLs that end in /manifest.json`;
         case 'insecure':
-          return `"${p.url}" is plain http:// on another machine: Stremio installs remote addons only over https://`;
+          return `"${p.url}" is plain http:// and not on 127.0.0.1: Stremio installs other addons only over https://`;
         case 'credentials':
           return 'the URL holds a user name or password, which the collection would publish to everyone';
         case 'preview-too-large':
@@ -83,7 +83,7 @@ export const COLLECTION_MESSAGES = {
         case 'not-manifest-url':
           return 'copy the install URL of the addon (https://…/manifest.json); a stremio:// link is the same URL with https://';
         case 'insecure':
-          return 'use the https:// URL of the addon (plain http:// works only from 127.0.0.1 or localhost)';
+          return 'use the https:// URL of the addon (plain http:// works only from 127.0.0.1, not localhost)';
         case 'credentials':
           return 'list the addon by a URL without user:password@';
         case 'preview-too-large':

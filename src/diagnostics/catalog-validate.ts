@@ -108,10 +108,12 @@ export const VALIDATE_MESSAGES = {
   },
   'insecure-base-url': {
     severity: warning,
-    message: (p: { baseUrl: string; inSettings: boolean }) =>
+    message: (p: { baseUrl: string; inSettings: boolean; localName: string | undefined }) =>
       `the base URL ${p.baseUrl} is not https: Stremio installs remote addons only over HTTPS (plain HTTP only from 127.0.0.1)`,
-    hint: (p: { inSettings: boolean }) =>
-      `publish where the addon is served over HTTPS, and give that address as ${p.inSettings ? 'baseUrl in addon.yaml' : '--base-url'} (https://…/)`,
+    hint: (p: { inSettings: boolean; localName: string | undefined }) =>
+      p.localName
+        ? `on this machine, write 127.0.0.1 instead of ${p.localName} in ${p.inSettings ? 'baseUrl' : '--base-url'}: the apps take plain HTTP from no other name`
+        : `publish where the addon is served over HTTPS, and give that address as ${p.inSettings ? 'baseUrl in addon.yaml' : '--base-url'} (https://…/)`,
   },
   'credentials-in-output': {
     message: (p: { header: string; allowed: boolean }) =>

@@ -71,7 +71,7 @@ export const CODES = {
   'missing-addon-yaml': 'The content folder has no addon.yaml.',
   'output-conflict': 'Two inputs would write the same output file.',
   'host-limit': 'The output is over a limit of a chosen host (files, file size, site size).',
-  'insecure-base-url': 'The base URL is plain http:// on another machine than this one; the client needs HTTPS.',
+  'insecure-base-url': 'The base URL is plain http:// and not on 127.0.0.1; the client needs HTTPS.',
   'subtitles-need-rewrites': "Subtitles that only the subtitles resource carries, on a host that cannot answer the player's request for them.",
   'case-conflict':
     'Two output files whose paths differ only in letter case or in Unicode normalization (é as one character, or as e plus a combining accent).',

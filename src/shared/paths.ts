@@ -92,9 +92,17 @@ export function foldPath(path: string): string {
 // \p{ASCII} rather than a range from \u0000: a control character in a pattern reads as a mistake.
 const NON_ASCII = /[^\p{ASCII}]/u;
 
-/** The machine itself, from which the client accepts addons over plain HTTP. */
+/** The machine itself, by any of its names. */
 export function isLoopback(hostname: string): boolean {
   return hostname === 'localhost' || hostname === '[::1]' || /^127(?:\.\d{1,3}){3}$/.test(hostname);
+}
+
+/**
+ * The one host from which the Stremio apps install an addon over plain HTTP: 127.0.0.1, as the
+ * official SDK's docs and serveHTTP say, not `localhost` or `[::1]`.
+ */
+export function installsOverPlainHttp(hostname: string): boolean {
+  return hostname === '127.0.0.1';
 }
 
 const MAX_NAME_BYTES = 200;

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { formatPath, problem, type DiagnosticList } from '../diagnostics/index.js';
 import type { AddonCatalog, FieldPlace, ListedAddon } from '../shared/content.js';
-import { isLoopback } from '../shared/paths.js';
+import { installsOverPlainHttp } from '../shared/paths.js';
 import type { Locator } from './issues.js';
 import { codedIssue, fileName } from './schema-leaves.js';
 
@@ -20,7 +20,7 @@ export function manifestUrlProblem(value: string): 'not-manifest-url' | 'insecur
   // Published as it is: a password in it would be public.
   if (url.username !== '' || url.password !== '') return 'credentials';
   if (!url.pathname.endsWith('/manifest.json') || url.hash !== '') return 'not-manifest-url';
-  if (url.protocol === 'http:' && !isLoopback(url.hostname)) return 'insecure';
+  if (url.protocol === 'http:' && !installsOverPlainHttp(url.hostname)) return 'insecure';
   return undefined;
 }
 

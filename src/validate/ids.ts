@@ -1,7 +1,7 @@
 // Ids and prefixes: the declared prefixes checked against every id, and the scheme of the base URL
 // the addon is installed from.
 import { problem, type DiagnosticList, type RelatedLocation } from '../diagnostics/index.js';
-import { isLoopback } from '../shared/paths.js';
+import { installsOverPlainHttp, isLoopback } from '../shared/paths.js';
 import type { Content, FileOrigin } from '../shared/content.js';
 import { prefixMatcher } from '../shared/id-prefixes.js';
 import { idsOf } from '../shared/resources.js';
@@ -47,8 +47,12 @@ export function checkIdsCovered(
 export function checkBaseUrlScheme(baseUrl: string | undefined, at: Locator | undefined, diagnostics: DiagnosticList) {
   if (baseUrl === undefined) return;
   const url = new URL(baseUrl);
-  if (url.protocol === 'https:' || isLoopback(url.hostname)) return;
-  diagnostics.push(problem('insecure-base-url', { baseUrl, inSettings: at !== undefined }, at ? { ...at(['baseUrl']), path: 'baseUrl' } : {}));
+  if (url.protocol === 'https:' || installsOverPlainHttp(url.hostname)) return;
+  // localhost or [::1]: the same machine, by a name the apps refuse.
+  const localName = url.protocol === 'http:' && isLoopback(url.hostname) ? url.hostname : undefined;
+  diagnostics.push(
+    problem('insecure-base-url', { baseUrl, inSettings: at !== undefined, localName }, at ? { ...at(['baseUrl']), path: 'baseUrl' } : {}),
+  );
 }
 
 export function uniqueInOrder<T>(values: readonly T[]): T[] {
