@@ -58,6 +58,12 @@ describe('addon-gen build', () => {
     const dir = await contentDir(GOOD);
     const base = await cli(['build', dir, '--base-url', 'not a url']);
     expect(base.status).toBe(2);
+    // The install URL given for its folder: every file would be looked for below manifest.json.
+    const manifest = await cli(['build', dir, '--base-url', 'https://user.github.io/repo/manifest.json']);
+    expect(manifest.status).toBe(2);
+    expect(manifest.stderr).toBe(
+      "addon-gen: --base-url https://user.github.io/repo/manifest.json: expected the folder the files are published in, not the manifest's URL: leave out manifest.json\n",
+    );
     const overlap = await cli(['build', dir, '--out', dir]);
     expect(overlap.status).toBe(2);
     expect(overlap.stderr).toMatch(/overlaps the content folder/);

@@ -508,6 +508,15 @@ describe('the base URL', () => {
     }
   });
 
+  it("refuses the manifest's URL as baseUrl, at its place in addon.yaml", async () => {
+    const d = only(
+      await check({ 'addon.yaml': addonYaml(`baseUrl: https://user.github.io/repo/manifest.json\n${CATALOG}`), 'movies.yaml': movies(1) }),
+      'invalid-value',
+    );
+    expect(d).toMatchObject({ severity: 'error', file: 'addon.yaml', line: 5, column: 10, path: 'baseUrl' });
+    expect(d.message).toBe("expected the folder the files are published in, not the manifest's URL: leave out manifest.json");
+  });
+
   it('warns for this machine by another name over http, and says to write 127.0.0.1', async () => {
     for (const [url, name] of [
       ['http://localhost:7000/repo/', 'localhost'],

@@ -19,7 +19,8 @@ export function isWithin(parent: string, child: string, { orSame = false } = {})
  */
 export async function baseUrlOption(baseUrl: string | undefined): Promise<string | undefined> {
   if (baseUrl === undefined) return undefined;
-  const { baseUrl: baseUrlSchema } = await import('../validate/schema.js');
+  const { baseUrl: baseUrlSchema, BASE_URL_IS_MANIFEST, isManifestUrl } = await import('../validate/schema.js');
+  if (isManifestUrl(baseUrl)) throw new UsageError(`--base-url ${baseUrl}: ${BASE_URL_IS_MANIFEST}`);
   if (!baseUrlSchema.safeParse(baseUrl).success) {
     throw new UsageError(`--base-url ${baseUrl} is not an http(s) URL without query or fragment (e.g. https://user.github.io/repo/)`);
   }

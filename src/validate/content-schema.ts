@@ -19,15 +19,25 @@ import {
   type IssueParams,
 } from './schema-leaves.js';
 
+export const BASE_URL_IS_MANIFEST = "expected the folder the files are published in, not the manifest's URL: leave out manifest.json";
+
+export function isManifestUrl(value: string): boolean {
+  return URL.canParse(value) && /\/manifest\.json$/i.test(new URL(value).pathname);
+}
+
 /** Where the output will be published: http(s), no query or fragment (the client appends paths). */
-export const baseUrl = z.string().refine(
-  (value) => {
-    if (!/^https?:\/\//i.test(value) || !URL.canParse(value)) return false;
-    const url = new URL(value);
-    return url.search === '' && url.hash === '';
-  },
-  { message: 'expected an http:// or https:// URL without a query or fragment, such as https://user.github.io/repo/' },
-);
+export const baseUrl = z
+  .string()
+  .refine(
+    (value) => {
+      if (!/^https?:\/\//i.test(value) || !URL.canParse(value)) return false;
+      const url = new URL(value);
+      return url.search === '' && url.hash === '';
+    },
+    { message: 'expected an http:// or https:// URL without a query or fragment, such as https://user.github.io/repo/' },
+  )
+  // The install URL pasted where its folder belongs: every file would be looked for below it.
+  .refine((value) => !isManifestUrl(value), { message: BASE_URL_IS_MANIFEST });
 
 /** Turns a local file path, relative to the YAML file, into the public URL it will have. */
 export type LocalFileResolver = (path: string) => { url: string } | { message: string; params: IssueParams };
