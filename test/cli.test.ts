@@ -64,6 +64,11 @@ describe('addon-gen build', () => {
     expect(manifest.stderr).toBe(
       "addon-gen: --base-url https://user.github.io/repo/manifest.json: expected the folder the files are published in, not the manifest's URL: leave out manifest.json\n",
     );
+    // Every link would publish them; the message does not print them back.
+    const secret = await cli(['build', dir, '--base-url', 'https://user:hunter2@cdn.example.org/']);
+    expect(secret.status).toBe(2);
+    expect(secret.stderr).toMatch(/^addon-gen: --base-url: expected a URL without a user name or password/);
+    expect(secret.stderr).not.toContain('hunter2');
     const overlap = await cli(['build', dir, '--out', dir]);
     expect(overlap.status).toBe(2);
     expect(overlap.stderr).toMatch(/overlaps the content folder/);

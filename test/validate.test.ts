@@ -508,6 +508,15 @@ describe('the base URL', () => {
     }
   });
 
+  it('refuses a baseUrl with a user name or password, which every link would publish', async () => {
+    const d = only(
+      await check({ 'addon.yaml': addonYaml(`baseUrl: https://user:pw@cdn.example.org/\n${CATALOG}`), 'movies.yaml': movies(1) }),
+      'invalid-value',
+    );
+    expect(d).toMatchObject({ severity: 'error', file: 'addon.yaml', line: 5, column: 10, path: 'baseUrl' });
+    expect(d.message).toMatch(/^expected a URL without a user name or password/);
+  });
+
   it("refuses the manifest's URL as baseUrl, at its place in addon.yaml", async () => {
     const d = only(
       await check({ 'addon.yaml': addonYaml(`baseUrl: https://user.github.io/repo/manifest.json\n${CATALOG}`), 'movies.yaml': movies(1) }),

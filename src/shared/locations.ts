@@ -19,11 +19,14 @@ export function isWithin(parent: string, child: string, { orSame = false } = {})
  */
 export async function baseUrlOption(baseUrl: string | undefined): Promise<string | undefined> {
   if (baseUrl === undefined) return undefined;
-  const { baseUrl: baseUrlSchema, BASE_URL_IS_MANIFEST, isManifestUrl } = await import('../validate/schema.js');
-  if (isManifestUrl(baseUrl)) throw new UsageError(`--base-url ${baseUrl}: ${BASE_URL_IS_MANIFEST}`);
-  if (!baseUrlSchema.safeParse(baseUrl).success) {
+  const { baseUrlProblem, BASE_URL_CREDENTIALS, BASE_URL_FORM } = await import('../validate/schema.js');
+  const problem = baseUrlProblem(baseUrl);
+  if (problem === BASE_URL_FORM) {
     throw new UsageError(`--base-url ${baseUrl} is not an http(s) URL without query or fragment (e.g. https://user.github.io/repo/)`);
   }
+  // Not printed back: a CI log may be public.
+  if (problem === BASE_URL_CREDENTIALS) throw new UsageError(`--base-url: ${problem}`);
+  if (problem !== undefined) throw new UsageError(`--base-url ${baseUrl}: ${problem}`);
   return normalizeBaseUrl(baseUrl);
 }
 

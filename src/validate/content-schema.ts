@@ -19,25 +19,30 @@ import {
   type IssueParams,
 } from './schema-leaves.js';
 
-export const BASE_URL_IS_MANIFEST = "expected the folder the files are published in, not the manifest's URL: leave out manifest.json";
+export const BASE_URL_FORM = 'expected an http:// or https:// URL without a query or fragment, such as https://user.github.io/repo/';
+export const BASE_URL_CREDENTIALS =
+  'expected a URL without a user name or password: every link and local file URL the build writes would publish them';
 
-export function isManifestUrl(value: string): boolean {
-  return URL.canParse(value) && /\/manifest\.json$/i.test(new URL(value).pathname);
+/**
+ * What is wrong with a base URL, or undefined. The client appends paths to it, so no query or
+ * fragment; it is written into every link, so nothing secret.
+ */
+export function baseUrlProblem(value: string): string | undefined {
+  if (!/^https?:\/\//i.test(value) || !URL.canParse(value)) return BASE_URL_FORM;
+  const url = new URL(value);
+  if (url.search !== '' || url.hash !== '') return BASE_URL_FORM;
+  if (url.username !== '' || url.password !== '') return BASE_URL_CREDENTIALS;
+  // The install URL pasted where its folder belongs: every file would be looked for below it.
+  if (/\/manifest\.json$/i.test(url.pathname))
+    return "expected the folder the files are published in, not the manifest's URL: leave out manifest.json";
+  return undefined;
 }
 
-/** Where the output will be published: http(s), no query or fragment (the client appends paths). */
-export const baseUrl = z
-  .string()
-  .refine(
-    (value) => {
-      if (!/^https?:\/\//i.test(value) || !URL.canParse(value)) return false;
-      const url = new URL(value);
-      return url.search === '' && url.hash === '';
-    },
-    { message: 'expected an http:// or https:// URL without a query or fragment, such as https://user.github.io/repo/' },
-  )
-  // The install URL pasted where its folder belongs: every file would be looked for below it.
-  .refine((value) => !isManifestUrl(value), { message: BASE_URL_IS_MANIFEST });
+/** Where the output will be published. */
+export const baseUrl = z.string().superRefine((value, ctx) => {
+  const message = baseUrlProblem(value);
+  if (message !== undefined) ctx.addIssue({ code: 'custom', message });
+});
 
 /** Turns a local file path, relative to the YAML file, into the public URL it will have. */
 export type LocalFileResolver = (path: string) => { url: string } | { message: string; params: IssueParams };
