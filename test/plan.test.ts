@@ -6,6 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { build } from '../src/build/index.js';
+import { mapDiagnosticFiles } from '../src/diagnostics/index.js';
 import { earlyAnswers, provisionalContent, type EarlyAnswers } from '../src/plan/early-answers.js';
 import type { CheckedItems } from '../src/validate/index.js';
 import type { Content } from '../src/shared/content.js';
@@ -69,6 +70,70 @@ describe('genre pages', () => {
     const tree = await readTree(out);
     expect(walkCatalog(tree, 'movie', 'all', 'Drama').ids).toEqual([id(0), id(1), id(2)]);
     expect(walkCatalog(tree, 'movie', 'all', 'Comedy').ids).toEqual([id(1)]);
+  });
+});
+
+describe('genres of one catalog that differ only in case', () => {
+  /** The case-conflicts of building `files`, their files relative to the folder. */
+  async function caseConflicts(files: Record<string, string>) {
+    const dir = await contentDir(files);
+    const result = await build({ contentDir: dir });
+    return result.diagnostics.filter((d) => d.code === 'case-conflict').map((d) => mapDiagnosticFiles(d, (file) => path.relative(dir, file)));
+  }
+  const AUTO = 'catalogs:\n  - { id: d, type: movie, name: D, genres: auto, sort: name }\n';
+
+  it("are one error, at the genre of the item read later, with the other spelling's item beside it", async () => {
+    // Sorted by name, the later file's item comes first in the catalog: it is still the one reported.
+    const conflicts = await caseConflicts({
+      'addon.yaml': addonYaml(AUTO),
+      'a.yaml': '- { id: "g:x1", type: movie, name: F, genres: [Drama] }\n',
+      'b.yaml': '- { id: "g:x2", type: movie, name: E, genres: [Comedy, drama] }\n',
+    });
+    expect(conflicts).toEqual([
+      {
+        code: 'case-conflict',
+        severity: 'error',
+        file: 'b.yaml',
+        line: 1,
+        column: 56,
+        path: 'genres[1]',
+        message:
+          'genre "drama" of catalog "d" differs from its genre "Drama" only in letter case: each page of one (catalog/movie/d/genre=drama.json) and the same page of the other (catalog/movie/d/genre=Drama.json) would be one file',
+        hint: 'give the catalog\'s items one spelling of the genre ("Drama" or "drama"): file systems and hosts that ignore case or Unicode normalization would make the pages of both one file',
+        related: [{ file: 'a.yaml', line: 1, column: 48, message: 'the first item with genre "Drama"' }],
+      },
+    ]);
+  });
+
+  it('are one error for each pair of spellings, whatever the pages and configurations', async () => {
+    // 150 items of each spelling: two pages each, in both orders of extras, in each of two trees.
+    const config = 'behaviorHints: { configurable: true }\nconfig:\n  - { key: q, type: select, title: Q, options: [a, b], default: a }\n';
+    const conflicts = await caseConflicts({
+      'addon.yaml': addonYaml(config + AUTO),
+      'a.yaml': movies(300, (i) => [i < 150 ? 'News' : 'news']),
+      'b.yaml': '- { id: "g:x1", type: movie, name: X, genres: [NEWS] }\n',
+    });
+    expect(conflicts.map((d) => [d.file, d.line, d.path, d.related?.[0]?.line, d.message.replace(/ only in .*/, '')])).toEqual([
+      ['a.yaml', 754, 'genres[0]', 4, 'genre "news" of catalog "d" differs from its genre "News"'],
+      ['b.yaml', 1, 'genres[0]', 4, 'genre "NEWS" of catalog "d" differs from its genre "News"'],
+    ]);
+  });
+
+  it('in a playlist are one error, at the group-title of the channel that brings in the later spelling', async () => {
+    const m3u = '#EXTM3U\n#EXTINF:-1 group-title="News",A\nhttp://example.com/a.m3u8\n#EXTINF:-1 group-title="news",B\nhttp://example.com/b.m3u8\n';
+    const conflicts = await caseConflicts({
+      'addon.yaml': addonYaml('catalogs:\n  - { id: channels, type: tv, name: TV, genres: auto }\n'),
+      'tv.m3u': m3u,
+    });
+    expect(conflicts.map(({ file, line, column, path: at, related }) => ({ file, line, column, path: at, related }))).toEqual([
+      {
+        file: 'tv.m3u',
+        line: 4,
+        column: 12,
+        path: 'genres[0]',
+        related: [{ file: 'tv.m3u', line: 2, column: 12, message: 'the first item with genre "News"' }],
+      },
+    ]);
   });
 });
 

@@ -85,6 +85,18 @@ export interface ConflictParams {
 }
 const otherInput = (other: string | undefined) => other ?? 'another item';
 
+/**
+ * case-conflict: two output files (`ConflictParams`), or two genres of one catalog whose pages
+ * would be one file (`genre` the one reported, `otherGenre` the first).
+ */
+export type CaseConflict = ConflictParams | { genre: string; otherGenre: string; catalog: string; page: string; otherPage: string };
+
+function caseConflict(p: CaseConflict): string {
+  if (!('genre' in p))
+    return `${p.path} (by ${p.by}) and ${p.otherPath} (by ${otherInput(p.other)}) differ only in ${howTheyDiffer(p.path, p.otherPath)}`;
+  return `genre "${p.genre}" of catalog "${p.catalog}" differs from its genre "${p.otherGenre}" only in ${howTheyDiffer(p.genre, p.otherGenre)}: each page of one (${p.page}) and the same page of the other (${p.otherPage}) would be one file`;
+}
+
 const countOf = (n: number, word: string) => `${n.toLocaleString('en-US')} ${word}${n === 1 ? '' : 's'}`;
 
 export const PLAN_MESSAGES = {
@@ -96,10 +108,11 @@ export const PLAN_MESSAGES = {
   },
   'case-conflict': {
     severity: error,
-    message: (p: ConflictParams & { difference: string }) =>
-      `${p.path} (by ${p.by}) and ${p.otherPath} (by ${otherInput(p.other)}) differ only in ${p.difference}`,
-    hint: () =>
-      'file systems and hosts that ignore case or Unicode normalization would make them one file: change one of the ids (or genres) by more than that',
+    message: caseConflict,
+    hint: (p: CaseConflict) =>
+      'genre' in p
+        ? `give the catalog's items one spelling of the genre ("${p.otherGenre}" or "${p.genre}"): file systems and hosts that ignore case or Unicode normalization would make the pages of both one file`
+        : 'file systems and hosts that ignore case or Unicode normalization would make them one file: change one of the ids (or genres) by more than that',
   },
   'host-limit': {
     severity: warning,
@@ -139,3 +152,30 @@ export const PLAN_MESSAGES = {
     hint: () => 'fix the ones shown and build again; so many problems in one file are usually one mistake, repeated',
   },
 } satisfies Record<string, CatalogEntry>;
+
+/** What makes two paths (or genres) that fold alike different: letter case, normalization, or both. */
+function howTheyDiffer(a: string, b: string): string {
+  const sameText = a.normalize('NFC') === b.normalize('NFC');
+  if (!sameText && a.toLowerCase() === b.toLowerCase()) return 'letter case';
+  const example = composedExample(a, b);
+  const normalization = `Unicode normalization (${example ? `"${example.composed}" written as one character in one and as "${example.base}" plus a combining mark in the other` : 'accented letters written as one character in one and as a letter plus a combining mark in the other'})`;
+  return sameText ? normalization : `letter case and ${normalization}`;
+}
+
+/**
+ * Where the two first differ by more than case, the character that one of them writes
+ * composed (`é`), and the letter the other writes before its combining mark (`e`).
+ */
+function composedExample(a: string, b: string): { composed: string; base: string } | undefined {
+  for (let i = 0; i < a.length && i < b.length;) {
+    const charA = String.fromCodePoint(a.codePointAt(i) ?? 0);
+    const charB = String.fromCodePoint(b.codePointAt(i) ?? 0);
+    if (charA !== charB && charA.toLowerCase() !== charB.toLowerCase()) {
+      const composed = charA.normalize('NFD') !== charA ? charA : charB;
+      const [base = composed] = composed.normalize('NFD');
+      return base === composed ? undefined : { composed, base };
+    }
+    i += charA.length;
+  }
+  return undefined;
+}

@@ -4,6 +4,7 @@ import { resourcePath, type Extra } from '../shared/paths.js';
 import type { Catalog, Item } from '../shared/content.js';
 import { fileQueries, foldText, SearchIndex } from '../shared/search.js';
 import { ALL_GENRES } from '../shared/genres.js';
+import type { GenrePages } from './genre-conflicts.js';
 import type { OutputFile } from './output-file.js';
 import type { Envelope } from './wire.js';
 
@@ -20,6 +21,8 @@ export interface CatalogList {
    * file system that ignores case may keep one file for both (plan/conflicts.ts).
    */
   caseVariant?: true;
+  /** The list of one of the catalog's genres (not ALL_GENRES, which lists the whole catalog). */
+  ofGenre?: true;
 }
 
 /**
@@ -34,7 +37,7 @@ export function catalogLists(catalog: Catalog, budget?: SearchBudget): CatalogLi
     const groups = membersByGenre(catalog);
     if (catalog.board) lists.push({ members: catalog.items });
     else lists.push({ extra: ['genre', ALL_GENRES], members: catalog.items });
-    for (const genre of catalog.genres) lists.push({ extra: ['genre', genre], members: groups.get(genre) ?? [] });
+    for (const genre of catalog.genres) lists.push({ extra: ['genre', genre], members: groups.get(genre) ?? [], ofGenre: true });
   }
   if (catalog.search) {
     const index = new SearchIndex(catalog.items, (item) => item.name);
@@ -127,7 +130,8 @@ export function addCatalogPageFiles(files: OutputFile[], lists: ReadonlyMap<Cata
     if (--pagesToRender === 0) forgetPreviews();
   };
   for (const [catalog, ofCatalog] of lists) {
-    for (const { extra, members, caseVariant } of ofCatalog) {
+    for (const { extra, members, caseVariant, ofGenre } of ofCatalog) {
+      const genre: GenrePages | undefined = ofGenre && extra ? { catalog, genre: extra[1] } : undefined;
       for (const { skip, extras: orders } of catalogPages(members.length, extra)) {
         const listed = members.slice(skip, skip + PAGE_SIZE);
         // The page's files in both extra orders hold the same text: rendered for the first of
@@ -147,7 +151,10 @@ export function addCatalogPageFiles(files: OutputFile[], lists: ReadonlyMap<Cata
         const inputs = fingerprintOf?.(listed);
         for (const extras of orders) {
           const path = pagePath(catalog, extras);
-          files.push({ path, resource: 'catalog', body, inputs, ...(caseVariant && { caseVariant }) });
+          const file: OutputFile = { path, resource: 'catalog', body, inputs, ...(caseVariant && { caseVariant }) };
+          // Set, not spread: a genre's pages are most of a large plan's files.
+          if (genre) file.genre = genre;
+          files.push(file);
         }
         pagesToRender++;
       }

@@ -3,6 +3,7 @@
 import { DiagnosticList, problem, type Diagnostic } from '../diagnostics/index.js';
 import type { FileOrigin } from '../shared/content.js';
 import { foldPath } from '../shared/paths.js';
+import { GenreConflicts } from './genre-conflicts.js';
 import type { OutputFile } from './output-file.js';
 
 /**
@@ -16,6 +17,7 @@ export function conflicts(files: readonly OutputFile[]): Diagnostic[] {
   const byFolded = new Map<string, OutputFile>();
   const diagnostics = new DiagnosticList();
   const reportedPairs = new Map<FileOrigin, Set<FileOrigin>>();
+  const genres = new GenreConflicts(diagnostics);
   const locate = (f: OutputFile) => f.origin?.where(['id']);
   const where = (f: OutputFile) => {
     const at = locate(f);
@@ -51,6 +53,10 @@ export function conflicts(files: readonly OutputFile[]): Diagnostic[] {
     // A search query as written and in lower case, in one catalog's folder: the same results,
     // whichever file is kept. The folders of two catalogs whose ids differ in case are a conflict.
     if (file.caseVariant && earlier.caseVariant && folderOf(file.path) === folderOf(earlier.path)) continue;
+    if (file.genre && earlier.genre && folderOf(file.path) === folderOf(earlier.path)) {
+      genres.report(file.genre, file.path, earlier.genre, earlier.path);
+      continue;
+    }
     // One report per pair of items, not one per file they both have (meta, streams, subtitles).
     if (file.origin && earlier.origin) {
       const pairs = reportedPairs.get(file.origin) ?? new Set();
@@ -63,7 +69,6 @@ export function conflicts(files: readonly OutputFile[]): Diagnostic[] {
         by: where(file),
         otherPath: earlier.path,
         other: otherText(earlier),
-        difference: howTheyDiffer(file.path, earlier.path),
       };
       return problem('case-conflict', params, { ...locate(file), ...other(earlier) });
     });
@@ -72,30 +77,3 @@ export function conflicts(files: readonly OutputFile[]): Diagnostic[] {
 }
 
 const folderOf = (path: string) => path.slice(0, path.lastIndexOf('/'));
-
-/** What makes two paths that fold alike different: letter case, normalization, or both. */
-function howTheyDiffer(a: string, b: string): string {
-  const sameText = a.normalize('NFC') === b.normalize('NFC');
-  if (!sameText && a.toLowerCase() === b.toLowerCase()) return 'letter case';
-  const example = composedExample(a, b);
-  const normalization = `Unicode normalization (${example ? `"${example.composed}" written as one character in one and as "${example.base}" plus a combining mark in the other` : 'accented letters written as one character in one and as a letter plus a combining mark in the other'})`;
-  return sameText ? normalization : `letter case and ${normalization}`;
-}
-
-/**
- * Where the paths first differ by more than case, the character that one of them writes
- * composed (`é`), and the letter the other writes before its combining mark (`e`).
- */
-function composedExample(a: string, b: string): { composed: string; base: string } | undefined {
-  for (let i = 0; i < a.length && i < b.length;) {
-    const charA = String.fromCodePoint(a.codePointAt(i) ?? 0);
-    const charB = String.fromCodePoint(b.codePointAt(i) ?? 0);
-    if (charA !== charB && charA.toLowerCase() !== charB.toLowerCase()) {
-      const composed = charA.normalize('NFD') !== charA ? charA : charB;
-      const [base = composed] = composed.normalize('NFD');
-      return base === composed ? undefined : { composed, base };
-    }
-    i += charA.length;
-  }
-  return undefined;
-}

@@ -1,6 +1,7 @@
 // The files of a plan as the write stage takes them.
 import type { ResourceName } from '../validate/schema.js';
 import type { FileOrigin } from '../shared/content.js';
+import type { GenrePages } from './genre-conflicts.js';
 
 export interface OutputFile {
   /** Path below the output folder, forward slashes, decoded (as static hosts look files up). */
@@ -25,4 +26,6 @@ export interface OutputFile {
    * query as written and in lower case), so a file system that ignores case may keep either.
    */
   caseVariant?: true;
+  /** A page of one genre of a catalog: a conflict with another genre's page is one of their spellings. */
+  genre?: GenrePages;
 }
