@@ -199,6 +199,27 @@ describe('addon.yaml', () => {
     expect(d.message).toBe('expected text, found 1984');
   });
 
+  it('refuses a genre listed again in other letter case, at the second spelling', async () => {
+    const diagnostics = await check({
+      'addon.yaml': addonYaml('catalogs:\n  - { id: d, type: movie, name: D, genres: [Drama, Drama, drama] }\n'),
+      'a.yaml': '- { id: "g:x1", type: movie, name: E, genres: [Drama] }\n- { id: "g:x2", type: movie, name: F, genres: [drama] }\n',
+    });
+    expect(diagnostics.filter((d) => d.code === 'case-conflict')).toEqual([
+      {
+        code: 'case-conflict',
+        severity: 'error',
+        file: 'addon.yaml',
+        line: 6,
+        column: 59,
+        path: 'catalogs[0].genres[2]',
+        message:
+          'genre "drama" of catalog "d" differs from its genre "Drama" only in letter case: each page of one (catalog/movie/d/genre=drama.json) and the same page of the other (catalog/movie/d/genre=Drama.json) would be one file',
+        hint: 'list the genre once, in one spelling: file systems and hosts that ignore case or Unicode normalization would make the pages of both one file',
+        related: [{ file: expect.stringMatching(/addon\.yaml$/), line: 6, column: 45, message: '"Drama", listed first' }],
+      },
+    ]);
+  });
+
   it('refuses two catalogs with the same type and id', async () => {
     const d = only(
       await check({ 'addon.yaml': addonYaml('catalogs:\n  - { id: a, type: movie, name: A }\n  - { id: a, type: movie, name: B }\n') }),

@@ -87,9 +87,10 @@ const otherInput = (other: string | undefined) => other ?? 'another item';
 
 /**
  * case-conflict: two output files (`ConflictParams`), or two genres of one catalog whose pages
- * would be one file (`genre` the one reported, `otherGenre` the first).
+ * would be one file (`genre` the one reported, `otherGenre` the first; `fixed` when both are in
+ * the catalog's own `genres` list, not brought in by its items).
  */
-export type CaseConflict = ConflictParams | { genre: string; otherGenre: string; catalog: string; page: string; otherPage: string };
+export type CaseConflict = ConflictParams | { genre: string; otherGenre: string; catalog: string; page: string; otherPage: string; fixed: boolean };
 
 function caseConflict(p: CaseConflict): string {
   if (!('genre' in p))
@@ -111,7 +112,7 @@ export const PLAN_MESSAGES = {
     message: caseConflict,
     hint: (p: CaseConflict) =>
       'genre' in p
-        ? `give the catalog's items one spelling of the genre ("${p.otherGenre}" or "${p.genre}"): file systems and hosts that ignore case or Unicode normalization would make the pages of both one file`
+        ? `${p.fixed ? 'list the genre once, in one spelling' : `give the catalog's items one spelling of the genre ("${p.otherGenre}" or "${p.genre}")`}: file systems and hosts that ignore case or Unicode normalization would make the pages of both one file`
         : 'file systems and hosts that ignore case or Unicode normalization would make them one file: change one of the ids (or genres) by more than that',
   },
   'host-limit': {

@@ -37,13 +37,13 @@ export class GenreConflicts {
       : [there, here, other.genre, pages.genre, otherPath, pagePath];
     const related = [{ file: first.file, line: first.line, column: first.column, message: `the first item with genre "${otherGenre}"` }];
     this.diagnostics.add(at.file, 'error', () =>
-      problem('case-conflict', { genre, otherGenre, catalog: catalog.id, page, otherPage }, { ...at, related }),
+      problem('case-conflict', { genre, otherGenre, catalog: catalog.id, page, otherPage, fixed: false }, { ...at, related }),
     );
   }
 
   /**
-   * The genre of the first member that carries it; a genre that no member carries, in a list of
-   * the catalog's own, at that list.
+   * The genre of the first member that carries it. A list of the catalog's own has one spelling
+   * of each genre (validate/catalogs.ts): at that list, should one get here all the same.
    */
   private placeOf(catalog: Catalog, genre: string): Place {
     const item = this.bearersOf(catalog).get(genre);

@@ -3,7 +3,7 @@
 import { outputLimit } from '../shared/output-limit.js';
 import { problem, type Diagnostic, type DiagnosticList, type suggester } from '../diagnostics/index.js';
 import type { Catalog, Item } from '../shared/content.js';
-import { uniqueInOrder } from './ids.js';
+import { foldPath, resourcePath } from '../shared/paths.js';
 import { autoGenres, NATURAL_ORDER } from '../shared/genres.js';
 import type { Locator } from './issues.js';
 import type { CatalogSettings, ContentItem } from './schema.js';
@@ -77,13 +77,38 @@ export function resolveCatalogs(
   }
 
   const reported = new Map<Item, Set<number>>();
-  return [...catalogs.values()].map(({ settings: s, index: _i, ...catalog }) => {
+  return [...catalogs.values()].map(({ settings: s, index, ...catalog }) => {
     if (Array.isArray(s.genres)) checkGenres(catalog, s.genres, reported, diagnostics, suggest);
     sortItems(catalog.items, s.sort);
     if (s.genres === 'auto') return { ...catalog, genres: autoGenres(catalog.items), autoGenres: true };
-    // Listed twice, a genre's pages would be written twice.
-    return { ...catalog, genres: uniqueInOrder(s.genres ?? []), ...(Array.isArray(s.genres) && { fixedGenres: true as const }) };
+    if (!s.genres) return { ...catalog, genres: [] };
+    return { ...catalog, genres: oneSpellingEach(catalog, s.genres, index, diagnostics), fixedGenres: true as const };
   });
+}
+
+/**
+ * A catalog's own genres, each once: listed twice, a genre's pages would be written twice. A
+ * genre that differs from one before it only in letter case or Unicode normalization is a
+ * case-conflict at it (the pages of both would be one file where case is ignored), and left out.
+ */
+function oneSpellingEach(catalog: Catalog, listed: readonly string[], index: number, diagnostics: DiagnosticList): string[] {
+  const firstAt = new Map<string, number>();
+  const genres: string[] = [];
+  listed.forEach((genre, at) => {
+    const first = firstAt.get(foldPath(genre));
+    if (first === undefined) {
+      firstAt.set(foldPath(genre), at);
+      genres.push(genre);
+      return;
+    }
+    const otherGenre = listed[first]!;
+    if (otherGenre === genre) return;
+    const page = (g: string) => resourcePath('catalog', catalog.type, catalog.id, [['genre', g]]);
+    const related = [{ ...catalog.where(['genres', first]), message: `"${otherGenre}", listed first` }];
+    const params = { genre, otherGenre, catalog: catalog.id, page: page(genre), otherPage: page(otherGenre), fixed: true };
+    diagnostics.push(problem('case-conflict', params, { ...catalog.where(['genres', at]), path: `catalogs[${index}].genres[${at}]`, related }));
+  });
+  return genres;
 }
 
 /**
