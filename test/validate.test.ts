@@ -199,6 +199,15 @@ describe('addon.yaml', () => {
     expect(d.message).toBe('expected text, found 1984');
   });
 
+  it('reports every bad genre option of a catalog, not only the first', async () => {
+    const diagnostics = await check({ 'addon.yaml': addonYaml('catalogs:\n  - { id: c, type: movie, name: C, genres: [1, true, 2] }\n') });
+    expect(diagnostics.map((d) => [d.code, d.line, d.column, d.path, d.message])).toEqual([
+      ['invalid-value', 6, 45, 'catalogs[0].genres[0]', 'expected text, found 1'],
+      ['invalid-value', 6, 48, 'catalogs[0].genres[1]', 'expected text, found true'],
+      ['invalid-value', 6, 54, 'catalogs[0].genres[2]', 'expected text, found 2'],
+    ]);
+  });
+
   it('refuses a genre listed again in other letter case, at the second spelling', async () => {
     const diagnostics = await check({
       'addon.yaml': addonYaml('catalogs:\n  - { id: d, type: movie, name: D, genres: [Drama, Drama, drama] }\n'),

@@ -26,7 +26,7 @@ export interface PendingDiagnostic {
 }
 
 export function issuesToDiagnostics(issues: readonly Issue[], schema: z.ZodType, locator: Locator): PendingDiagnostic[] {
-  return issues.flatMap((issue) => toDiagnostics(deepestBranch(issue), schema, locator));
+  return issues.flatMap((issue) => deepestBranch(issue).flatMap((inner) => toDiagnostics(inner, schema, locator)));
 }
 
 function toDiagnostics(issue: Issue, schema: z.ZodType, locator: Locator): PendingDiagnostic[] {
@@ -96,8 +96,8 @@ function described(issue: Issue, path: Path, place: Place): Diagnostic {
 }
 
 /** A union failure says most when reported through the branch that got furthest into the value. */
-function deepestBranch(issue: Issue): Issue {
-  if (issue.code !== 'invalid_union' || issue.errors.length === 0) return issue;
+function deepestBranch(issue: Issue): Issue[] {
+  if (issue.code !== 'invalid_union' || issue.errors.length === 0) return [issue];
   const depth = (branch: Issue[]) => Math.max(...branch.map((i) => i.path.length));
   const branches = issue.errors.filter((b) => b.length > 0);
   // Each branch's only issue, where that is a wrong type of the whole value.
@@ -107,17 +107,20 @@ function deepestBranch(issue: Issue): Issue {
   });
   if (typeErrors.length === branches.length) {
     const expected = [...new Set(typeErrors.map((i) => expectedName(i.expected)))];
-    return {
-      code: 'custom',
-      path: issue.path,
-      input: issue.input,
-      message: `expected ${expected.join(' or ')}, found ${describeValue(issue.input)}`,
-    };
+    return [
+      {
+        code: 'custom',
+        path: issue.path,
+        input: issue.input,
+        message: `expected ${expected.join(' or ')}, found ${describeValue(issue.input)}`,
+      },
+    ];
   }
   const best = branches.reduce((a, b) => (depth(b) > depth(a) ? b : a));
   const inner = best.map((i): Issue => ({ ...i, path: [...issue.path, ...i.path] }));
-  // Only one diagnostic per union: the first issue of the most promising branch.
-  return deepestBranch(inner[0]!);
+  // Every issue of the most promising branch, as a value that is not a union reports them: a
+  // list with three wrong entries has three problems, and a run reports all of them together.
+  return inner.flatMap(deepestBranch);
 }
 
 function describeIssue(issue: Issue): string {
