@@ -104,6 +104,23 @@ describe('fields', () => {
     expect(d).toMatchObject({ line: 4, column: 9, path: 'genres', message: 'expected a list, found "Drama"' });
   });
 
+  it('hints at quotes for a number where text is expected, in an item and in addon.yaml', async () => {
+    const diagnostics = await check({
+      'addon.yaml': addonYaml('catalogs:\n  - { id: films, type: movie, name: Films, genres: [Drama, 1980] }\n'),
+      'a.yaml': 'id: a\ntype: movie\nname: 1917\ngenres: [1980]\n',
+    });
+    expect(diagnostics.map((d) => [d.file, d.path, d.message, d.hint])).toEqual([
+      [
+        'addon.yaml',
+        'catalogs[0].genres[1]',
+        'expected text, found 1980',
+        'write it in quotes, as written ("1980"): without them YAML reads it as the number 1980',
+      ],
+      ['a.yaml', 'name', 'expected text, found 1917', 'write it in quotes, as written (name: "1917"): without them YAML reads it as the number 1917'],
+      ['a.yaml', 'genres[0]', 'expected text, found 1980', 'write it in quotes, as written ("1980"): without them YAML reads it as the number 1980'],
+    ]);
+  });
+
   it('refuses a date that does not exist', async () => {
     const d = only(
       await check({ 'addon.yaml': addonYaml(CATALOG), 'a.yaml': 'id: a\ntype: movie\nname: A\nreleased: 2023-02-30\n' }),

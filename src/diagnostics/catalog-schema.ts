@@ -15,6 +15,8 @@ export type InvalidValue =
   | { kind: 'year-as-date'; found: string; input: number }
   /** `season: "1"`: in quotes a number is text. */
   | { kind: 'quoted-number'; message: string; input: string }
+  /** `name: 1917`, `genres: [1980]`: without quotes YAML reads digits as a number; `field` is the key, none in a list. */
+  | { kind: 'unquoted-number'; message: string; field: string | undefined; input: number }
   /** `behaviorHints:` with nothing (or its fields under-indented) after it. */
   | { kind: 'empty'; message: string; field: string; entries: boolean }
   | { kind: 'not-a-date'; value: string }
@@ -157,6 +159,7 @@ function invalidValue(p: InvalidValue): string {
   switch (p.kind) {
     case 'schema':
     case 'quoted-number':
+    case 'unquoted-number':
     case 'empty':
       return p.message;
     case 'year-as-date':
@@ -186,6 +189,9 @@ function invalidValueHint(p: InvalidValue): string | undefined {
         : DATE_FORMS;
     case 'quoted-number':
       return `write ${p.input.trim()} without quotes: in quotes it is text`;
+    case 'unquoted-number':
+      // The number as YAML read it: `1.0` was read as 1, hence "as written".
+      return `write it in quotes, as written (${p.field === undefined ? '' : `${p.field}: `}"${p.input}"): without them YAML reads it as the number ${p.input}`;
     case 'empty':
       return `write its ${p.entries ? 'entries' : 'fields'} on the lines below "${p.field}", indented further than it, or remove "${p.field}"`;
     case 'not-a-date':

@@ -80,6 +80,11 @@ function described(issue: Issue, path: Path, place: Place): Diagnostic {
     if (expected === 'number' && typeof input === 'string' && /^-?\d+(\.\d+)?$/.test(input.trim())) {
       return problem('invalid-value', { kind: 'quoted-number', message: describeIssue(issue), input }, place);
     }
+    // `name: 1917`: YAML reads digits without quotes as a number.
+    if (expected === 'string' && typeof input === 'number') {
+      const key = typeof field === 'string' ? field : undefined;
+      return problem('invalid-value', { kind: 'unquoted-number', message: describeIssue(issue), field: key, input }, place);
+    }
     // `behaviorHints:` with its fields under-indented, or nothing, after it.
     if (input === null && (expected === 'object' || expected === 'record' || expected === 'array')) {
       return problem('invalid-value', { kind: 'empty', message: describeIssue(issue), field: String(field), entries: expected === 'array' }, place);
