@@ -108,16 +108,19 @@ describe('fields', () => {
     const diagnostics = await check({
       'addon.yaml': addonYaml('catalogs:\n  - { id: films, type: movie, name: Films, genres: [Drama, 1980] }\n'),
       'a.yaml': 'id: a\ntype: movie\nname: 1917\ngenres: [1980]\n',
+      // Read as 1.1: what was written is not known, so not shown.
+      'b.yaml': 'id: b\ntype: movie\nname: 1.10\n',
     });
     expect(diagnostics.map((d) => [d.file, d.path, d.message, d.hint])).toEqual([
       [
         'addon.yaml',
         'catalogs[0].genres[1]',
         'expected text, found 1980',
-        'write it in quotes, as written ("1980"): without them YAML reads it as the number 1980',
+        'write it in quotes ("1980"): without them YAML reads it as the number 1980',
       ],
-      ['a.yaml', 'name', 'expected text, found 1917', 'write it in quotes, as written (name: "1917"): without them YAML reads it as the number 1917'],
-      ['a.yaml', 'genres[0]', 'expected text, found 1980', 'write it in quotes, as written ("1980"): without them YAML reads it as the number 1980'],
+      ['a.yaml', 'name', 'expected text, found 1917', 'write it in quotes (name: "1917"): without them YAML reads it as the number 1917'],
+      ['a.yaml', 'genres[0]', 'expected text, found 1980', 'write it in quotes ("1980"): without them YAML reads it as the number 1980'],
+      ['b.yaml', 'name', 'expected text, found 1.1', 'write it in quotes, as you mean it (name: "…"): without them YAML reads it as the number 1.1'],
     ]);
   });
 

@@ -189,9 +189,13 @@ function invalidValueHint(p: InvalidValue): string | undefined {
         : DATE_FORMS;
     case 'quoted-number':
       return `write ${p.input.trim()} without quotes: in quotes it is text`;
-    case 'unquoted-number':
-      // The number as YAML read it: `1.0` was read as 1, hence "as written".
-      return `write it in quotes, as written (${p.field === undefined ? '' : `${p.field}: `}"${p.input}"): without them YAML reads it as the number ${p.input}`;
+    case 'unquoted-number': {
+      const field = p.field === undefined ? '' : `${p.field}: `;
+      // A whole number reads back as written; `1.10` was read as 1.1, so it is not shown.
+      return Number.isInteger(p.input)
+        ? `write it in quotes (${field}"${p.input}"): without them YAML reads it as the number ${p.input}`
+        : `write it in quotes, as you mean it (${field}"…"): without them YAML reads it as the number ${p.input}`;
+    }
     case 'empty':
       return `write its ${p.entries ? 'entries' : 'fields'} on the lines below "${p.field}", indented further than it, or remove "${p.field}"`;
     case 'not-a-date':
