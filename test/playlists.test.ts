@@ -107,6 +107,67 @@ describe('reading a playlist', () => {
     ]);
   });
 
+  it('gives #EXTVLCOPT lines after a URL to its channel, not the next, with a warning at each; the last line of the file too', async () => {
+    const dir = await contentDir({
+      'addon.yaml': addonYaml(TV_CATALOG),
+      'c.m3u': [
+        '#EXTM3U', // 1
+        '#EXTVLCOPT:http-user-agent=FirstUA', // 2: before any URL: One's, silently
+        '#EXTINF:-1,One', // 3
+        'https://e.org/1.m3u8', // 4
+        '#EXTVLCOPT:http-referrer=https://one.example/', // 5: after One's URL: One's, with a warning
+        '#EXTGRP:News', // 6: before an #EXTINF: Two's, silently
+        '#EXTINF:-1,Two', // 7
+        '#EXTVLCOPT:http-user-agent=TwoUA', // 8: between #EXTINF and URL: Two's, silently
+        'https://e.org/2.m3u8', // 9
+        'https://e.org/orphan.m3u8', // 10: no #EXTINF, so no channel
+        '#EXTVLCOPT:http-referrer=https://none.example/', // 11: after a URL that makes no channel
+        '#EXTINF:-1,Three', // 12
+        'https://e.org/3.m3u8', // 13
+        '  #EXTVLCOPT:http-referrer=https://three.example/', // 14: ends the file
+      ].join('\n'),
+    });
+    const out = await tempDir();
+    const result = await build({ contentDir: dir, outDir: out });
+    const file = path.join(dir, 'c.m3u');
+    expect(result.diagnostics.map((d) => [d.code, d.file, d.line, d.column, d.message])).toEqual([
+      [
+        'playlist-attribute',
+        file,
+        5,
+        1,
+        'this #EXTVLCOPT:http-referrer line comes after the URL of "One" (line 4), not before it: it is applied to "One"',
+      ],
+      ['playlist-syntax', file, 10, 1, 'the URL https://e.org/orphan.m3u8 has no #EXTINF line before it: there is no channel for it'],
+      [
+        'playlist-attribute',
+        file,
+        11,
+        1,
+        'this #EXTVLCOPT:http-referrer line comes after the URL of line 10, which makes no channel: it is applied to none',
+      ],
+      [
+        'playlist-attribute',
+        file,
+        14,
+        3,
+        'this #EXTVLCOPT:http-referrer line comes after the URL of "Three" (line 13), not before it: it is applied to "Three"',
+      ],
+    ]);
+    expect(result.diagnostics[0]!.hint).toBe(
+      "move it between the #EXTINF line of the channel it is for and that channel's URL: where it is, VLC and other players apply it to the next channel",
+    );
+    // The orphan URL is an error: the channels are read as the build would have made them.
+    const text = await readFile(file, 'utf8');
+    const values = channelsOf(parsePlaylist(text)).map((channel) => channelValue(channel, DEFAULT_PLAYLIST_SETTINGS));
+    const request = (headers: Record<string, string>) => ({ behaviorHints: { notWebReady: true, proxyHeaders: { request: headers } } });
+    expect(values.map((v) => [v.name, v.genres, v.streams])).toEqual([
+      ['One', undefined, [{ url: 'https://e.org/1.m3u8', name: 'One', ...request({ 'User-Agent': 'FirstUA', Referer: 'https://one.example/' }) }]],
+      ['Two', ['News'], [{ url: 'https://e.org/2.m3u8', name: 'Two', ...request({ 'User-Agent': 'TwoUA' }) }]],
+      ['Three', undefined, [{ url: 'https://e.org/3.m3u8', name: 'Three', ...request({ Referer: 'https://three.example/' }) }]],
+    ]);
+  });
+
   it('gives different names of one slug ids that do not depend on their order', () => {
     const a = '#EXTINF:-1,Café\nhttp://e.org/1.ts\n';
     const b = '#EXTINF:-1,Cafe\nhttp://e.org/2.ts\n';

@@ -18,10 +18,15 @@ export type PlaylistSyntax =
 
 /**
  * playlist-attribute: an `#EXTINF` attribute or `#EXTVLCOPT` option that the README does not list,
- * a tvg-id that cannot be a file name, an `#EXTHTTP` line.
+ * a tvg-id that cannot be a file name, an `#EXTHTTP` line, a header option after a URL rather than
+ * before it (applied to that URL's channel, when it made one).
  */
 export type PlaylistAttribute =
-  { kind: 'attribute'; name: string } | { kind: 'option'; name: string } | { kind: 'bad-id'; value: string; problem: string } | { kind: 'exthttp' };
+  | { kind: 'attribute'; name: string }
+  | { kind: 'option'; name: string }
+  | { kind: 'bad-id'; value: string; problem: string }
+  | { kind: 'exthttp' }
+  | { kind: 'option-after-url'; option: string; urlLine: number; channel?: string };
 
 /** playlist-unreadable: a playlist addon.yaml names that cannot be read. */
 export type PlaylistUnreadable =
@@ -97,6 +102,24 @@ function attributeMessage(p: PlaylistAttribute): string {
       return `the tvg-id "${p.value}" ${p.problem}, and an id is a file name: the channel's id is made of its name instead`;
     case 'exthttp':
       return 'this #EXTHTTP line is not read: its headers are not set on the stream';
+    case 'option-after-url':
+      return p.channel === undefined
+        ? `this #EXTVLCOPT:${p.option} line comes after the URL of line ${p.urlLine}, which makes no channel: it is applied to none`
+        : `this #EXTVLCOPT:${p.option} line comes after the URL of "${p.channel}" (line ${p.urlLine}), not before it: it is applied to "${p.channel}"`;
+  }
+}
+
+function attributeHint(p: PlaylistAttribute): string {
+  switch (p.kind) {
+    case 'bad-id':
+      return 'write a tvg-id without "/" or "\\" (and not ending in a dot), or remove it to keep the id made of the name';
+    case 'exthttp':
+      return 'write the headers as #EXTVLCOPT:http-user-agent=… and #EXTVLCOPT:http-referrer=…, or after the URL: <url>|User-Agent=…&Referer=…';
+    case 'option-after-url':
+      return "move it between the #EXTINF line of the channel it is for and that channel's URL: where it is, VLC and other players apply it to the next channel";
+    case 'attribute':
+    case 'option':
+      return 'items are made of tvg-id, tvg-name, tvg-logo and group-title; the README ("Playlists") lists the attributes dropped without a word. Remove it, or ignore this warning';
   }
 }
 
@@ -109,12 +132,7 @@ export const PLAYLIST_MESSAGES = {
   'playlist-attribute': {
     severity: warning,
     message: (p: PlaylistAttribute) => attributeMessage(p),
-    hint: (p: PlaylistAttribute) =>
-      p.kind === 'bad-id'
-        ? 'write a tvg-id without "/" or "\\" (and not ending in a dot), or remove it to keep the id made of the name'
-        : p.kind === 'exthttp'
-          ? 'write the headers as #EXTVLCOPT:http-user-agent=… and #EXTVLCOPT:http-referrer=…, or after the URL: <url>|User-Agent=…&Referer=…'
-          : 'items are made of tvg-id, tvg-name, tvg-logo and group-title; the README ("Playlists") lists the attributes dropped without a word. Remove it, or ignore this warning',
+    hint: (p: PlaylistAttribute) => attributeHint(p),
   },
   'playlist-unreadable': {
     severity: error,

@@ -99,7 +99,7 @@ export const CODES = {
   'output-too-large': 'The output would be far larger than the content it is built from (genres multiply catalog pages); nothing is written.',
   'playlist-syntax': 'A line of an M3U playlist that cannot be read as a channel (a URL without #EXTINF, a quote that does not close, no name).',
   'playlist-attribute':
-    'An M3U attribute or #EXTVLCOPT option that no item field takes and the README does not list as ignored, or a tvg-id that cannot be a file name.',
+    'An M3U attribute or #EXTVLCOPT option that no item field takes and the README does not list as ignored, a tvg-id that cannot be a file name, or an #EXTVLCOPT header after a URL.',
   'playlist-unreadable': 'A playlist addon.yaml names cannot be read (a missing file, an HTTP error, no answer).',
 } as const;
 

@@ -120,6 +120,8 @@ export function parsePlaylist(text: string): ParsedPlaylist {
   let headers: PlaylistEntry['headers'] = {};
   let headersLine: number | undefined;
   let group: string | undefined;
+  /** The last URL line and the entry it ended, until the next #EXTINF. */
+  let afterUrl: { line: number; entry?: PlaylistEntry } | undefined;
   for (const [index, start] of lineStarts.entries()) {
     const end = index + 1 < lineStarts.length ? lineStarts[index + 1]! - 1 : source.length;
     const raw = source.slice(start, end).replace(/\r$/, '');
@@ -130,21 +132,23 @@ export function parsePlaylist(text: string): ParsedPlaylist {
     if (/^#EXTINF:/i.test(text)) {
       if (pending) problems.push({ code: 'playlist-syntax', params: { kind: 'extinf-without-url' }, line: pending.line, column: 1 });
       pending = readExtinf(text, line, column, problems);
+      afterUrl = undefined;
     } else if (/^#EXTVLCOPT:/i.test(text)) {
-      const option = text.slice('#EXTVLCOPT:'.length).trim();
-      const eq = option.indexOf('=');
-      if (eq <= 0) {
-        problems.push({ code: 'playlist-syntax', params: { kind: 'bad-option', found: option }, line, column });
+      const option = readOption(text, line, column, problems);
+      if (option === undefined) continue;
+      if (pending === undefined && afterUrl !== undefined) {
+        // VLC gives such a line to the next URL; but a publisher who writes it after a URL (and a
+        // last line of the file can mean nothing else) most likely means that URL's channel.
+        const channel = afterUrl.entry && (afterUrl.entry.title || afterUrl.entry.attributes.get('tvg-name')?.value);
+        const params = { kind: 'option-after-url', option: option.name, urlLine: afterUrl.line, ...(channel !== undefined && { channel }) } as const;
+        problems.push({ code: 'playlist-attribute', params, line, column });
+        if (afterUrl.entry) {
+          afterUrl.entry.headers[option.header] = option.value;
+          afterUrl.entry.headersLine ??= line;
+        }
         continue;
       }
-      const name = option.slice(0, eq).trim().toLowerCase();
-      const value = unquote(option.slice(eq + 1).trim());
-      if (name === 'http-user-agent') headers.userAgent = value;
-      else if (name === 'http-referrer' || name === 'http-referer') headers.referrer = value;
-      else if (!(IGNORED_VLC_OPTIONS as readonly string[]).includes(name)) {
-        problems.push({ code: 'playlist-attribute', params: { kind: 'option', name }, line, column: column + '#EXTVLCOPT:'.length });
-        continue;
-      } else continue;
+      headers[option.header] = option.value;
       headersLine ??= line;
     } else if (/^#EXTHTTP:/i.test(text)) {
       problems.push({ code: 'playlist-attribute', params: { kind: 'exthttp' }, line, column });
@@ -153,6 +157,7 @@ export function parsePlaylist(text: string): ParsedPlaylist {
     } else if (text.startsWith('#')) {
       // #EXTM3U, #PLAYLIST and any other comment: nothing an item needs.
     } else {
+      afterUrl = { line };
       if (!pending) {
         problems.push({ code: 'playlist-syntax', params: { kind: 'url-without-extinf', url: text }, line, column });
       } else if (!pending.broken) {
@@ -168,14 +173,15 @@ export function parsePlaylist(text: string): ParsedPlaylist {
         ) {
           headersLine ??= line;
         }
-        entries.push({
+        afterUrl.entry = {
           ...read,
           ...(group !== undefined && { group }),
           headers,
           ...(headersLine !== undefined && { headersLine }),
           url,
           urlLine: line,
-        });
+        };
+        entries.push(afterUrl.entry);
       }
       pending = undefined;
       headers = {};
@@ -185,6 +191,32 @@ export function parsePlaylist(text: string): ParsedPlaylist {
   }
   if (pending) problems.push({ code: 'playlist-syntax', params: { kind: 'extinf-without-url' }, line: pending.line, column: 1 });
   return { entries, problems: kept, omitted, firstOmitted, lineStarts };
+}
+
+/**
+ * An `#EXTVLCOPT:name=value` line's header, or undefined for an option that sets none: a malformed
+ * one, and one that is not read, are reported; those dropped without a word are not.
+ */
+function readOption(
+  text: string,
+  line: number,
+  column: number,
+  problems: { push(p: PlaylistProblem): void },
+): { name: string; header: 'userAgent' | 'referrer'; value: string } | undefined {
+  const option = text.slice('#EXTVLCOPT:'.length).trim();
+  const eq = option.indexOf('=');
+  if (eq <= 0) {
+    problems.push({ code: 'playlist-syntax', params: { kind: 'bad-option', found: option }, line, column });
+    return undefined;
+  }
+  const name = option.slice(0, eq).trim().toLowerCase();
+  const value = unquote(option.slice(eq + 1).trim());
+  if (name === 'http-user-agent') return { name, header: 'userAgent', value };
+  if (name === 'http-referrer' || name === 'http-referer') return { name, header: 'referrer', value };
+  if (!(IGNORED_VLC_OPTIONS as readonly string[]).includes(name)) {
+    problems.push({ code: 'playlist-attribute', params: { kind: 'option', name }, line, column: column + '#EXTVLCOPT:'.length });
+  }
+  return undefined;
 }
 
 const HEADER_NAME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/;
