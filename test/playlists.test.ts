@@ -394,6 +394,30 @@ describe('building playlists', () => {
     ]);
   });
 
+  it('refuses a playlist file listed twice, at the later entry, with the earlier as a note', async () => {
+    const dir = await contentDir({
+      'addon.yaml': addonYaml(`${TV_CATALOG}playlists:\n  - { file: c.m3u, idPrefix: "tv:" }\n  - { file: ./c.m3u }\n`),
+      'c.m3u': '#EXTINF:-1,A\nhttp://e.org/a.ts\n',
+    });
+    const out = path.join(await tempDir(), 'dist');
+    const result = await build({ contentDir: dir, outDir: out });
+    const addon = path.join(dir, 'addon.yaml');
+    expect(result.ok).toBe(false);
+    expect(result.diagnostics).toMatchObject([
+      {
+        code: 'duplicate-playlist',
+        severity: 'error',
+        file: addon,
+        line: 9,
+        column: 13,
+        path: 'playlists[1].file',
+        message: 'the playlist file ./c.m3u is already listed, in playlists[0]',
+        related: [{ file: addon, line: 8, column: 13, message: 'listed first here' }],
+      },
+    ]);
+    await expect(readTree(out)).rejects.toThrow();
+  });
+
   it('rewrites only what an edit changes, ends as a clean build, and keeps ids when entries are reordered', async () => {
     const entries = ['#EXTINF:-1 tvg-id="a",A\nhttp://e.org/a.ts\n', '#EXTINF:-1,Bé\nhttp://e.org/b.ts\n', '#EXTINF:-1,C\nhttp://e.org/c.ts\n'];
     const dir = await contentDir({ 'addon.yaml': addonYaml(TV_CATALOG), 'tv.m3u': `#EXTM3U\n${entries.join('')}` });

@@ -134,6 +134,11 @@ export const PLAYLIST_MESSAGES = {
     message: (p: PlaylistAttribute) => attributeMessage(p),
     hint: (p: PlaylistAttribute) => attributeHint(p),
   },
+  'duplicate-playlist': {
+    severity: error,
+    message: (p: { file: string; first: number }) => `the playlist file ${p.file} is already listed, in playlists[${p.first}]`,
+    hint: () => 'a playlist has one type, id prefix and catalog: keep one of the two entries, with the settings its channels should have',
+  },
   'playlist-unreadable': {
     severity: error,
     message: (p: PlaylistUnreadable) => unreadable(p),

@@ -91,10 +91,12 @@ export async function readPlaylists(
     diagnostics.push(
       problem('playlist-unreadable', params, { ...options.locate(addon, ['playlists', index, key]), path: `playlists[${index}].${key}` }),
     );
-  const reads = entriesOf(addon.value).map(async (entry, index): Promise<SourceFile | undefined> => {
+  const entries = entriesOf(addon.value);
+  checkDuplicates(entries, addon, diagnostics, options.locate);
+  const reads = entries.map(async (entry, index): Promise<SourceFile | undefined> => {
     if (entry) checkCatalog(entry.settings, addon, index, diagnostics, options.locate);
     if (entry?.file !== undefined) {
-      const relative = path.posix.normalize(entry.file.replace(/\\/g, '/')).replace(/^\.\//, '');
+      const relative = relativeOf(entry.file);
       const file = files.find((f) => f.relative === relative && m3uSource.takes(relative));
       if (file) file.playlistSettings = entry.settings;
       else {
@@ -136,6 +138,37 @@ export async function readPlaylists(
     seen.add(file.file);
   }
   return read.filter((file): file is SourceFile => file !== undefined);
+}
+
+/** A `file` of `playlists` as the relative path of a content file (`./tv\\a.m3u` is `tv/a.m3u`). */
+function relativeOf(file: string): string {
+  return path.posix.normalize(file.replace(/\\/g, '/')).replace(/^\.\//, '');
+}
+
+/**
+ * A playlist file listed twice: an error at the later entry, which is then left out, rather than
+ * settings that silently replace the earlier's.
+ */
+function checkDuplicates(
+  entries: (PlaylistEntrySetting | undefined)[],
+  addon: SourceValue,
+  diagnostics: DiagnosticList,
+  locate: PlaylistReadOptions['locate'],
+) {
+  const firstOf = new Map<string, number>();
+  for (const [index, entry] of entries.entries()) {
+    if (entry?.file === undefined) continue;
+    const relative = relativeOf(entry.file);
+    const first = firstOf.get(relative);
+    if (first === undefined) {
+      firstOf.set(relative, index);
+      continue;
+    }
+    const related = [{ ...locate(addon, ['playlists', first, 'file']), message: 'listed first here' }];
+    const at = { ...locate(addon, ['playlists', index, 'file']), path: `playlists[${index}].file`, related };
+    diagnostics.push(problem('duplicate-playlist', { file: entry.file, first }, at));
+    entries[index] = undefined;
+  }
 }
 
 /**
