@@ -265,6 +265,36 @@ describe('quotes, durations, file names and ids', () => {
     ]);
   });
 
+  it('counts the id prefix in the length of a tvg-id, and cuts the slug of a long name, with a hash, to fit a file name', async () => {
+    const longName = 'Long Name '.repeat(40).trim();
+    const dir = await contentDir({
+      'addon.yaml': addonYaml(TV_CATALOG),
+      'c.m3u': `#EXTINF:-1 tvg-id="${'x'.repeat(198)}",Ch\nhttps://e.org/x.m3u8\n#EXTINF:-1,${longName}\nhttps://e.org/l.m3u8\n`,
+    });
+    const out = await tempDir();
+    const result = await build({ contentDir: dir, outDir: out });
+    expect(result.diagnostics.map((d) => [d.code, d.line, d.column, d.message, d.hint])).toEqual([
+      [
+        'playlist-attribute',
+        1,
+        12,
+        `the tvg-id "${'x'.repeat(40)}…" is 198 bytes, so the id made of it with the prefix iptv: would be 203, and an id is a file name, of at most 200 bytes: the channel's id is made of its name instead`,
+        'shorten the tvg-id to at most 195 bytes (the prefix iptv: takes the rest), or remove it to keep the id made of the name',
+      ],
+    ]);
+    const ids = JSON.parse((await readTree(out)).get('catalog/tv/channels.json')!.toString()).metas.map((m: Json) => m.id as string);
+    expect(ids).toHaveLength(2);
+    expect(ids).toContain('iptv:ch');
+    const long = ids.find((id: string) => id !== 'iptv:ch')!;
+    // 195 bytes after the prefix: 188 of the slug, cut at a letter, then - and the hash.
+    expect(long).toMatch(new RegExp(`^iptv:${'long-name-'.repeat(18)}long-nam-[0-9a-f]{6}$`));
+    expect(Buffer.byteLength(long)).toBe(200);
+    // The prefix of the playlist's settings counts, whatever it is: "tv:" leaves 197 bytes.
+    const kinds = (n: number) =>
+      parsePlaylist(`#EXTINF:-1 tvg-id="${'y'.repeat(n)}",Y\nhttps://e.org/y.ts\n`, 'tv:').problems.map((p) => p.params.kind);
+    expect([kinds(197), kinds(198)]).toEqual([[], ['long-id']]);
+  });
+
   it('never merges a channel without tvg-id into one whose tvg-id is its slug', () => {
     const a = '#EXTINF:-1 tvg-id="news",World News\nhttp://e.org/1.ts\n';
     const b = '#EXTINF:-1,News\nhttp://e.org/2.ts\n';

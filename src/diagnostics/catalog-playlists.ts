@@ -25,6 +25,8 @@ export type PlaylistAttribute =
   | { kind: 'attribute'; name: string }
   | { kind: 'option'; name: string }
   | { kind: 'bad-id'; value: string; problem: string }
+  /** A tvg-id whose id, prefix included (`bytes` long), is longer than a file name may be (`limit`). */
+  | { kind: 'long-id'; value: string; prefix: string; bytes: number; limit: number }
   | { kind: 'exthttp' }
   | { kind: 'option-after-url'; option: string; urlLine: number; channel?: string };
 
@@ -100,6 +102,8 @@ function attributeMessage(p: PlaylistAttribute): string {
       return `the option #EXTVLCOPT:${p.name} is not read: only http-user-agent and http-referrer become stream headers`;
     case 'bad-id':
       return `the tvg-id "${p.value}" ${p.problem}, and an id is a file name: the channel's id is made of its name instead`;
+    case 'long-id':
+      return `the tvg-id "${p.value.slice(0, 40)}…" is ${p.bytes - Buffer.byteLength(p.prefix)} bytes, so the id made of it with the prefix ${p.prefix} would be ${p.bytes}, and an id is a file name, of at most ${p.limit} bytes: the channel's id is made of its name instead`;
     case 'exthttp':
       return 'this #EXTHTTP line is not read: its headers are not set on the stream';
     case 'option-after-url':
@@ -113,6 +117,8 @@ function attributeHint(p: PlaylistAttribute): string {
   switch (p.kind) {
     case 'bad-id':
       return 'write a tvg-id without "/" or "\\" (and not ending in a dot), or remove it to keep the id made of the name';
+    case 'long-id':
+      return `shorten the tvg-id to at most ${p.limit - Buffer.byteLength(p.prefix)} bytes (the prefix ${p.prefix} takes the rest), or remove it to keep the id made of the name`;
     case 'exthttp':
       return 'write the headers as #EXTVLCOPT:http-user-agent=… and #EXTVLCOPT:http-referrer=…, or after the URL: <url>|User-Agent=…&Referer=…';
     case 'option-after-url':

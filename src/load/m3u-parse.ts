@@ -2,7 +2,7 @@
 // with the lines and columns it came from, and the problems of its malformed lines. Pure: text
 // in, values out; ids, merging and the addon.yaml settings are m3u.ts's business.
 import { MAX_PROBLEMS_PER_FILE, type PlaylistAttribute, type PlaylistSyntax } from '../diagnostics/index.js';
-import { fileNameProblem } from '../shared/paths.js';
+import { fileNameProblem, MAX_NAME_BYTES } from '../shared/paths.js';
 
 /** The attributes of `#EXTINF` that make an item (README, "Playlists"). */
 export const USED_ATTRIBUTES = ['tvg-id', 'tvg-name', 'tvg-logo', 'group-title'] as const;
@@ -95,8 +95,11 @@ function matchAt(pattern: RegExp, text: string, at: number): string | undefined 
   return pattern.exec(text)?.[0];
 }
 
-/** Reads a playlist. A byte order mark and CRLF line ends are allowed. */
-export function parsePlaylist(text: string): ParsedPlaylist {
+/**
+ * Reads a playlist. A byte order mark and CRLF line ends are allowed. `idPrefix` is the prefix of
+ * its channels' ids (m3u.ts, PlaylistSettings), which counts in the length of a tvg-id's id.
+ */
+export function parsePlaylist(text: string, idPrefix = 'iptv:'): ParsedPlaylist {
   const source = text.replace(/^\uFEFF/, '');
   const lineStarts = [0];
   for (let i = source.indexOf('\n'); i !== -1; i = source.indexOf('\n', i + 1)) lineStarts.push(i + 1);
@@ -131,7 +134,7 @@ export function parsePlaylist(text: string): ParsedPlaylist {
     if (text === '') continue;
     if (/^#EXTINF:/i.test(text)) {
       if (pending) problems.push({ code: 'playlist-syntax', params: { kind: 'extinf-without-url' }, line: pending.line, column: 1 });
-      pending = readExtinf(text, line, column, problems);
+      pending = readExtinf(text, line, column, idPrefix, problems);
       afterUrl = undefined;
     } else if (/^#EXTVLCOPT:/i.test(text)) {
       const option = readOption(text, line, column, problems);
@@ -261,7 +264,7 @@ function unquote(value: string): string {
  * may hold commas, `&`, and quotes, escaped as `\"` or not), then the title after the first comma
  * outside quotes. `column` is where the line's text starts.
  */
-function readExtinf(text: string, line: number, column: number, problems: { push(p: PlaylistProblem): void }): Extinf {
+function readExtinf(text: string, line: number, column: number, idPrefix: string, problems: { push(p: PlaylistProblem): void }): Extinf {
   const attributes = new Map<string, Attribute>();
   const entry: Extinf = { line, attributes, title: '', titleColumn: column, headers: {} };
   const syntax = (params: PlaylistSyntax, at: number) => problems.push({ code: 'playlist-syntax', params, line, column: column + at });
@@ -307,17 +310,24 @@ function readExtinf(text: string, line: number, column: number, problems: { push
     const name = key.toLowerCase();
     if (!KNOWN.has(name)) problems.push({ code: 'playlist-attribute', params: { kind: 'attribute', name: key }, line, column: column + keyStart });
     if (attributes.has(name)) continue;
-    const problem = name === 'tvg-id' && value.trim() !== '' ? fileNameProblem(value.trim()) : undefined;
+    const params = name === 'tvg-id' && value.trim() !== '' ? idProblem(value.trim(), idPrefix) : undefined;
     // An id that cannot be a file name: the channel's id is made of its name instead.
-    if (problem !== undefined) {
-      problems.push({ code: 'playlist-attribute', params: { kind: 'bad-id', value: value.trim(), problem }, line, column: column + keyStart });
-    } else attributes.set(name, { value: value.trim(), column: column + keyStart });
+    if (params !== undefined) problems.push({ code: 'playlist-attribute', params, line, column: column + keyStart });
+    else attributes.set(name, { value: value.trim(), column: column + keyStart });
   }
   const after = text.slice(i + 1);
   entry.title = after.trim();
   entry.titleColumn = column + i + 1 + (after.length - after.trimStart().length);
   if (entry.title === '' && !attributes.get('tvg-name')?.value) broken({ kind: 'no-title' }, i + 1);
   return entry;
+}
+
+/** Why a tvg-id cannot make an id, which is a file name: itself, or with its prefix, too long. */
+function idProblem(value: string, idPrefix: string): PlaylistAttribute | undefined {
+  const problem = fileNameProblem(value);
+  if (problem !== undefined && Buffer.byteLength(value) <= MAX_NAME_BYTES) return { kind: 'bad-id', value, problem };
+  const bytes = Buffer.byteLength(idPrefix + value);
+  return bytes > MAX_NAME_BYTES ? { kind: 'long-id', value, prefix: idPrefix, bytes, limit: MAX_NAME_BYTES } : undefined;
 }
 
 /** The index of the `quote` that closes a value opened before `from`: not escaped, and where a value can end. */

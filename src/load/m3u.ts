@@ -8,6 +8,7 @@ import { problem, type DiagnosticList, type Location } from '../diagnostics/inde
 import { parsePlaylist, type ParsedPlaylist, type PlaylistEntry, type PlaylistProblem } from './m3u-parse.js';
 import type { ContentSource, SourceFile, SourceValue } from './source.js';
 import { PLAYLIST_NAME } from './file-names.js';
+import { MAX_NAME_BYTES } from '../shared/paths.js';
 
 /** A playlist's settings: from its entry in addon.yaml's `playlists`, or the defaults. */
 export interface PlaylistSettings {
@@ -61,10 +62,12 @@ function shortHash(text: string): string {
  * without tvg-id whose different names give one slug (`Café` and `Cafe`), or whose slug is
  * another entry's tvg-id, each get the slug with six hex digits of their name's hash, so that
  * none takes the plain slug by coming first and a channel without tvg-id never merges into one
- * with it; a name without a letter or digit of a-z 0-9 gets `channel-` and that hash. Entries of
- * one id are one channel.
+ * with it; a name without a letter or digit of a-z 0-9 gets `channel-` and that hash. A slug too
+ * long for a file name with `idPrefix` before it is cut, and gets the hash too: the id is made,
+ * so no one could act on a bad-file-name about it. Entries of one id are one channel.
  */
-export function channelsOf(parsed: ParsedPlaylist): PlaylistChannel[] {
+export function channelsOf(parsed: ParsedPlaylist, idPrefix = DEFAULT_PLAYLIST_SETTINGS.idPrefix): PlaylistChannel[] {
+  const room = MAX_NAME_BYTES - Buffer.byteLength(idPrefix);
   const namesOfSlug = new Map<string, Set<string>>();
   const tvgIdOf = (entry: PlaylistEntry) => entry.attributes.get('tvg-id')?.value ?? '';
   const tvgIds = new Set(parsed.entries.map(tvgIdOf));
@@ -82,7 +85,11 @@ export function channelsOf(parsed: ParsedPlaylist): PlaylistChannel[] {
       const name = channelName(entry);
       const slug = slugOf(name);
       const shared = namesOfSlug.get(slug)!.size > 1 || tvgIds.has(slug);
-      base = slug === '' ? `channel-${shortHash(name)}` : shared ? `${slug}-${shortHash(name)}` : slug;
+      // The slug is ASCII: its length is its size in bytes.
+      const hashed = shared || slug.length > room;
+      const fits = room - '-123456'.length;
+      const cut = hashed && slug.length > fits ? slug.slice(0, Math.max(0, fits)).replace(/-+$/, '') : slug;
+      base = cut === '' ? `channel-${shortHash(name)}` : hashed ? `${cut}-${shortHash(name)}` : slug;
     }
     const channel = channels.get(base);
     if (channel) channel.entries.push(entry);
@@ -94,8 +101,9 @@ export function channelsOf(parsed: ParsedPlaylist): PlaylistChannel[] {
 /** The file's playlist, read on first use. */
 export function playlistOf(file: SourceFile): PlaylistChannels {
   if (!file.playlist) {
-    const parsed = parsePlaylist(file.text);
-    file.playlist = { parsed, channels: channelsOf(parsed) };
+    const { idPrefix } = file.playlistSettings ?? DEFAULT_PLAYLIST_SETTINGS;
+    const parsed = parsePlaylist(file.text, idPrefix);
+    file.playlist = { parsed, channels: channelsOf(parsed, idPrefix) };
   }
   return file.playlist;
 }

@@ -105,7 +105,8 @@ export function installsOverPlainHttp(hostname: string): boolean {
   return hostname === '127.0.0.1';
 }
 
-const MAX_NAME_BYTES = 200;
+/** The longest name of a file addon-gen writes (an id, a type, …), in UTF-8 bytes. */
+export const MAX_NAME_BYTES = 200;
 
 /** Device names Windows reserves, with any extension: `CON`, `nul.json`, `COM1`. */
 const WINDOWS_DEVICE = /^(con|prn|aux|nul|com[0-9\u00b9\u00b2\u00b3]|lpt[0-9\u00b9\u00b2\u00b3])(\.|$)/i;
