@@ -390,6 +390,17 @@ describe('building playlists', () => {
     await expect(readTree(out)).rejects.toThrow();
   });
 
+  it('reports a missing tvg-logo file once, though it is both the poster and the logo', async () => {
+    const dir = await contentDir({
+      'addon.yaml': addonYaml(TV_CATALOG),
+      'c.m3u': '#EXTINF:-1 tvg-logo="logos/a.png",A\nhttps://e.org/a.m3u8\n',
+    });
+    const result = await build({ contentDir: dir, outDir: await tempDir() });
+    expect(result.diagnostics.map((d) => [d.code, d.file, d.line, d.column, d.path])).toEqual([
+      ['missing-asset', path.join(dir, 'c.m3u'), 1, 12, 'poster'],
+    ]);
+  });
+
   it('applies the settings of addon.yaml: type, id prefix and catalog', async () => {
     const dir = await contentDir({
       'addon.yaml': addonYaml(

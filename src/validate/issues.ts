@@ -26,7 +26,28 @@ export interface PendingDiagnostic {
 }
 
 export function issuesToDiagnostics(issues: readonly Issue[], schema: z.ZodType, locator: Locator): PendingDiagnostic[] {
-  return issues.flatMap((issue) => deepestBranch(issue).flatMap((inner) => toDiagnostics(inner, schema, locator)));
+  const firstPaths = new Map<string, Path>();
+  return issues.flatMap((raw) =>
+    deepestBranch(raw).flatMap((issue) => (repeated(issue, firstPaths, locator) ? [] : toDiagnostics(issue, schema, locator))),
+  );
+}
+
+/**
+ * Whether the issue says what an earlier one said, at the same place: one value can fill two
+ * fields (a playlist's tvg-logo is its channel's poster and logo), and its problem is one. Only
+ * then is either located, as locating may parse the item again.
+ */
+function repeated(issue: Issue, firstPaths: Map<string, Path>, locator: Locator): boolean {
+  if (issue.code !== 'custom') return false;
+  const path = issue.path.filter((k): k is string | number => typeof k !== 'symbol');
+  const key = `${String(issue.params?.code)}\0${issue.message}`;
+  const first = firstPaths.get(key);
+  if (first === undefined) {
+    firstPaths.set(key, path);
+    return false;
+  }
+  const [a, b] = [locator(first), locator(path)];
+  return a.file === b.file && a.line === b.line && a.column === b.column;
 }
 
 function toDiagnostics(issue: Issue, schema: z.ZodType, locator: Locator): PendingDiagnostic[] {
