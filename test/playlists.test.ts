@@ -435,6 +435,24 @@ describe('building playlists', () => {
     ]);
   });
 
+  it('reports an id prefix that cannot start a file name once, at its line in addon.yaml, not at each channel', async () => {
+    const dir = await contentDir({
+      'addon.yaml': addonYaml(`${TV_CATALOG}playlists:\n  - { file: c.m3u, idPrefix: "a/b:" }\n`),
+      'c.m3u': '#EXTINF:-1,A\nhttp://e.org/a.ts\n#EXTINF:-1,B\nhttp://e.org/b.ts\n',
+    });
+    const result = await build({ contentDir: dir, outDir: await tempDir() });
+    expect(result.diagnostics.map((d) => [d.code, d.file, d.line, d.column, d.path, d.message])).toEqual([
+      [
+        'bad-file-name',
+        path.join(dir, 'addon.yaml'),
+        8,
+        30,
+        'playlists[0].idPrefix',
+        '"a/b:" contains "/" or "\\", so it cannot become a file name on every host',
+      ],
+    ]);
+  });
+
   it('refuses a playlist file listed twice, at the later entry, with the earlier as a note', async () => {
     const dir = await contentDir({
       'addon.yaml': addonYaml(`${TV_CATALOG}playlists:\n  - { file: c.m3u, idPrefix: "tv:" }\n  - { file: ./c.m3u }\n`),

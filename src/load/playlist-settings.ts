@@ -7,6 +7,7 @@ import path from 'node:path';
 import { closest, DiagnosticList, problem, type Location, type PlaylistUnreadable } from '../diagnostics/index.js';
 import { expandVariables, policyLists, secretPolicy, type Environment } from '../validate/secrets.js';
 import { fetchText } from './fetch.js';
+import { fileNameProblem } from '../shared/paths.js';
 import { DEFAULT_PLAYLIST_SETTINGS, m3uSource, type PlaylistSettings } from './m3u.js';
 import type { SourceFile, SourceValue } from './source.js';
 
@@ -54,6 +55,15 @@ function expandedUrl(url: string, addon: SourceValue, options: PlaylistReadOptio
   return failed.size > 0 ? undefined : holder[0];
 }
 
+/**
+ * The id prefix of a playlist's channels. One that cannot start a file name is reported once, at
+ * its line in addon.yaml, by validate's schema: its channels take the default rather than
+ * each report it again in its id.
+ */
+function prefixOf(idPrefix: string | undefined): string {
+  return idPrefix === undefined || fileNameProblem(idPrefix, false) !== undefined ? DEFAULT_PLAYLIST_SETTINGS.idPrefix : idPrefix;
+}
+
 /** The entries of `playlists` that name one file or one URL, with their settings over the defaults. */
 function entriesOf(addon: unknown): (PlaylistEntrySetting | undefined)[] {
   const list = typeof addon === 'object' && addon !== null && 'playlists' in addon ? addon.playlists : undefined;
@@ -67,7 +77,7 @@ function entriesOf(addon: unknown): (PlaylistEntrySetting | undefined)[] {
     const catalog = field('catalog');
     const settings: PlaylistSettings = {
       type: field('type') ?? DEFAULT_PLAYLIST_SETTINGS.type,
-      idPrefix: field('idPrefix') ?? DEFAULT_PLAYLIST_SETTINGS.idPrefix,
+      idPrefix: prefixOf(field('idPrefix')),
       ...(catalog !== undefined && { catalog }),
       ...(url !== undefined && { url }),
     };

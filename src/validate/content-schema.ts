@@ -239,7 +239,8 @@ const playlistSettings = z
       .optional()
       .describe('A playlist read over HTTP(S) at every build; the build fails when it cannot be read'),
     type: fileName.optional().describe('The type of its channels; default tv'),
-    idPrefix: z.string().min(1).optional().describe('What its channel ids start with; default iptv:'),
+    // The start of every channel's id, so of a file name: checked here once, not in each channel's id.
+    idPrefix: genreName.min(1).optional().describe('What its channel ids start with; default iptv:'),
     catalog: fileName.optional().describe('The catalog its channels are listed in (declared in catalogs); default: every catalog of their type'),
   })
   .refine((entry) => (entry.file === undefined) !== (entry.url === undefined), { message: 'expected exactly one of file and url' })
