@@ -262,7 +262,7 @@ describe('common mistakes', () => {
       ['poster', 'background'].map((field) => [
         'missing-asset',
         field,
-        'check the spelling and that the path is relative to this YAML file; URLs need their scheme (https://…)',
+        'check the spelling and that the path is relative to the folder of this file; URLs need their scheme (https://…)',
       ]),
     );
     const www = only(await check({ 'b.yaml': 'id: pd:b\ntype: movie\nname: B\nposter: www.example.org\n' }), 'missing-asset');

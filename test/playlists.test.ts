@@ -401,6 +401,30 @@ describe('building playlists', () => {
     ]);
   });
 
+  it('words the hints of a playlist for a playlist, not for YAML: a missing file, bytes that are not UTF-8', async () => {
+    const dir = await contentDir({
+      'addon.yaml': addonYaml(TV_CATALOG),
+      'a.m3u': '#EXTINF:-1,A\nlive/a.m3u8\n',
+      'b.m3u': Buffer.from('#EXTINF:-1,T\u00e9l\u00e9\nhttps://e.org/b.m3u8\n', 'latin1'),
+    });
+    const result = await build({ contentDir: dir, outDir: await tempDir() });
+    const found = result.diagnostics.map((d) => [d.code, path.basename(d.file!), d.message.replace(/\(looked for .*\)/, '(…)'), d.hint]);
+    expect(found.sort((a, b) => a[1]!.localeCompare(b[1]!))).toEqual([
+      [
+        'missing-asset',
+        'a.m3u',
+        '"live/a.m3u8" is neither a URL nor an existing file (…)',
+        'check the spelling and that the path is relative to the folder of this file; URLs need their scheme (https://…)',
+      ],
+      [
+        'invalid-utf8',
+        'b.m3u',
+        'byte 0xe9 at offset 12 is not UTF-8; content files (YAML, playlists, tables) must be UTF-8 text',
+        'save the file as UTF-8; it was probably written as Latin-1 or Windows-1252 (é, ü, ß become single bytes there)',
+      ],
+    ]);
+  });
+
   it('applies the settings of addon.yaml: type, id prefix and catalog', async () => {
     const dir = await contentDir({
       'addon.yaml': addonYaml(

@@ -176,7 +176,7 @@ export type InvalidUtf8 = { kind: 'utf16' } | { kind: 'byte'; byte: number; offs
 function invalidUtf8(p: InvalidUtf8): string {
   return p.kind === 'utf16'
     ? 'the file is UTF-16 text (it starts with a UTF-16 byte order mark), not UTF-8'
-    : `byte 0x${p.byte.toString(16).padStart(2, '0')} at offset ${p.offset} is not UTF-8; YAML files must be UTF-8 text`;
+    : `byte 0x${p.byte.toString(16).padStart(2, '0')} at offset ${p.offset} is not UTF-8; content files (YAML, playlists, tables) must be UTF-8 text`;
 }
 
 function invalidUtf8Hint(p: InvalidUtf8): string {

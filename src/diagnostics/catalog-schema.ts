@@ -270,7 +270,7 @@ export const SCHEMA_MESSAGES = {
     hint: (p: { value: string; looksLikeHost: boolean }) =>
       p.looksLikeHost
         ? `did you mean "https://${p.value}"? A URL needs its scheme; without one it is a file name`
-        : 'check the spelling and that the path is relative to this YAML file; URLs need their scheme (https://…)',
+        : 'check the spelling and that the path is relative to the folder of this file; URLs need their scheme (https://…)',
   },
   'asset-outside-content': {
     severity: error,
