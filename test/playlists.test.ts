@@ -107,7 +107,7 @@ describe('reading a playlist', () => {
     ]);
   });
 
-  it('gives #EXTVLCOPT lines after a URL to its channel, not the next, with a warning at each; the last line of the file too', async () => {
+  it('gives #EXTVLCOPT lines after a URL to the next channel, as VLC does, with a warning where the playlist also puts them after #EXTINF; one ending the file to none', async () => {
     const dir = await contentDir({
       'addon.yaml': addonYaml(TV_CATALOG),
       'c.m3u': [
@@ -115,13 +115,13 @@ describe('reading a playlist', () => {
         '#EXTVLCOPT:http-user-agent=FirstUA', // 2: before any URL: One's, silently
         '#EXTINF:-1,One', // 3
         'https://e.org/1.m3u8', // 4
-        '#EXTVLCOPT:http-referrer=https://one.example/', // 5: after One's URL: One's, with a warning
+        '#EXTVLCOPT:http-referrer=https://one.example/', // 5: after One's URL: Two's, with a warning (line 8)
         '#EXTGRP:News', // 6: before an #EXTINF: Two's, silently
         '#EXTINF:-1,Two', // 7
         '#EXTVLCOPT:http-user-agent=TwoUA', // 8: between #EXTINF and URL: Two's, silently
         'https://e.org/2.m3u8', // 9
         'https://e.org/orphan.m3u8', // 10: no #EXTINF, so no channel
-        '#EXTVLCOPT:http-referrer=https://none.example/', // 11: after a URL that makes no channel
+        '#EXTVLCOPT:http-referrer=https://none.example/', // 11: after a URL that makes no channel: Three's
         '#EXTINF:-1,Three', // 12
         'https://e.org/3.m3u8', // 13
         '  #EXTVLCOPT:http-referrer=https://three.example/', // 14: ends the file
@@ -136,7 +136,7 @@ describe('reading a playlist', () => {
         file,
         5,
         1,
-        'this #EXTVLCOPT:http-referrer line comes after the URL of "One" (line 4), not before it: it is applied to "One"',
+        'this #EXTVLCOPT:http-referrer line comes after the URL of "One" (line 4): as VLC reads it, it applies to the channel after it, "Two"',
       ],
       ['playlist-syntax', file, 10, 1, 'the URL https://e.org/orphan.m3u8 has no #EXTINF line before it: there is no channel for it'],
       [
@@ -144,27 +144,46 @@ describe('reading a playlist', () => {
         file,
         11,
         1,
-        'this #EXTVLCOPT:http-referrer line comes after the URL of line 10, which makes no channel: it is applied to none',
+        'this #EXTVLCOPT:http-referrer line comes after the URL of line 10: as VLC reads it, it applies to the channel after it, "Three"',
       ],
       [
         'playlist-attribute',
         file,
         14,
         3,
-        'this #EXTVLCOPT:http-referrer line comes after the URL of "Three" (line 13), not before it: it is applied to "Three"',
+        'this #EXTVLCOPT:http-referrer line comes after the URL of "Three" (line 13), and no channel follows it: it applies to none',
       ],
     ]);
     expect(result.diagnostics[0]!.hint).toBe(
-      "move it between the #EXTINF line of the channel it is for and that channel's URL: where it is, VLC and other players apply it to the next channel",
+      "this playlist puts such lines between a channel's #EXTINF line and its URL elsewhere: put this one there too, below the #EXTINF line of the channel it is for",
     );
+    expect(result.diagnostics[3]!.hint).toBe("move it between the #EXTINF line of the channel it is for and that channel's URL");
     // The orphan URL is an error: the channels are read as the build would have made them.
     const text = await readFile(file, 'utf8');
     const values = channelsOf(parsePlaylist(text)).map((channel) => channelValue(channel, DEFAULT_PLAYLIST_SETTINGS));
     const request = (headers: Record<string, string>) => ({ behaviorHints: { notWebReady: true, proxyHeaders: { request: headers } } });
     expect(values.map((v) => [v.name, v.genres, v.streams])).toEqual([
-      ['One', undefined, [{ url: 'https://e.org/1.m3u8', name: 'One', ...request({ 'User-Agent': 'FirstUA', Referer: 'https://one.example/' }) }]],
-      ['Two', ['News'], [{ url: 'https://e.org/2.m3u8', name: 'Two', ...request({ 'User-Agent': 'TwoUA' }) }]],
-      ['Three', undefined, [{ url: 'https://e.org/3.m3u8', name: 'Three', ...request({ Referer: 'https://three.example/' }) }]],
+      ['One', undefined, [{ url: 'https://e.org/1.m3u8', name: 'One', ...request({ 'User-Agent': 'FirstUA' }) }]],
+      ['Two', ['News'], [{ url: 'https://e.org/2.m3u8', name: 'Two', ...request({ Referer: 'https://one.example/', 'User-Agent': 'TwoUA' }) }]],
+      ['Three', undefined, [{ url: 'https://e.org/3.m3u8', name: 'Three', ...request({ Referer: 'https://none.example/' }) }]],
+    ]);
+  });
+
+  it('reads a playlist that puts each #EXTVLCOPT line before its #EXTINF line as VLC does, without a word', async () => {
+    const text = [
+      '#EXTM3U',
+      '#EXTVLCOPT:http-user-agent=A',
+      '#EXTINF:-1,One',
+      'https://e.org/1.m3u8',
+      '#EXTVLCOPT:http-user-agent=B',
+      '#EXTINF:-1,Two',
+      'https://e.org/2.m3u8',
+    ].join('\n');
+    const parsed = parsePlaylist(text);
+    expect(parsed.problems).toEqual([]);
+    expect(parsed.entries.map((e) => [e.title, e.headers.userAgent])).toEqual([
+      ['One', 'A'],
+      ['Two', 'B'],
     ]);
   });
 

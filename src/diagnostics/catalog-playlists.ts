@@ -28,7 +28,8 @@ export type PlaylistAttribute =
   /** A tvg-id whose id, prefix included (`bytes` long), is longer than a file name may be (`limit`). */
   | { kind: 'long-id'; value: string; prefix: string; bytes: number; limit: number }
   | { kind: 'exthttp' }
-  | { kind: 'option-after-url'; option: string; urlLine: number; channel?: string };
+  /** `channel` the URL's above it, if it made one; `next` the one it went to, when `applied`. */
+  | { kind: 'option-after-url'; option: string; urlLine: number; channel?: string; applied: boolean; next?: string };
 
 /** playlist-unreadable: a playlist addon.yaml names that cannot be read. */
 export type PlaylistUnreadable =
@@ -106,10 +107,11 @@ function attributeMessage(p: PlaylistAttribute): string {
       return `the tvg-id "${p.value.slice(0, 40)}…" is ${p.bytes - Buffer.byteLength(p.prefix)} bytes, so the id made of it with the prefix ${p.prefix} would be ${p.bytes}, and an id is a file name, of at most ${p.limit} bytes: the channel's id is made of its name instead`;
     case 'exthttp':
       return 'this #EXTHTTP line is not read: its headers are not set on the stream';
-    case 'option-after-url':
-      return p.channel === undefined
-        ? `this #EXTVLCOPT:${p.option} line comes after the URL of line ${p.urlLine}, which makes no channel: it is applied to none`
-        : `this #EXTVLCOPT:${p.option} line comes after the URL of "${p.channel}" (line ${p.urlLine}), not before it: it is applied to "${p.channel}"`;
+    case 'option-after-url': {
+      const above = p.channel === undefined ? `line ${p.urlLine}` : `"${p.channel}" (line ${p.urlLine})`;
+      if (!p.applied) return `this #EXTVLCOPT:${p.option} line comes after the URL of ${above}, and no channel follows it: it applies to none`;
+      return `this #EXTVLCOPT:${p.option} line comes after the URL of ${above}: as VLC reads it, it applies to the channel after it${p.next === undefined ? '' : `, "${p.next}"`}`;
+    }
   }
 }
 
@@ -122,7 +124,9 @@ function attributeHint(p: PlaylistAttribute): string {
     case 'exthttp':
       return 'write the headers as #EXTVLCOPT:http-user-agent=… and #EXTVLCOPT:http-referrer=…, or after the URL: <url>|User-Agent=…&Referer=…';
     case 'option-after-url':
-      return "move it between the #EXTINF line of the channel it is for and that channel's URL: where it is, VLC and other players apply it to the next channel";
+      return p.applied
+        ? "this playlist puts such lines between a channel's #EXTINF line and its URL elsewhere: put this one there too, below the #EXTINF line of the channel it is for"
+        : "move it between the #EXTINF line of the channel it is for and that channel's URL";
     case 'attribute':
     case 'option':
       return 'items are made of tvg-id, tvg-name, tvg-logo and group-title; the README ("Playlists") lists the attributes dropped without a word. Remove it, or ignore this warning';

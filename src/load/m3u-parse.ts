@@ -125,6 +125,7 @@ export function parsePlaylist(text: string, idPrefix = 'iptv:'): ParsedPlaylist 
   let group: string | undefined;
   /** The last URL line and the entry it ended, until the next #EXTINF. */
   let afterUrl: { line: number; entry?: PlaylistEntry } | undefined;
+  const displaced = new DisplacedOptions(problems);
   for (const [index, start] of lineStarts.entries()) {
     const end = index + 1 < lineStarts.length ? lineStarts[index + 1]! - 1 : source.length;
     const raw = source.slice(start, end).replace(/\r$/, '');
@@ -139,18 +140,7 @@ export function parsePlaylist(text: string, idPrefix = 'iptv:'): ParsedPlaylist 
     } else if (/^#EXTVLCOPT:/i.test(text)) {
       const option = readOption(text, line, column, problems);
       if (option === undefined) continue;
-      if (pending === undefined && afterUrl !== undefined) {
-        // VLC gives such a line to the next URL; but a publisher who writes it after a URL (and a
-        // last line of the file can mean nothing else) most likely means that URL's channel.
-        const channel = afterUrl.entry && (afterUrl.entry.title || afterUrl.entry.attributes.get('tvg-name')?.value);
-        const params = { kind: 'option-after-url', option: option.name, urlLine: afterUrl.line, ...(channel !== undefined && { channel }) } as const;
-        problems.push({ code: 'playlist-attribute', params, line, column });
-        if (afterUrl.entry) {
-          afterUrl.entry.headers[option.header] = option.value;
-          afterUrl.entry.headersLine ??= line;
-        }
-        continue;
-      }
+      displaced.seen({ line, column, option: option.name }, pending !== undefined, afterUrl);
       headers[option.header] = option.value;
       headersLine ??= line;
     } else if (/^#EXTHTTP:/i.test(text)) {
@@ -186,6 +176,8 @@ export function parsePlaylist(text: string, idPrefix = 'iptv:'): ParsedPlaylist 
         };
         entries.push(afterUrl.entry);
       }
+      // A URL that makes no channel takes the options before it along.
+      displaced.went(afterUrl.entry);
       pending = undefined;
       headers = {};
       headersLine = undefined;
@@ -193,7 +185,49 @@ export function parsePlaylist(text: string, idPrefix = 'iptv:'): ParsedPlaylist 
     }
   }
   if (pending) problems.push({ code: 'playlist-syntax', params: { kind: 'extinf-without-url' }, line: pending.line, column: 1 });
+  displaced.went(undefined);
   return { entries, problems: kept, omitted, firstOmitted, lineStarts };
+}
+
+/**
+ * #EXTVLCOPT lines after a URL and before the next #EXTINF. VLC gives them to the next URL, and so
+ * does this: some playlists put each channel's lines above its #EXTINF. In one that also puts
+ * them between a channel's #EXTINF and its URL, they may be meant for the channel above: said.
+ */
+class DisplacedOptions {
+  private lines: { line: number; column: number; option: string; urlLine: number; channel?: string }[] = [];
+  private between = false;
+
+  constructor(private readonly problems: { push(p: PlaylistProblem): void }) {}
+
+  /** An option line, between an #EXTINF and its URL, or after the URL `afterUrl`. */
+  seen(at: { line: number; column: number; option: string }, between: boolean, afterUrl: { line: number; entry?: PlaylistEntry } | undefined) {
+    if (between) this.between = true;
+    else if (afterUrl !== undefined) {
+      const channel = afterUrl.entry && channelName(afterUrl.entry);
+      this.lines.push({ ...at, urlLine: afterUrl.line, ...(channel !== undefined && { channel }) });
+    }
+  }
+
+  /** The lines since the last URL went to `next`; undefined: to none (a URL that makes no channel, or the end). */
+  went(next: PlaylistEntry | undefined) {
+    const to = next && { applied: true, ...(channelName(next) !== undefined && { next: channelName(next) }) };
+    for (const { line, column, ...params } of this.lines) {
+      if (to && !this.between) continue;
+      this.problems.push({
+        code: 'playlist-attribute',
+        params: { kind: 'option-after-url', ...params, ...(to ?? { applied: false }) },
+        line,
+        column,
+      });
+    }
+    this.lines = [];
+  }
+}
+
+/** What a channel is called in a message: its title, else its tvg-name. */
+function channelName(entry: PlaylistEntry): string | undefined {
+  return entry.title || entry.attributes.get('tvg-name')?.value;
 }
 
 /**
