@@ -3,6 +3,7 @@
 // checked over HTTP the way the client asks. Then each renderer's output on its own: rule counts,
 // overlapping rules, vercel.json, the S3 script and CORS file, and which files `--host` writes.
 import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { chmod, mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -440,6 +441,28 @@ describe('the S3 folder', () => {
     );
     expect(option(rest[0]!, '--cache-control')).toEqual([TWENTY_CACHE.assets]);
     expect(syncs).toHaveLength(resources.length + 1);
+  });
+
+  it('takes an output folder whose name holds quotes, $(…) and backquotes as a name, not as shell', async () => {
+    const parent = await tempDir();
+    const out = path.join(parent, `d $(touch PWNED) \`touch TICKED\` "q'`);
+    const result = await build({ contentDir: await contentDir(twentyCatalogs()), outDir: out, hosts: ['s3'] });
+    expect(result.ok).toBe(true);
+    const script = path.join(`${out}-s3`, 'upload.sh');
+    execFileSync('sh', ['-n', script]);
+    const bin = await tempDir();
+    const calls = path.join(bin, 'calls');
+    await writeFile(path.join(bin, 'aws'), `#!/bin/sh\nfor a in "$@"; do printf '%s\\0' "$a"; done >> '${calls}'\necho >> '${calls}'\n`);
+    await chmod(path.join(bin, 'aws'), 0o755);
+    execFileSync('sh', [script], { cwd: parent, env: { ...process.env, PATH: `${bin}:${process.env.PATH}`, BUCKET: 'b' } });
+    const sources = (await readFile(calls, 'utf8'))
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => line.split('\0')[2]!);
+    expect(sources).toHaveLength(7);
+    for (const source of sources) expect(path.resolve(parent, source)).toBe(out);
+    expect(existsSync(path.join(parent, 'PWNED'))).toBe(false);
+    expect(existsSync(path.join(parent, 'TICKED'))).toBe(false);
   });
 
   it('refuses to run without BUCKET', async () => {

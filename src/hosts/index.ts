@@ -201,7 +201,8 @@ export function renderS3Upload(rules: readonly HeaderRule[], outFromScript: stri
     'set -eu',
     ': "${BUCKET:?set BUCKET to the bucket name}"',
     'PREFIX="${PREFIX:-}"',
-    `OUT="$(dirname "$0")/${outFromScript}"`,
+    // Quoted whole: an output folder named with `$(…)`, a quote or a backquote is only a name.
+    `OUT="$(dirname "$0")"/${quote(outFromScript)}`,
     'DEST="s3://$BUCKET/$PREFIX"',
     'set -- ${ENDPOINT_URL:+--endpoint-url "$ENDPOINT_URL"}',
   ];
