@@ -1,7 +1,7 @@
 // `addon-gen publish`: the manifest is fetched and checked, then announced with the request the
 // official SDK's publishToCentral sends, to a server on 127.0.0.1 standing in for api.strem.io.
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -90,7 +90,23 @@ describe('addon-gen publish', () => {
       // Refused before any request: not https, on another machine.
       ['http://films.example.org/manifest.json', /is not https/],
       ['ftp://films.example.org/manifest.json', /is not an http\(s\) URL/],
+      [`${addon.url}manifest.json#top`, /has a fragment/],
     ];
+    // Served beside the example: manifests the client would refuse, and a page that is not JSON.
+    const example = JSON.parse(await readFile(path.join(out, 'manifest.json'), 'utf8')) as Record<string, unknown>;
+    for (const [folder, body] of [
+      ['leading-zero', JSON.stringify({ ...example, version: '1.0.0-01' })],
+      ['null-hint', JSON.stringify({ ...example, behaviorHints: { configurable: null } })],
+      ['page', '<!doctype html><title>Not found</title>'],
+    ]) {
+      await mkdir(path.join(out, folder!), { recursive: true });
+      await writeFile(path.join(out, folder!, 'manifest.json'), body!);
+    }
+    cases.push(
+      [`${addon.url}leading-zero/manifest.json`, /not an addon manifest the client accepts: version: expected a semantic version/],
+      [`${addon.url}null-hint/manifest.json`, /not an addon manifest the client accepts: behaviorHints\.configurable: /],
+      [`${addon.url}page/manifest.json`, /page\/manifest\.json did not answer JSON/],
+    );
     for (const [url, message] of cases) {
       const { status, stdout, stderr } = await cli(['publish', url, '--api-url', apiUrl]);
       expect(status, url).toBe(2);
@@ -98,6 +114,21 @@ describe('addon-gen publish', () => {
       expect(stderr, url).toMatch(/^addon-gen: [^\n]+\n$/);
       expect(stderr, url).toMatch(message);
     }
+    expect(announced).toEqual([]);
+  });
+
+  it("refuses this machine's plain http URL for the real catalog, and a bad --api-url before reading the manifest", async () => {
+    announced.length = 0;
+    const manifestUrl = `${addon.url}manifest.json`;
+    // To the real catalog (here another machine's API): refused before any request.
+    const local = await cli(['publish', manifestUrl, '--api-url', 'https://api.example.org']);
+    expect(local.status).toBe(2);
+    expect(local.stderr).toBe(`addon-gen: ${manifestUrl} is not https: Stremio installs remote addons only over HTTPS\n`);
+    const before = addon.requests.length;
+    const badApi = await cli(['publish', manifestUrl, '--api-url', 'ftp://x']);
+    expect(badApi.status).toBe(2);
+    expect(badApi.stderr).toBe('addon-gen: --api-url ftp://x is not an http(s) URL\n');
+    expect(addon.requests.length).toBe(before);
     expect(announced).toEqual([]);
   });
 

@@ -208,6 +208,11 @@ describe('addon.yaml', () => {
     const d = only(await check({ 'addon.yaml': 'id: org.example.x\nversion: "1.0"\nname: X\n' }), 'invalid-value');
     expect(d).toMatchObject({ file: 'addon.yaml', line: 2, column: 10, path: 'version' });
     expect(d.message).toMatch(/semantic version/);
+    // A numeric pre-release part with a leading zero, which semver forbids; one of letters may have one.
+    for (const version of ['1.0.0-01', '1.0.0-rc.01', '1.0.0-x.010+b'])
+      expect(only(await check({ 'addon.yaml': `id: org.example.x\nversion: ${version}\nname: X\n` }), 'invalid-value').path, version).toBe('version');
+    for (const version of ['1.0.0-0', '1.0.0-rc.1+build.01', '1.0.0-0a'])
+      expect(await check({ 'addon.yaml': `id: org.example.x\nversion: ${version}\nname: X\n` }), version).toEqual([]);
   });
 
   it('refuses genre options that are not strings', async () => {

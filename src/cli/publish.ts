@@ -1,23 +1,18 @@
 // `addon-gen publish`: announces a published addon in Stremio's community catalog, as the official
 // SDK's publishToCentral does (POST {api}/api/addonPublish with the manifest URL). The manifest is
 // fetched and checked first, so that a typo in the URL fails here rather than in the catalog.
-import { z } from 'zod';
+import type { z } from 'zod';
 import { CENTRAL_API } from './flags.js';
 import { UsageError } from '../diagnostics/index.js';
-import { installsOverPlainHttp } from '../shared/paths.js';
+import { installsOverPlainHttp, isLoopback } from '../shared/paths.js';
+import { ListedManifest } from '../validate/schema.js';
 
 /**
- * What the client requires of any manifest (src/types/addon/manifest.rs): addon-gen's own are
- * stricter, but an addon made otherwise may be announced too.
+ * What the client requires of any manifest (src/types/addon/manifest.rs), as an addon collection
+ * checks the addons it lists: addon-gen's own are stricter, but an addon made otherwise may be
+ * announced too.
  */
-const AnyManifest = z.looseObject({
-  id: z.string().min(1),
-  version: z.string().regex(/^\d+\.\d+\.\d+(?:[-+].*)?$/, 'version is not semver'),
-  name: z.string(),
-  types: z.array(z.string()),
-  resources: z.array(z.union([z.string(), z.looseObject({ name: z.string() })])),
-});
-type AnyManifest = z.infer<typeof AnyManifest>;
+type AnyManifest = z.infer<typeof ListedManifest>;
 
 export interface PublishOptions {
   /** Another API base URL (a stand-in in tests); default CENTRAL_API. */
@@ -42,12 +37,15 @@ export async function publishAddon(manifestUrl: string, options: PublishOptions 
   if (!url.pathname.endsWith('/manifest.json')) {
     throw new PublishError(`${manifestUrl} does not end in /manifest.json: give the URL that installs the addon`);
   }
-  if (url.protocol !== 'https:' && !installsOverPlainHttp(url.hostname)) {
+  if (url.hash !== '') throw new PublishError(`${manifestUrl} has a fragment (#…): the catalog would list the addon under that URL`);
+  const api = parseUrl(options.apiUrl ?? CENTRAL_API, '--api-url');
+  // This machine's address is nobody else's: plain http from 127.0.0.1 only to an API on this
+  // machine too (a stand-in), never to the real catalog.
+  if (url.protocol !== 'https:' && !(installsOverPlainHttp(url.hostname) && isLoopback(api.hostname))) {
     throw new PublishError(`${manifestUrl} is not https: Stremio installs remote addons only over HTTPS`);
   }
   const timeout = options.timeoutMs ?? 30_000;
   const manifest = await fetchManifest(url, timeout);
-  const api = parseUrl(options.apiUrl ?? CENTRAL_API, '--api-url');
   const endpoint = new URL('api/addonPublish', api.href.endsWith('/') ? api : `${api.href}/`);
   const answer = await request(endpoint, timeout, {
     method: 'POST',
@@ -66,9 +64,21 @@ export async function publishAddon(manifestUrl: string, options: PublishOptions 
 async function fetchManifest(url: URL, timeout: number): Promise<AnyManifest> {
   const answer = await request(url, timeout, {});
   if (answer.status !== 200) throw new PublishError(`${url.href} answered ${answer.status}: publish the addon there first`);
-  const parsed = AnyManifest.safeParse(await answer.json().catch(() => undefined));
-  if (!parsed.success)
-    throw new PublishError(`${url.href} is not an addon manifest the client accepts: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+  const text = await answer.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new PublishError(
+      `${url.href} did not answer JSON (${answer.headers.get('content-type') ?? 'no Content-Type'}): publish the addon there first`,
+    );
+  }
+  const parsed = ListedManifest.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const field = issue && issue.path.length > 0 ? `${issue.path.map(String).join('.')}: ` : '';
+    throw new PublishError(`${url.href} is not an addon manifest the client accepts: ${field}${issue?.message ?? 'invalid'}`);
+  }
   return parsed.data;
 }
 

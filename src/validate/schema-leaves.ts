@@ -104,8 +104,10 @@ export const textOrNumber = z.union([z.string(), z.number()]).transform(String);
 // repeated group (`(\.[a-z]+)+`): V8 keeps a backtracking entry for each repetition of a group,
 // and a value of a few MiB of `a.` overflowed its stack, which ended the build with a RangeError.
 // Each pattern below matches the same strings as the grouped one it replaces.
+// The lookahead: no numeric pre-release identifier with a leading zero (`1.0.0-01`), which semver
+// forbids and the client's parser refuses.
 const SEMVER =
-  /^(?!.*\.\.)(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-[0-9A-Za-z-](?:[0-9A-Za-z.-]*[0-9A-Za-z-])?)?(?:\+[0-9A-Za-z-](?:[0-9A-Za-z.-]*[0-9A-Za-z-])?)?$/;
+  /^(?!.*\.\.)(?!\d+\.\d+\.\d+-(?:[^+]*\.)?0\d+(?:[.+]|$))(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-[0-9A-Za-z-](?:[0-9A-Za-z.-]*[0-9A-Za-z-])?)?(?:\+[0-9A-Za-z-](?:[0-9A-Za-z.-]*[0-9A-Za-z-])?)?$/;
 export const semver = z.string().regex(SEMVER, { message: 'expected a semantic version such as 1.0.0' });
 // No regex flags here or in any content schema: JSON Schema patterns have none (see json-schema.ts).
 export const reverseDomain = z
