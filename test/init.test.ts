@@ -419,6 +419,21 @@ describe('the scaffold', () => {
     }
   });
 
+  it('refuses a schedule whose values are out of their ranges, which would leave the workflow unread', async () => {
+    const refused: [string, string][] = [
+      ['0 25 * * *', 'the hour 25 is out of range: expected 0 to 23'],
+      ['60 * * * *', 'the minute 60 is out of range: expected 0 to 59'],
+      ['0 6 0 * *', 'the day of the month 0 is out of range: expected 1 to 31'],
+      ['0 6 * 13 *', 'the month 13 is out of range: expected 1 to 12, or JAN to DEC'],
+      ['0 6 * * 7', 'the day of the week 7 is out of range: expected 0 to 6, or SUN to SAT'],
+      ['0 6 * * MOX', 'the day of the week field\'s "MOX" is not a value, a range or *: expected 0 to 6, or SUN to SAT'],
+      ['*/0 * * * *', 'the minute field\'s "*/0" has a step that is not a whole number above 0'],
+      ['0 6 * * 5-1', 'the day of the week range "5-1" runs backwards'],
+    ];
+    for (const [bad, problem] of refused) expect(() => checkSchedule(bad), bad).toThrow(`--schedule ${JSON.stringify(bad)}: ${problem}`);
+    for (const good of ['0 6 * * *', '*/15 0-23/2 1,15 JAN-jun MON-FRI', '30 5 * * sun', '0 0 31 12 6']) expect(checkSchedule(good), good).toBe(good);
+  });
+
   it('is valid YAML as a template too, for those who copy it by hand', async () => {
     const template = (await readInitTemplates()).get('dot-github/workflows/addon.yml')!;
     const doc = parseDocument(template);

@@ -133,8 +133,9 @@ function checkSettings(id: string, name: string) {
 
 /**
  * A cron expression as GitHub Actions takes it: five fields (minute, hour, day of the month,
- * month, day of the week), each digits, names (MON, JAN) and `* , - /`. Returned with single
- * spaces. Only the form is checked, not the ranges: GitHub reports those when the workflow loads.
+ * month, day of the week), each a list of `*`, values and ranges (`1-5`), each with an optional
+ * step (`/15`, every 15th), values in the field's range or named (MON, JAN). Returned with single spaces.
+ * A workflow GitHub cannot read runs on no trigger at all, pushes included: checked here.
  */
 export function checkSchedule(schedule: string): string {
   const fields = schedule.trim().split(/\s+/).filter(Boolean);
@@ -143,7 +144,43 @@ export function checkSchedule(schedule: string): string {
       `--schedule ${JSON.stringify(schedule)}: expected a cron expression of 5 fields (minute hour day-of-month month day-of-week, in UTC), such as '0 6 * * *' for daily at 06:00 UTC`,
     );
   }
+  for (const [index, field] of fields.entries()) {
+    const problem = cronFieldProblem(field, CRON_FIELDS[index]!);
+    if (problem !== undefined) throw new UsageError(`--schedule ${JSON.stringify(schedule)}: ${problem}`);
+  }
   return fields.join(' ');
+}
+
+const CRON_FIELDS = [
+  { name: 'minute', min: 0, max: 59 },
+  { name: 'hour', min: 0, max: 23 },
+  { name: 'day of the month', min: 1, max: 31 },
+  { name: 'month', min: 1, max: 12, names: ['JAN', 'FEB', 'MAR', 'APR', 'MAY', 'JUN', 'JUL', 'AUG', 'SEP', 'OCT', 'NOV', 'DEC'] },
+  { name: 'day of the week', min: 0, max: 6, names: ['SUN', 'MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT'] },
+];
+
+/** Why one field of a cron expression is not one GitHub takes, or undefined. */
+function cronFieldProblem(field: string, { name, min, max, names }: (typeof CRON_FIELDS)[number]): string | undefined {
+  const value = (text: string) => {
+    const named = names?.indexOf(text.toUpperCase()) ?? -1;
+    if (named >= 0) return named + min;
+    return /^\d+$/.test(text) ? Number(text) : undefined;
+  };
+  const range = `${min} to ${max}${names ? `, or ${names[0]} to ${names.at(-1)}` : ''}`;
+  for (const part of field.split(',')) {
+    const [span = '', step, extra] = part.split('/');
+    if (extra !== undefined || (step !== undefined && !/^[1-9]\d*$/.test(step)))
+      return `the ${name} field's "${part}" has a step that is not a whole number above 0`;
+    if (span === '*') continue;
+    const ends = span.split('-');
+    const values = ends.map(value);
+    if (ends.length > 2 || values.some((v) => v === undefined))
+      return `the ${name} field's "${part}" is not a value, a range or *: expected ${range}`;
+    const outside = values.find((v) => v! < min || v! > max);
+    if (outside !== undefined) return `the ${name} ${outside} is out of range: expected ${range}`;
+    if (values.length === 2 && values[0]! > values[1]!) return `the ${name} range "${span}" runs backwards`;
+  }
+  return undefined;
 }
 
 // ---------------------------------------------------------------------------------------------
