@@ -321,13 +321,14 @@ describe('progress and summary', () => {
     expect(summary).toMatch(/^Built Test Addon/);
   });
 
-  it('draws nothing when stdout is not a terminal, in CI, with --quiet or with --json', async () => {
+  it('draws nothing when stdout is not a terminal, in CI, on a dumb terminal, with --quiet or with --json', async () => {
     const dir = await contentDir(GOOD);
     const out = path.join(await tempDir(), 'dist');
     const cases: [string[], { stdoutIsTTY?: boolean; env?: Record<string, string> }][] = [
       [[], { stdoutIsTTY: false, env: {} }],
       [[], { stdoutIsTTY: true, env: { CI: 'true' } }],
       [[], { stdoutIsTTY: true, env: { GITHUB_ACTIONS: 'true' } }],
+      [[], { stdoutIsTTY: true, env: { TERM: 'dumb' } }],
       [['--quiet'], { stdoutIsTTY: true, env: {} }],
       [['--json'], { stdoutIsTTY: true, env: {} }],
     ];

@@ -57,12 +57,12 @@ export function report(result: BuildResult, options: ReportOptions, io: Io): num
 
 /**
  * One line on the terminal that shows the stage and, while writing, files done of the total,
- * redrawn at most ten times a second. Nothing of it where it would end up in a log: stdout not
- * a terminal, CI, --quiet or --json.
+ * redrawn at most ten times a second. Nothing of it where it would end up in a log (stdout not
+ * a terminal, CI, --quiet or --json), nor on a terminal that cannot redraw a line (TERM=dumb).
  */
 export function progressLine(io: Io, options: { quiet?: boolean; json?: boolean }): { update: (p: Progress) => void; clear: () => void } {
   const env = io.env ?? {};
-  const enabled = io.stdoutIsTTY === true && !options.quiet && !options.json && !env.CI && env.GITHUB_ACTIONS !== 'true';
+  const enabled = io.stdoutIsTTY === true && !options.quiet && !options.json && !env.CI && env.GITHUB_ACTIONS !== 'true' && env.TERM !== 'dumb';
   if (!enabled) return { update: () => {}, clear: () => {} };
   let shown = false;
   let last = 0;
