@@ -30,6 +30,19 @@ describe('YAML', () => {
     expect(d).toMatchObject({ file: 'a.yaml', line: 3, severity: 'error' });
   });
 
+  it('points at the [ or { that is not closed, past brackets and quotes closed on its line', async () => {
+    const files = {
+      'addon.yaml': addonYaml(CATALOG),
+      'a.yaml': '- { id: a, type: movie, name: "A [x", genres: [Drama]\n- { id: b, type: movie, name: B }\n',
+    };
+    const d = only(await check(files), 'yaml-syntax');
+    expect(d).toMatchObject({ file: 'a.yaml', line: 2, column: 1 });
+    expect(d.related).toEqual([{ file: expect.stringMatching(/a\.yaml$/), line: 1, column: 3, message: 'the "{" that is not closed' }]);
+    expect(d.hint).toBe(
+      'close the "{" of line 1 with "}" on that line (or write its entries on lines of their own); a value that holds "{" needs quotes',
+    );
+  });
+
   it('reports a duplicate key at the second key', async () => {
     const d = only(await check({ 'addon.yaml': addonYaml(CATALOG), 'a.yaml': 'id: a\ntype: movie\nname: A\nname: B\n' }), 'duplicate-key');
     expect(d).toMatchObject({ file: 'a.yaml', line: 4, column: 1 });

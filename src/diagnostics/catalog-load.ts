@@ -38,6 +38,8 @@ export type YamlSyntax =
   | { kind: 'sequence-columns'; text: string; column: number }
   /** A line without a key that starts as far left as one; `above` the key whose value it would continue. */
   | { kind: 'continuation'; text: string; above: string | undefined }
+  /** A `[` or `{` that is not closed, noticed on a later line; `line` the opener's. */
+  | { kind: 'unclosed-flow'; text: string; open: '[' | '{'; line: number }
   | { kind: 'parser-failed'; reason: string };
 
 function yamlSyntax(p: YamlSyntax): string {
@@ -66,6 +68,10 @@ function yamlSyntaxHint(p: YamlSyntax): string | undefined {
     case 'continuation': {
       const of = p.above === undefined ? '' : ` of "${p.above}"`;
       return `a line without "key:" continues the value above it, so it must be indented further than that value's key: indent it to continue the value${of}, or add the ":" a key needs`;
+    }
+    case 'unclosed-flow': {
+      const close = p.open === '[' ? ']' : '}';
+      return `close the "${p.open}" of line ${p.line} with "${close}" on that line (or write its entries on lines of their own); a value that holds "${p.open}" needs quotes`;
     }
     case 'parser-failed':
       return 'simplify the file around its unusual parts; please report this with the file';

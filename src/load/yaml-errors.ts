@@ -124,6 +124,17 @@ function indentationError(
   if (code === 'BAD_INDENT' && /^All sequence items/.test(message)) {
     return { offset: first, params: { kind: 'sequence-columns', text: message, column: here.indent } };
   }
+  const flow = /^Flow (sequence|map) in block collection must be sufficiently indented and end with a/.exec(message);
+  if (flow) {
+    const open = flow[1] === 'sequence' ? '[' : '{';
+    const opener = unclosedOpener(source, here.number, open);
+    if (!opener) return undefined;
+    return {
+      offset: first,
+      params: { kind: 'unclosed-flow', text: message, open, line: opener.line },
+      related: [{ file: source.file, ...opener, message: `the "${open}" that is not closed` }],
+    };
+  }
   if (code === 'MISSING_CHAR' && /Implicit map keys/.test(message) && !here.key) {
     const above = previousContent(source, here.number);
     return {
@@ -131,6 +142,31 @@ function indentationError(
       params: { kind: 'continuation', text: message, above: above?.key?.name },
       ...(above?.key ? { related: [keyAbove(source, above, above.key)] } : {}),
     };
+  }
+  return undefined;
+}
+
+/**
+ * The nearest line above `number` that leaves a `[` (or `{`) open, and the opener's column: quotes
+ * and brackets closed on their line are passed over.
+ */
+function unclosedOpener(source: SourceFile, number: number, open: '[' | '{'): { line: number; column: number } | undefined {
+  for (let n = number - 1; n >= 1 && n > number - 50; n--) {
+    const info = lineInfo(source, n);
+    if (!info || info.text.length > MAX_KEY_LINE) continue;
+    const openers: { char: string; column: number }[] = [];
+    let quote: string | undefined;
+    for (let i = 0; i < info.text.length; i++) {
+      const char = info.text[i]!;
+      if (quote !== undefined) {
+        if (char === quote) quote = undefined;
+      } else if (char === '"' || char === "'") quote = char;
+      else if (char === '#' && (i === 0 || info.text[i - 1] === ' ')) break;
+      else if (char === '[' || char === '{') openers.push({ char, column: i + 1 });
+      else if (char === ']' || char === '}') openers.pop();
+    }
+    const last = [...openers].reverse().find((o) => o.char === open);
+    if (last) return { line: n, column: last.column };
   }
   return undefined;
 }
