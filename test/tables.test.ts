@@ -147,6 +147,32 @@ describe('each misuse of a table, at its file, line and column, with nothing wri
     ]);
   });
 
+  it('no type or id column: one error at the end of the header, where the column goes, and none at the rows', async () => {
+    const rows = 'pd:a,A,https://example.org/a.mp4\npd:b,B,https://example.org/b.mp4\npd:c,C,https://example.org/c.mp4\n';
+    const [d, ...rest] = await misuse(`id,name,url\n${rows}`);
+    expect(rest).toEqual([]);
+    expect(where(d!)).toBe('films.csv:1:12 missing-field type');
+    expect(d!.message).toBe('the table has no "type" column, and every item needs a type');
+    expect(d!.hint).toBe("add a type column with each row's type: movie, series, channel, tv, or one of your own");
+    const [e, ...others] = await misuse('type,name\nmovie,A\nmovie,B\n');
+    expect(others).toEqual([]);
+    expect(where(e!)).toBe('films.csv:1:10 missing-field id');
+    expect(e!.hint).toMatch(/^add an id column/);
+    // A misspelt header cell has its did-you-mean, which says it all.
+    expect((await misuse('id,Type,name\npd:a,movie,A\n')).map((p) => `${where(p)} ${p.hint}`)).toEqual([
+      'films.csv:1:4 unknown-field Type did you mean "type"?',
+    ]);
+  });
+
+  it('an empty cell of a field the item needs: a hint about that cell, at the cell', async () => {
+    const diagnostics = await misuse('id,type,name,poster\npd:a,,A,\npd:b,movie,,https://example.org/b.jpg\n');
+    expect(diagnostics.map((p) => `${where(p)}: ${p.hint}`)).toEqual([
+      "films.csv:2:6 missing-field type: fill in this row's type cell",
+      'films.csv:3:12 missing-field name: fill in its name cell (the name column) if this addon describes the title; ' +
+        'if another addon describes it (Cinemeta, for IMDb ids tt…), fill in only its id, type and stream cells, with its poster cell empty',
+    ]);
+  });
+
   it('a stream with two sources: at the first of its cells in that row', async () => {
     const table = 'id,type,name,url,ytId\npd:a,movie,A,https://example.org/a.mp4,\npd:a,movie,A,https://example.org/b.mp4,YE7VzlLtp-4\n';
     expect((await misuse(table)).map(where)).toEqual(['films.csv:3:14 stream-source streams[1]']);

@@ -94,10 +94,12 @@ function resourceHint(p: ResourceProblem): string {
  * this addon describes (an item without one adds streams to a title another addon describes).
  */
 export type MissingField =
-  | { kind: 'field'; field: string; video: boolean }
-  | { kind: 'name'; because: NameNeeded }
+  | { kind: 'field'; field: string; video: boolean; table?: boolean }
+  | { kind: 'name'; because: NameNeeded; table?: boolean }
   /** An item without a name that adds neither streams nor subtitles. */
-  | { kind: 'nothing-added' };
+  | { kind: 'nothing-added'; table?: boolean }
+  /** A table whose header has no column for a field every row needs (id, type): said once, not at each row. */
+  | { kind: 'column'; column: string };
 
 /** Why an item without a name must have one: what makes it a title this addon describes. */
 export type NameNeeded =
@@ -113,6 +115,7 @@ export type NameNeeded =
   | { reason: 'field'; field: string };
 
 function missingField(p: MissingField): string {
+  if (p.kind === 'column') return `the table has no "${p.column}" column, and every item needs ${p.column === 'id' ? 'an id' : `a ${p.column}`}`;
   if (p.kind === 'field') return `"${p.field}" is required${p.video ? ' for a video without season and episode' : ''}`;
   if (p.kind === 'nothing-added')
     return 'an item without a name adds streams or subtitles to a title another addon describes, and this one has neither';
@@ -134,16 +137,21 @@ function missingField(p: MissingField): string {
 }
 
 function missingFieldHint(p: MissingField): string {
+  if (p.kind === 'column') return COLUMN_HINTS[p.column] ?? `add a ${p.column} column`;
+  // A table's fields are its columns: what to do is said of cells, not of YAML keys.
+  if (p.kind === 'field' && p.table) return `fill in this row's ${p.field} cell`;
   if (p.kind === 'field') return `add ${p.field}: …${p.video ? ', or give the video a season and an episode' : ''}`;
+  if (p.kind === 'nothing-added' && p.table) return 'fill in a stream cell (url, ytId, infoHash, …), or a name if this addon describes the title';
   if (p.kind === 'nothing-added') return 'add streams or subtitles, or a name if this addon describes the title';
-  const elsewhere =
-    'add name: … if this addon describes the title; if another addon describes it (Cinemeta, for IMDb ids tt…), give only id, type, streams and subtitles';
+  const elsewhere = p.table
+    ? 'fill in its name cell (the name column) if this addon describes the title; if another addon describes it (Cinemeta, for IMDb ids tt…), fill in only its id, type and stream cells'
+    : 'add name: … if this addon describes the title; if another addon describes it (Cinemeta, for IMDb ids tt…), give only id, type, streams and subtitles';
   const because = p.because;
   switch (because.reason) {
     case 'videos':
       return `${elsewhere}, in one item per episode with the episode's id ("tt0034167:1:1")`;
     case 'catalog':
-      return `${elsewhere}, and no catalogs`;
+      return `${elsewhere}, and ${p.table ? 'leave its catalogs cell empty' : 'no catalogs'}`;
     case 'described-prefix':
       return elsewhere;
     case 'catalog-all':
@@ -151,9 +159,15 @@ function missingFieldHint(p: MissingField): string {
         ? `${elsewhere}, or set \`items: listed\` on catalog "${because.catalog}"`
         : `${elsewhere}, and remove catalog "${because.catalog}"`;
     case 'field':
-      return `${elsewhere}, without \`${because.field}\``;
+      return p.table ? `${elsewhere}, with its ${because.field} cell empty` : `${elsewhere}, without \`${because.field}\``;
   }
 }
+
+/** What a table's missing column holds, for the hint that asks for it. */
+const COLUMN_HINTS: Partial<Record<string, string>> = {
+  id: "add an id column with each item's id (pd:nosferatu-1922): it names the item's files, and rows of one id make one item",
+  type: "add a type column with each row's type: movie, series, channel, tv, or one of your own",
+};
 
 function invalidValue(p: InvalidValue): string {
   switch (p.kind) {

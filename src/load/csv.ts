@@ -105,6 +105,7 @@ function parseTable(source: SourceFile, diagnostics: DiagnosticList): SourceValu
   }
   if (rows.length === 0) return [];
   layout.columns = header(source, rows[0]!.record, diagnostics);
+  if (rows.length > 1 && !hasRequiredColumns(source, rows[0]!.record, layout.columns, diagnostics)) return [];
   const built: Building[] = [];
   const byId = new Map<string, Building>();
   const idColumn = layout.columns.findIndex((c) => c?.field === 'id' && !c.stream);
@@ -181,6 +182,27 @@ function header(source: SourceFile, names: string[], diagnostics: DiagnosticList
     // A column named twice is read once, from the first.
     return names.indexOf(name) === c ? column : undefined;
   });
+}
+
+/** The columns every row needs: a table cannot give an item its id or type any other way. */
+const REQUIRED_COLUMNS = ['id', 'type'];
+
+/**
+ * Whether the header has each required column; one missing is one problem at the end of the
+ * header, where a column would be added, and none at each row. A name the header misspells
+ * ("Type") already has its did-you-mean, which says enough.
+ */
+function hasRequiredColumns(source: SourceFile, names: string[], columns: (Column | undefined)[], diagnostics: DiagnosticList): boolean {
+  const known = [...TABLE_COLUMNS.keys()];
+  const missing = REQUIRED_COLUMNS.filter((field) => !columns.some((column) => column?.field === field && !column.stream));
+  for (const field of missing) {
+    if (names.some((name) => !TABLE_COLUMNS.has(name) && closest(name.trim(), known) === field)) continue;
+    const end = readRow(source.text, rowStart(source.text, 0)).cells.at(-1)!.end;
+    diagnostics.add(source.file, 'error', () =>
+      problem('missing-field', { kind: 'column', column: field }, { ...locationOf(source, end), path: field }),
+    );
+  }
+  return missing.length === 0;
 }
 
 /** csv-syntax where the parser stopped: in the row that starts after the last one it read. */

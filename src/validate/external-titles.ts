@@ -47,8 +47,9 @@ function nameNeeded(
   diagnostics.add(at.file, 'error', () =>
     problem(
       'missing-field',
-      { kind: 'name', because },
-      { ...at([]), path: 'name', ...(related && { related: [{ ...related.at(related.path), message: related.message }] }) },
+      { kind: 'name', because, table: at.table },
+      // At the name: a table's empty name cell; the mapping that lacks it in YAML.
+      { ...at(['name']), path: 'name', ...(related && { related: [{ ...related.at(related.path), message: related.message }] }) },
     ),
   );
 }
@@ -92,7 +93,9 @@ export function titlesDescribedElsewhere(
       return false;
     }
     if (adds) return true;
-    diagnostics.add(title.where.file, 'error', () => problem('missing-field', { kind: 'nothing-added' }, { ...title.where([]), path: 'streams' }));
+    diagnostics.add(title.where.file, 'error', () =>
+      problem('missing-field', { kind: 'nothing-added', table: title.where.table }, { ...title.where([]), path: 'streams' }),
+    );
     return false;
   });
 }

@@ -13,6 +13,7 @@ import { declaredTypesAndPrefixes } from '../shared/resources.js';
 import { externalTitle, titlesDescribedElsewhere } from './external-titles.js';
 import { checkBaseUrlScheme, checkPrefixes } from './ids.js';
 import { issuesToDiagnostics, type Locator } from './issues.js';
+import { CSV_NAME } from '../load/file-names.js';
 import { mergePlaylistChannels } from './channels.js';
 import { checkUniqueIds, hasName, normalizeItem } from './items.js';
 import { localFiles } from './local-files.js';
@@ -313,7 +314,7 @@ function parseWith<T extends z.ZodType>(
 /** Keeps only what locating needs, not the parsed value, which items outlive. */
 function locatorOf({ source, document, at }: SourceValue): Locator {
   const locator = (nodePath: readonly (string | number)[], key?: string) => locate(source, document, [...at, ...nodePath], key);
-  return Object.assign(locator, { file: source.file });
+  return Object.assign(locator, { file: source.file, table: CSV_NAME.test(source.relative) });
 }
 
 /** `baseUrl` from unchecked settings, when it is valid (an invalid one is reported by the schema). */

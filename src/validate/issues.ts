@@ -13,6 +13,8 @@ type Path = (string | number)[];
 export interface Locator {
   (path: readonly (string | number)[], key?: string): Location;
   readonly file: string;
+  /** The file is a table, whose fields are columns: hints speak of cells. */
+  readonly table?: boolean;
 }
 
 /**
@@ -56,7 +58,7 @@ function toDiagnostics(issue: Issue, schema: z.ZodType, locator: Locator): Pendi
     return issue.keys.map((key) => ({ path: formatPath([...path, key]), build: () => unknownField(key, path, schema, locator, issue.input) }));
   }
   const pathText = formatPath(path) || undefined;
-  return [{ path: pathText, build: () => described(issue, path, { ...locator(path), path: pathText }) }];
+  return [{ path: pathText, build: () => described(issue, path, { ...locator(path), path: pathText }, locator.table) }];
 }
 
 function unknownField(key: string, path: Path, schema: z.ZodType, locator: Locator, input: unknown): Diagnostic {
@@ -86,10 +88,10 @@ function emptyParentOf(key: string, path: Path, schema: z.ZodType, input: unknow
 }
 
 /** The diagnostic of an issue other than unknown keys, at `place`. */
-function described(issue: Issue, path: Path, place: Place): Diagnostic {
+function described(issue: Issue, path: Path, place: Place, table?: boolean): Diagnostic {
   const field = path[path.length - 1];
   if (issue.code === 'invalid_type' && issue.input === undefined) {
-    return problem('missing-field', { kind: 'field', field: String(field), video: false }, place);
+    return problem('missing-field', { kind: 'field', field: String(field), video: false, table }, place);
   }
   if (issue.code === 'invalid_type') {
     const { expected, input } = issue;
