@@ -64,6 +64,19 @@ describe('a table', () => {
     ]);
   });
 
+  it('skips rows whose cells are all empty, as a spreadsheet saves them below the table, and builds silently', async () => {
+    const table = 'id,type,name,url\r\n,,,\r\npd:a,movie,A,https://example.org/a.mp4\r\n,,,\r\n"","",,\r\n,,,\r\n';
+    const dir = await contentDir({ 'addon.yaml': ADDON, 'films.csv': table });
+    const out = path.join(await tempDir(), 'dist');
+    const result = await build({ contentDir: dir, outDir: out });
+    expect(result.diagnostics).toEqual([]);
+    expect(result.counts).toMatchObject({ items: 1, streams: 1 });
+    expect(json(await readTree(out), 'catalog/movie/films.json')).toEqual({ metas: [{ id: 'pd:a', type: 'movie', name: 'A' }] });
+    // Blank rows only, under a header without a type column: nothing to say about the rows.
+    const empty = await contentDir({ 'addon.yaml': ADDON, 'films.csv': 'id,name\n,\n,\n', 'a.yaml': 'id: pd:b\ntype: movie\nname: B\n' });
+    expect((await build({ contentDir: empty, outDir: path.join(await tempDir(), 'dist') })).diagnostics).toEqual([]);
+  });
+
   it('counts its items and streams in the summary like any', async () => {
     const out = path.join(await tempDir(), 'dist');
     const result = await build({ contentDir: QUOTING, outDir: out });

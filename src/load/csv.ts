@@ -105,11 +105,14 @@ function parseTable(source: SourceFile, diagnostics: DiagnosticList): SourceValu
   }
   if (rows.length === 0) return [];
   layout.columns = header(source, rows[0]!.record, diagnostics);
-  if (rows.length > 1 && !hasRequiredColumns(source, rows[0]!.record, layout.columns, diagnostics)) return [];
+  // Spreadsheets save the rows they once formatted as bare commas (`,,,`): nothing, as an empty line is.
+  const blank = (r: number) => rows[r]!.record.every((cell) => cell === '');
+  if (rows.some((_, r) => r > 0 && !blank(r)) && !hasRequiredColumns(source, rows[0]!.record, layout.columns, diagnostics)) return [];
   const built: Building[] = [];
   const byId = new Map<string, Building>();
   const idColumn = layout.columns.findIndex((c) => c?.field === 'id' && !c.stream);
   for (let r = 1; r < rows.length; r++) {
+    if (blank(r)) continue;
     const row = rowStart(source.text, rows[r - 1]!.end);
     const cells = rows[r]!.record;
     const id = idColumn === -1 ? '' : (cells[idColumn] ?? '');
