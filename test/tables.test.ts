@@ -223,6 +223,21 @@ describe('each misuse of a table, at its file, line and column, with nothing wri
   });
 });
 
+describe('a table separated by semicolons, as Excel saves CSV where the comma is the decimal mark', () => {
+  it('is one error at the first semicolon of the header, and nothing about its rows; a header with commas is read as one', async () => {
+    const table = 'id;type;name;url\r\npd:a;movie;Drama, Horror;https://example.org/a.mp4\r\npd:b;movie;B;https://example.org/b.mp4\r\n';
+    const [d, ...rest] = await misuse(table);
+    expect(rest).toEqual([]);
+    expect(where(d!)).toBe('films.csv:1:3 csv-syntax');
+    expect(d!.message).toBe('the header has semicolons and no comma: the file looks separated by semicolons, and a table is separated by commas');
+    expect(d!.hint).toMatch(/^save it as comma-separated: in Excel, "CSV UTF-8 \(Comma delimited\)"/);
+    // Not said of a header with commas, whose cells may hold semicolons.
+    const [e, ...others] = await misuse('id,type,name,notes;extra\npd:a,movie,A,x\n');
+    expect(others).toEqual([]);
+    expect(where(e!)).toBe('films.csv:1:14 unknown-field notes;extra');
+  });
+});
+
 describe('a flood of problems in a table', () => {
   it('shows the first hundred of a header of unknown columns, and counts the rest', async () => {
     const names = Array.from({ length: 5000 }, (_, i) => `x${i}`);

@@ -15,6 +15,8 @@ export type CsvSyntax =
   | { kind: 'cell-count'; found: number; header: number }
   | { kind: 'empty-column' }
   | { kind: 'duplicate-column'; column: string }
+  /** A header with semicolons and no comma: cells separated by semicolons. */
+  | { kind: 'semicolons' }
   /** Any other failure of the parser: its own words. */
   | { kind: 'parser'; text: string };
 
@@ -32,6 +34,8 @@ function csvSyntax(p: CsvSyntax): string {
       return 'a column of the header has no name';
     case 'duplicate-column':
       return `the header names the column "${p.column}" twice`;
+    case 'semicolons':
+      return 'the header has semicolons and no comma: the file looks separated by semicolons, and a table is separated by commas';
     case 'parser':
       return `the CSV parser failed here: ${p.text}`;
   }
@@ -52,6 +56,8 @@ function csvSyntaxHint(p: CsvSyntax): string | undefined {
       return 'name the column after an item field (see the README, "Tables (CSV)"), or remove it, with its cells';
     case 'duplicate-column':
       return 'keep one of the two columns; a list field takes several values in one cell, separated by |';
+    case 'semicolons':
+      return 'save it as comma-separated: in Excel, "CSV UTF-8 (Comma delimited)"; in LibreOffice, with "," as the field delimiter';
     case 'parser':
       return undefined;
   }

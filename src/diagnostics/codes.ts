@@ -48,7 +48,7 @@ export const CODES = {
   'yaml-alias': 'An alias could not be expanded (too many aliases, or an unknown anchor).',
   'not-an-item': 'A document is neither an item, a list of items, nor empty.',
   'csv-syntax':
-    'A table (CSV file) is not valid CSV, or its header cannot name the columns (an unclosed quote, a row of another length, a column twice).',
+    'A table (CSV file) is not valid CSV, or its header cannot name the columns (an unclosed quote, a row of another length, a column twice, semicolons between cells).',
   'csv-rows-differ': "Rows of one id in a table give one of the item's fields different values.",
   'unknown-field': 'A field the format does not have (often a typo).',
   'missing-field': 'A required field is absent.',

@@ -98,6 +98,12 @@ function parseTable(source: SourceFile, diagnostics: DiagnosticList): SourceValu
   source.table = layout;
   if (source.unreadable) return [];
   const at = (offset: number): Location => locationOf(source, offset);
+  const semicolon = semicolonHeader(source.text);
+  if (semicolon !== undefined) {
+    // Read by commas, such a file is one unknown column and rows that miss every field: one problem says it.
+    diagnostics.add(source.file, 'error', () => problem('csv-syntax', { kind: 'semicolons' }, at(semicolon)));
+    return [];
+  }
   const { rows, error } = records(source);
   if (error) {
     diagnostics.push(syntaxProblem(source, error, rows.at(-1)?.end ?? 0, rows[0]?.record.length));
@@ -185,6 +191,18 @@ function header(source: SourceFile, names: string[], diagnostics: DiagnosticList
     // A column named twice is read once, from the first.
     return names.indexOf(name) === c ? column : undefined;
   });
+}
+
+/**
+ * The first semicolon of a header that has semicolons and no comma: a file saved with semicolons
+ * between cells, as Excel does where the comma is the decimal mark.
+ */
+function semicolonHeader(text: string): number | undefined {
+  const start = rowStart(text, 0);
+  const end = text.indexOf('\n', start);
+  const line = text.slice(start, end === -1 ? text.length : end);
+  const semicolon = line.indexOf(';');
+  return semicolon !== -1 && !line.includes(',') ? start + semicolon : undefined;
 }
 
 /** The columns every row needs: a table cannot give an item its id or type any other way. */
