@@ -409,6 +409,42 @@ describe('building playlists', () => {
     await expect(readTree(out)).rejects.toThrow();
   });
 
+  it('reports an HLS stream playlist in the content folder once, at its tag, not its segments as channels; skipped in a . folder', async () => {
+    const hls = {
+      'master.m3u8': '#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-STREAM-INF:BANDWIDTH=800000,RESOLUTION=640x360\nlow/index.m3u8\n',
+      'low/index.m3u8': '#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:10\n#EXTINF:10.0,\nseg0.ts\n#EXTINF:10.0,\nseg1.ts\n#EXT-X-ENDLIST\n',
+      'low/seg0.ts': 'not a real segment',
+    };
+    const channels = { 'addon.yaml': addonYaml(TV_CATALOG), 'tv.m3u': '#EXTINF:-1,A\nhttps://e.org/a/master.m3u8\n' };
+    const inFolder = (folder: string) => Object.fromEntries(Object.entries(hls).map(([file, text]) => [`${folder}/${file}`, text]));
+    const dir = await contentDir({ ...channels, ...inFolder('hls') });
+    const out = path.join(await tempDir(), 'dist');
+    const result = await build({ contentDir: dir, outDir: out });
+    expect(result.ok).toBe(false);
+    const found = result.diagnostics.map((d) => [d.code, path.relative(dir, d.file!), d.line, d.column, d.message]);
+    expect(found.sort((a, b) => String(a[1]).localeCompare(String(b[1])))).toEqual([
+      [
+        'hls-playlist',
+        'hls/low/index.m3u8',
+        3,
+        1,
+        'this is an HLS stream playlist (#EXT-X-TARGETDURATION: a media playlist, the segments of one stream), not a list of channels',
+      ],
+      [
+        'hls-playlist',
+        'hls/master.m3u8',
+        3,
+        1,
+        'this is an HLS stream playlist (#EXT-X-STREAM-INF: a master playlist, the renditions of one stream), not a list of channels',
+      ],
+    ]);
+    expect(result.diagnostics[0]!.hint).toMatch(/^addon-gen does not publish HLS media from the content folder: host the stream elsewhere/);
+    await expect(readTree(out)).rejects.toThrow();
+    // Kept out of the content folder, in a folder whose name starts with a dot: built without a word.
+    const kept = await contentDir({ ...channels, ...inFolder('.hls') });
+    expect((await build({ contentDir: kept, outDir: path.join(await tempDir(), 'dist') })).diagnostics).toEqual([]);
+  });
+
   it('reports a missing tvg-logo file once, though it is both the poster and the logo', async () => {
     const dir = await contentDir({
       'addon.yaml': addonYaml(TV_CATALOG),

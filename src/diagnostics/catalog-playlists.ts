@@ -31,6 +31,11 @@ export type PlaylistAttribute =
   /** `channel` the URL's above it, if it made one; `next` the one it went to, when `applied`. */
   | { kind: 'option-after-url'; option: string; urlLine: number; channel?: string; applied: boolean; next?: string };
 
+/** hls-playlist: a playlist that carries a tag of an HLS playlist: a master's (`stream-inf`) or a media playlist's (`target-duration`). */
+export interface HlsPlaylist {
+  kind: 'stream-inf' | 'target-duration';
+}
+
 /** playlist-unreadable: a playlist addon.yaml names that cannot be read. */
 export type PlaylistUnreadable =
   | { kind: 'status'; url: string; status: number }
@@ -143,6 +148,15 @@ export const PLAYLIST_MESSAGES = {
     severity: warning,
     message: (p: PlaylistAttribute) => attributeMessage(p),
     hint: (p: PlaylistAttribute) => attributeHint(p),
+  },
+  'hls-playlist': {
+    severity: error,
+    message: (p: HlsPlaylist) =>
+      p.kind === 'stream-inf'
+        ? 'this is an HLS stream playlist (#EXT-X-STREAM-INF: a master playlist, the renditions of one stream), not a list of channels'
+        : 'this is an HLS stream playlist (#EXT-X-TARGETDURATION: a media playlist, the segments of one stream), not a list of channels',
+    hint: () =>
+      'addon-gen does not publish HLS media from the content folder: host the stream elsewhere and link its URL (a stream url, or a URL line of a channel playlist), or keep its files out of the content folder (a folder whose name starts with . is skipped)',
   },
   'duplicate-playlist': {
     severity: error,

@@ -102,6 +102,7 @@ export const CODES = {
     'An M3U attribute or #EXTVLCOPT option that no item field takes and the README does not list as ignored, a tvg-id that cannot be a file name, or an #EXTVLCOPT header after a URL.',
   'playlist-unreadable': 'A playlist addon.yaml names cannot be read (a missing file, an HTTP error, no answer).',
   'duplicate-playlist': '`playlists` in addon.yaml lists one playlist file twice: only one entry can give its settings.',
+  'hls-playlist': 'An .m3u8 file is an HLS stream playlist (#EXT-X-TARGETDURATION, #EXT-X-STREAM-INF), not a list of channels.',
 } as const;
 
 export type DiagnosticCode = keyof typeof CODES;

@@ -9,7 +9,7 @@ export { errorCode, ioFailure, IoError, systemErrorMessage, systemErrorReason, U
 export { CATALOG, type CatalogEntry, type CataloguedCode } from './catalog.js';
 export { isSyntaxCause, type SyntaxCause } from './catalog-load.js';
 export type { LargestSource } from './catalog-plan.js';
-export type { PlaylistAttribute, PlaylistSyntax, PlaylistUnreadable } from './catalog-playlists.js';
+export type { HlsPlaylist, PlaylistAttribute, PlaylistSyntax, PlaylistUnreadable } from './catalog-playlists.js';
 export { problem, words, type MessageParams, type Place, type PlaceOf } from './problem.js';
 export { printable, sourceExcerpt } from './excerpt.js';
 export { formatDiagnostic, formatDiagnostics, useColor, type FormatOptions, type SourceLine } from './human.js';

@@ -1,7 +1,7 @@
 // Part of the playlist source (m3u.ts): an M3U / M3U8 playlist's text read into entries, each
 // with the lines and columns it came from, and the problems of its malformed lines. Pure: text
 // in, values out; ids, merging and the addon.yaml settings are m3u.ts's business.
-import { MAX_PROBLEMS_PER_FILE, type PlaylistAttribute, type PlaylistSyntax } from '../diagnostics/index.js';
+import { MAX_PROBLEMS_PER_FILE, type HlsPlaylist, type PlaylistAttribute, type PlaylistSyntax } from '../diagnostics/index.js';
 import { fileNameProblem, MAX_NAME_BYTES } from '../shared/paths.js';
 
 /** The attributes of `#EXTINF` that make an item (README, "Playlists"). */
@@ -64,6 +64,7 @@ type Extinf = Omit<PlaylistEntry, 'url' | 'urlLine'> & { broken?: boolean };
 
 export type PlaylistProblem =
   | { code: 'playlist-syntax'; params: PlaylistSyntax; line: number; column: number }
+  | { code: 'hls-playlist'; params: HlsPlaylist; line: number; column: number }
   | { code: 'playlist-attribute'; params: PlaylistAttribute; line: number; column: number };
 
 export interface ParsedPlaylist {
@@ -103,6 +104,9 @@ export function parsePlaylist(text: string, idPrefix = 'iptv:'): ParsedPlaylist 
   const source = text.replace(/^\uFEFF/, '');
   const lineStarts = [0];
   for (let i = source.indexOf('\n'); i !== -1; i = source.indexOf('\n', i + 1)) lineStarts.push(i + 1);
+  const hls = hlsTag(source, lineStarts);
+  // Its segments and renditions would each be a line without a channel: the one problem is what the file is.
+  if (hls) return { entries: [], problems: [hls], omitted: { error: 0, warning: 0 }, firstOmitted: {}, lineStarts };
   const entries: PlaylistEntry[] = [];
   const kept: PlaylistProblem[] = [];
   const counts = { error: 0, warning: 0 };
@@ -187,6 +191,21 @@ export function parsePlaylist(text: string, idPrefix = 'iptv:'): ParsedPlaylist 
   if (pending) problems.push({ code: 'playlist-syntax', params: { kind: 'extinf-without-url' }, line: pending.line, column: 1 });
   displaced.went(undefined);
   return { entries, problems: kept, omitted, firstOmitted, lineStarts };
+}
+
+/**
+ * The first tag that only an HLS playlist has: #EXT-X-TARGETDURATION (a media playlist, the
+ * segments of one stream) or #EXT-X-STREAM-INF (a master playlist, its renditions). Both share
+ * the .m3u8 name and #EXTINF with channel lists, which never carry either.
+ */
+function hlsTag(source: string, lineStarts: readonly number[]): PlaylistProblem | undefined {
+  const found = /^[ \t]*(#EXT-X-(?:TARGETDURATION|STREAM-INF))\b/im.exec(source);
+  if (!found) return undefined;
+  const offset = found.index + found[0].length - found[1]!.length;
+  let line = 0;
+  while (line + 1 < lineStarts.length && lineStarts[line + 1]! <= offset) line++;
+  const kind = found[1]!.toUpperCase() === '#EXT-X-STREAM-INF' ? 'stream-inf' : 'target-duration';
+  return { code: 'hls-playlist', params: { kind }, line: line + 1, column: offset - lineStarts[line]! + 1 };
 }
 
 /**

@@ -161,6 +161,7 @@ function* playlistValues(file: SourceFile, diagnostics: DiagnosticList): Generat
   const report = (p: PlaylistProblem) => {
     const at = { file: file.file, line: p.line, column: p.column };
     if (p.code === 'playlist-syntax') diagnostics.add(file.file, 'error', () => problem('playlist-syntax', p.params, at));
+    else if (p.code === 'hls-playlist') diagnostics.add(file.file, 'error', () => problem('hls-playlist', p.params, at));
     else diagnostics.add(file.file, 'warning', () => problem('playlist-attribute', p.params, at));
   };
   for (const p of parsed.problems) report(p);
