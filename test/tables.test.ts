@@ -177,6 +177,14 @@ describe('each misuse of a table, at its file, line and column, with nothing wri
     ]);
   });
 
+  it('a list entry past an empty one (a | too many) is found at its text; the empty one is dropped', async () => {
+    expect((await misuse('id,type,name,genres\npd:a,movie,A,Drama| |Co/medy\n')).map(where)).toEqual(['films.csv:2:22 bad-file-name genres[1]']);
+    const dir = await contentDir({ 'addon.yaml': ADDON, 'films.csv': 'id,type,name,genres\npd:a,movie,A,Drama| |\n' });
+    const result = await build({ contentDir: dir, outDir: path.join(await tempDir(), 'dist') });
+    expect(result.diagnostics).toEqual([]);
+    expect(result.content!.items[0]!.genres).toEqual(['Drama']);
+  });
+
   it('an empty cell of a field the item needs: a hint about that cell, at the cell', async () => {
     const diagnostics = await misuse('id,type,name,poster\npd:a,,A,\npd:b,movie,,https://example.org/b.jpg\n');
     expect(diagnostics.map((p) => `${where(p)}: ${p.hint}`)).toEqual([

@@ -140,7 +140,7 @@ function parseTable(source: SourceFile, diagnostics: DiagnosticList): SourceValu
       const first = item.cells.get(c);
       if (first === undefined) {
         item.cells.set(c, { text: cell, row });
-        item.value[column.field] = column.list ? cell.split(LIST_SEPARATOR).map((entry) => entry.trim()) : cell;
+        item.value[column.field] = column.list ? listEntries(cell).map((entry) => entry.text) : cell;
       } else if (first.text !== cell && !(column.list && sameList(first.text, cell))) {
         const name = [...TABLE_COLUMNS].find(([, known]) => known === column)![0];
         diagnostics.add(source.file, 'error', () =>
@@ -160,8 +160,23 @@ function parseTable(source: SourceFile, diagnostics: DiagnosticList): SourceValu
 
 /** Whether two cells of a list column hold the same entries: spaces around them do not count. */
 function sameList(a: string, b: string): boolean {
-  const entries = (cell: string) => cell.split(LIST_SEPARATOR).map((entry) => entry.trim());
+  const entries = (cell: string) => listEntries(cell).map((entry) => entry.text);
   return entries(a).join(LIST_SEPARATOR) === entries(b).join(LIST_SEPARATOR);
+}
+
+/**
+ * A list cell's entries, each without the spaces around it, and where its text starts in the
+ * cell. An empty one (`Drama|`, a `|` too many, as a playlist's `;` too many) is dropped.
+ */
+function listEntries(cell: string): { text: string; start: number }[] {
+  const entries: { text: string; start: number }[] = [];
+  let start = 0;
+  for (const part of cell.split(LIST_SEPARATOR)) {
+    const text = part.trim();
+    if (text !== '') entries.push({ text, start: start + part.length - part.trimStart().length });
+    start += part.length + LIST_SEPARATOR.length;
+  }
+  return entries;
 }
 
 /** The meaning of each column of the header, with a problem for each that has none. */
@@ -295,12 +310,9 @@ function locate(source: SourceFile, document: number, nodePath: readonly (string
   const cell = row.cells[c];
   if (!cell) return here(rows[0]!);
   if (typeof index !== 'number' || !layout.columns[c]!.list) return here(cell.start);
-  // A list entry: where its text starts in the cell, past the spaces the value drops.
-  const entries = cellValue(text, cell).split(LIST_SEPARATOR);
-  let start = 0;
-  for (let i = 0; i < index && i < entries.length - 1; i++) start += entries[i]!.length + LIST_SEPARATOR.length;
-  const entry = entries[Math.min(index, entries.length - 1)] ?? '';
-  return here(valueOffset(text, cell, start + (entry.length - entry.trimStart().length)));
+  // A list entry: where its text starts in the cell, past the spaces and empty entries the value drops.
+  const entries = listEntries(cellValue(text, cell));
+  return here(valueOffset(text, cell, entries[Math.min(index, entries.length - 1)]?.start ?? 0));
 }
 
 /** Tables: each `.csv` file parsed on this thread, as its turn comes (csv-parse is fast enough not to need workers). */
