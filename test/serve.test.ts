@@ -147,6 +147,16 @@ describe('route', () => {
     expect(route('GET', '/repo/subtitles/movie/t%3A1/filename=a.json', { basePath: '/repo/', rewrites: true })).toMatchObject({
       paths: ['subtitles/movie/t:1.json'],
     });
+    // The extras as they come: a file name with a `/` in it is rewritten too, as the hosts' splat takes it.
+    expect(route('GET', '/subtitles/movie/t%3A1/filename=dir%2Fa.mkv&videoSize=12.json', { rewrites: true })).toMatchObject({
+      kind: 'file',
+      paths: ['subtitles/movie/t:1.json'],
+    });
+    expect(route('GET', '/films%3D1/subtitles/movie/t%3A1/filename=dir%2Fa.mkv.json', { rewrites: true, configured: true })).toMatchObject({
+      paths: ['films=1/subtitles/movie/t:1.json'],
+    });
+    // Not a name for its type or id: refused as before.
+    expect(route('GET', '/subtitles/movie/a%2Fb/filename=a.json', { rewrites: true })).toMatchObject({ kind: 'error', status: 400 });
     // Only that rule: other resources, and subtitles without extras, are files as they are.
     expect(route('GET', '/subtitles/movie/t%3A1.json', { rewrites: true })).toMatchObject({ paths: ['subtitles/movie/t:1.json', expect.anything()] });
     expect(route('GET', '/stream/movie/t%3A1/filename=a.json', { rewrites: true })).toMatchObject({

@@ -51,15 +51,27 @@ export function route(method: string, rawUrl: string, options: RouteOptions = {}
   const rawPath = treePath(rawUrl, options.basePath);
   if (rawPath === undefined) return malformed('it must start with "/"');
 
-  const found = staticRoute(rawPath.slice(1).split('/'));
-  if (found.kind !== 'file' || !options.rewrites) return found;
-  // The rule `/subtitles/:type/:id/* /subtitles/:type/:id.json 200`, and the same below
-  // `/:config` in a configurable addon (hosts/index.ts, rewrites).
-  const parts = found.paths[0]!.split('/');
-  const folder = parts[0] !== 'subtitles' && options.configured ? parts.shift() : undefined;
-  const [resource, type, id, extras, ...rest] = parts;
-  if (resource !== 'subtitles' || extras === undefined || rest.length > 0) return found;
-  return { ...found, paths: [(folder === undefined ? '' : `${folder}/`) + resourcePath('subtitles', type!, id!)] };
+  const segments = rawPath.slice(1).split('/');
+  return (options.rewrites && subtitlesRewrite(segments, options.configured)) || staticRoute(segments);
+}
+
+/**
+ * The rule `/subtitles/:type/:id/* /subtitles/:type/:id.json 200`, and the same below `/:config`
+ * in a configurable addon (hosts/index.ts, rewrites): the route to the id's file, or undefined
+ * for another request. The splat takes the extras as they come, undecoded: a file name with a
+ * `/` (`filename=dir%2Fa.mkv`) is rewritten as the hosts do, not refused.
+ */
+function subtitlesRewrite(segments: readonly string[], configured = false): Route | undefined {
+  const parts = [...segments];
+  const folder = configured && parts.length === 5 && parts[1] === 'subtitles' ? decodeName(parts.shift()!) : '';
+  const [resource, rawType = '', rawId = '', extras, ...rest] = parts;
+  if (resource !== 'subtitles' || extras === undefined || rest.length > 0) return undefined;
+  const names = [folder, decodeName(rawType), decodeName(rawId)];
+  // A name that is not a file name, or one hosts do not publish: as any other request.
+  if (names.some((name) => name === undefined || name.startsWith('.'))) return undefined;
+  const file = resourcePath('subtitles', names[1]!, names[2]!);
+  const path = folder === '' ? file : `${folder}/${file}`;
+  return { kind: 'file', paths: [path], ifMissing: error(404, `not found: /${path}`) };
 }
 
 /**
