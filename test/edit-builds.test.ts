@@ -676,6 +676,23 @@ describe("the CLI's builds after items are added or removed", () => {
       expectSameTree(await readTree(out), before, what);
       await editFile(content, 'b.yaml', (text) => text.replace(added, ''));
     }
+    // Items that clash only with each other, in a file of their own: each new, the clash between them.
+    const series = (id: string) => `- { id: "s:${id}", type: series, name: "S ${id}", videos: [{ id: "s:v", title: V }] }\n`;
+    for (const [what, file, code] of [
+      ['two new ids that differ only in case', film('XYZ', 'One') + film('xyz', 'Two'), 'case-conflict'],
+      ['two new ids that differ only in normalization', film('caf\u00e9', 'One') + film('cafe\u0301', 'Two'), 'case-conflict'],
+      ['two new series with one video id', series('1') + series('2'), 'output-conflict'],
+    ] as const) {
+      await writeFile(path.join(content, 'c.yaml'), file);
+      const result = await build({ contentDir: content, outDir: out });
+      expect(result.ok, what).toBe(false);
+      expect(
+        result.diagnostics.map((d) => d.code),
+        what,
+      ).toContain(code);
+      expectSameTree(await readTree(out), before, what);
+      await rm(path.join(content, 'c.yaml'));
+    }
     expect((await buildAsClean(content, out, 'both gone again')).ok).toBe(true);
   }, 60_000);
 });

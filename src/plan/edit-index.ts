@@ -4,7 +4,7 @@
 // the ones written (their other previews taken as they are there: edit-pages.ts), without the
 // other items.
 import { itemSettings, type Catalog, type Content, type ExternalTitle, type FileOrigin, type Item } from '../shared/content.js';
-import { MANIFEST_FILE } from '../shared/paths.js';
+import { foldPath, MANIFEST_FILE } from '../shared/paths.js';
 import { withReleaseFields } from './manifest.js';
 import { renderPages, type PageTemplates } from './page.js';
 import type { Extra } from '../shared/paths.js';
@@ -213,7 +213,13 @@ export function editedFiles(index: EditIndex, edited: readonly EditedFile[], wri
   const addedItems = new Set<FileOrigin>([...[...added].map((i) => now.get(i)!), ...titles.added]);
   const at = new Map<FileOrigin, number>([...now].map(([i, item]) => [item, i]));
   const fresh = new Set(now.keys());
+  const folded = new Set<string>();
   for (const file of files) {
+    // Two of the edit's files at one path, or at paths one file system takes for one (two items
+    // it adds, say): a conflict, which only a whole build reports (plan/conflicts.ts).
+    const key = foldPath(file.path);
+    if (folded.has(key)) return undefined;
+    folded.add(key);
     const body = file.body();
     bodies.set(file.path, body);
     if (addedItems.has(file.origin)) created.add(file.path);
