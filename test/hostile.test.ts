@@ -4,7 +4,7 @@
 // and file-system cases are made here.
 import { execFile, execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, readdir, readFile, realpath, symlink, truncate, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readdir, readFile, realpath, rm, symlink, truncate, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -645,6 +645,25 @@ describe('links and the file system', () => {
     const result = await build({ contentDir: dir });
     expect(located(result, dir)).toEqual(['unreadable-file pipe.yaml:undefined:undefined']);
   });
+
+  it.skipIf(onWindows)(
+    'does not wait on a named pipe put where a local file the last build copied was',
+    async () => {
+      const dir = await contentDir({
+        'addon.yaml': addonYaml(`baseUrl: https://example.org/ff/\nlogo: logo.png\n${CATALOGS}`),
+        'logo.png': Buffer.from([0x89, 0x50, 0x4e, 0x47]),
+      });
+      const out = path.join(await tempDir(), 'dist');
+      expect((await build({ contentDir: dir, outDir: out })).ok).toBe(true);
+      await rm(path.join(dir, 'logo.png'));
+      execFileSync('mkfifo', [path.join(dir, 'logo.png')]);
+      // Before, the check of the last build's local files read the pipe, and the build never ended.
+      const result = await build({ contentDir: dir, outDir: out });
+      expect(result.ok).toBe(false);
+      expect(result.diagnostics.map((d) => d.code)).toContain('missing-asset');
+    },
+    20_000,
+  );
 
   it('reads a folder named like a YAML file as a folder', async () => {
     const { result } = await buildFiles({ 'addon.yaml': ADDON, 'films.yaml/a.yaml': 'id: a\ntype: movie\nname: A\n' });

@@ -4,7 +4,7 @@
 // build can end there, with the last build's problems and summary. Anything else (an edited
 // file, a changed variable, a touched local file, a missing output file) takes the full path.
 import { createHash } from 'node:crypto';
-import { readFile, realpath } from 'node:fs/promises';
+import { readFile, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { mapDiagnosticFiles, type Diagnostic } from '../diagnostics/index.js';
 import type { HostReport } from '../hosts/index.js';
@@ -180,6 +180,8 @@ export async function recordHolds(
   for (const asset of record.assets) {
     const source = path.join(contentDir, asset.source);
     const real = await realpath(source).catch(() => undefined);
+    // A named pipe put in its place would block the read for good: anything but a file is a change.
+    if (!(await stat(source).catch(() => undefined))?.isFile()) return undefined;
     const bytes = await readFile(source).catch(() => undefined);
     if (real !== path.join(realRoot, asset.real) || !bytes || sha1(bytes) !== asset.hash || guarded.some((secret) => bytes.includes(secret)))
       return undefined;
