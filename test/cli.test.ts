@@ -1,5 +1,5 @@
 // The command line: exit statuses, where output goes, --json, --help, and the installed bin.
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { cp, mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -190,6 +190,23 @@ describe('the installed bin', () => {
     expect((failure as { stderr: string }).stderr).toContain('unknown field "relased"');
     const ok = await exec(process.execPath, [BIN, 'build', await contentDir(GOOD), '--out', await tempDir(), '--quiet']);
     expect(ok.stdout).toBe('');
+  });
+
+  it('ends with status 2 and no stack trace when the reader of its output goes away, or the device is full', async () => {
+    const dir = await contentDir(GOOD);
+    // `addon-gen build --json | head -c 0`: the pipe closed before the first write.
+    const child = spawn(process.execPath, [BIN, 'build', dir, '--out', await tempDir(), '--json'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.destroy();
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const status = await new Promise((resolve) => child.on('close', resolve));
+    expect(stderr).toBe('');
+    expect(status).toBe(2);
+    const full = await exec('sh', ['-c', `"${process.execPath}" "${BIN}" build "${dir}" --out "${await tempDir()}" > /dev/full`]).catch(
+      (e: { code: number; stderr: string }) => e,
+    );
+    expect('code' in full && full.code).toBe(2);
+    expect((full as { stderr: string }).stderr).toBe('addon-gen: stdout: cannot write: no space left on the device (ENOSPC)\n');
   });
 
   it('renders everything again after its code or page templates changed, as after an upgrade', async () => {

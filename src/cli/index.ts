@@ -39,7 +39,7 @@ export async function run(argv: readonly string[], io: Io = processIo): Promise<
 
   try {
     await program.parseAsync(argv, { from: 'user' });
-    return status;
+    return status === 0 && io.outputLost?.() ? 2 : status;
   } catch (error) {
     if (error instanceof CommanderError) {
       // --help and --version end here too, with exit code 0.

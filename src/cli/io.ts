@@ -13,11 +13,41 @@ export interface Io {
   stdoutIsTTY?: boolean;
   /** The variables that change how problems print (NO_COLOR, FORCE_COLOR, TERM, GITHUB_ACTIONS, GITHUB_WORKSPACE). Default none. */
   env?: Readonly<Record<string, string | undefined>>;
+  /** Whether a write to stdout or stderr failed: the command then ends with the status of an I/O failure. */
+  outputLost?: () => boolean;
 }
 
+/** The streams of this process that failed a write: the reader went away (EPIPE), a full device. */
+const lost = new Set<'stdout' | 'stderr'>();
+
+/**
+ * Writes to one of the process's streams. A write that fails does so later, as an 'error' event,
+ * which unheard ends the process with a stack trace (`addon-gen build --json | head`). Heard here:
+ * the command goes on without that stream and ends with status 2, as for any I/O failure.
+ */
+function writerTo(name: 'stdout' | 'stderr'): (text: string) => void {
+  const stream = process[name];
+  stream.on('error', (error) => {
+    if (lost.has(name)) return;
+    lost.add(name);
+    // Ended before the error came: the status is set here.
+    if (!process.exitCode) process.exitCode = 2;
+    // A reader that went away wants no word; a full device gets one, on stderr while it takes it.
+    if (name === 'stdout' && systemCode(error) !== 'EPIPE' && !lost.has('stderr')) {
+      process.stderr.write(`addon-gen: stdout: ${printable(systemErrorMessage(error) ?? error.message)}\n`);
+    }
+  });
+  return (text) => {
+    if (!lost.has(name)) stream.write(text);
+  };
+}
+
+const systemCode = (error: Error): unknown => Reflect.get(error, 'code');
+
 export const processIo: Io = {
-  stdout: (text) => process.stdout.write(text),
-  stderr: (text) => process.stderr.write(text),
+  stdout: writerTo('stdout'),
+  stderr: writerTo('stderr'),
+  outputLost: () => lost.size > 0,
   stderrIsTTY: process.stderr.isTTY === true,
   stdoutIsTTY: process.stdout.isTTY === true,
   env: process.env,
