@@ -518,6 +518,22 @@ describe('a build with the inputs of the last one', () => {
     }
   });
 
+  it('puts back a deleted S3 file when no content file changed, also for content an edit could take', async () => {
+    // No variable, no local file: the CLI's edit looks first, and the S3 folder is not its own.
+    const dir = await contentDir({
+      'addon.yaml': addonYaml('catalogs:\n  - { id: m, type: movie, name: M }\n'),
+      'a.yaml': 'id: a\ntype: movie\nname: A\n',
+    });
+    const out = await tempDir();
+    expect((await build({ contentDir: dir, outDir: out })).ok).toBe(true);
+    const before = await readTree(`${out}-s3`);
+    await rm(`${out}-s3/upload.sh`);
+    const rebuilt = await build({ contentDir: dir, outDir: out });
+    expect(rebuilt.reused).toBeUndefined();
+    expect(await readTree(`${out}-s3`)).toEqual(before);
+    expect((await build({ contentDir: dir, outDir: out })).reused).toBe(true);
+  });
+
   it('finds a secret the environment gained since, as the full checks would', async () => {
     const cases: Record<string, string>[] = [
       // In a file, as it is written.

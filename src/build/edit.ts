@@ -50,14 +50,14 @@ import type { StateHead } from '../write/state.js';
 import type { BuildOptions, BuildResult } from './index.js';
 import { keptResults } from './kept-store.js';
 import { filesHash, localDiagnostics, recordHolds, settingsHash, type BuildRecord } from './last-build.js';
-import { generatorFingerprint, settingsOf } from './reuse.js';
+import { generatorFingerprint, s3FolderIntact, settingsOf, type OutputFolders } from './reuse.js';
 import { filesSince, keptOf, stored, withIndex, type EditKept, type StoredKept } from './edit-kept.js';
 import { countsAfter, outputAfter, releasedRecord, resourceOf, STANDING, writtenSizes } from './edit-record.js';
 
 /** The result of an edit's build: the output as a whole build would have made it; undefined when it takes the whole build. */
 export async function editBuild(
   options: BuildOptions,
-  outDir: string,
+  { outDir, ...s3 }: OutputFolders,
   env: Environment,
 ): Promise<Omit<BuildResult, 'seconds' | 'stages'> | undefined> {
   const root = path.resolve(outDir);
@@ -71,6 +71,8 @@ export async function editBuild(
   const head = await readStateHead(root);
   const folders = kept.folders ?? (head && head.complete === true ? headStamps(head) : undefined);
   if (!head || !folders || !(await foldersHold(root, folders, kept.folders ? journal.mtimeNs : head.mtimeNs))) return undefined;
+  // An edit writes nothing there: its files must all be where the last whole build put them.
+  if (!(await s3FolderIntact(s3))) return undefined;
 
   const stamps = await contentFileStamps(options.contentDir);
   // Content files added or removed since: a film's file copied, or deleted.

@@ -181,7 +181,7 @@ async function pipeline(options: BuildOptions, where: { outDir?: string; s3Dir?:
   // beside it, read below (load asks only once validate starts), or for an edit of a few item files (edit.ts).
   const beside = outDir !== undefined && !options.kept;
   const edit =
-    beside && folders && !unread?.inputsHeld && editable(options) ? await (await import('./edit.js')).editBuild(options, outDir!, env) : undefined;
+    beside && folders && !unread?.inputsHeld && editable(options) ? await (await import('./edit.js')).editBuild(options, folders, env) : undefined;
   // Looking at the output folder and writing count as write, as for a reused build.
   if (edit) return (enter('write', false), done(edit));
   let kept = options.kept;

@@ -95,6 +95,24 @@ export function settingsOf(options: BuildOptions): Record<string, unknown> {
 }
 
 /**
+ * Whether the S3 folder (none: true) holds every file the last build wrote there, for this output
+ * folder, and for `inputs` when given (an edit, which leaves it as it is, asks for its files only).
+ */
+export async function s3FolderIntact({ s3Dir, outFromS3Dir }: Omit<OutputFolders, 'outDir'>, inputs?: string): Promise<boolean> {
+  if (s3Dir === undefined) return true;
+  const holds = (s3: unknown) =>
+    typeof s3 === 'object' &&
+    s3 !== null &&
+    'inputs' in s3 &&
+    (inputs === undefined || s3.inputs === inputs) &&
+    // A record written without outFromS3Dir (undefined) matches a build without one.
+    ('outFromS3Dir' in s3 ? s3.outFromS3Dir === outFromS3Dir : outFromS3Dir === undefined)
+      ? true
+      : undefined;
+  return (await intactOutput(s3Dir, holds)) === true;
+}
+
+/**
  * The last build's result, when `holds` says its record holds and every file it wrote into the
  * output folder (and the S3 folder) is still there: then this build would write nothing.
  */
@@ -105,15 +123,7 @@ async function lastBuild(
 ): Promise<LastBuild | undefined> {
   const record = await intactOutput(outDir, holds);
   if (!record) return undefined;
-  const { inputs } = record;
-  if (s3Dir !== undefined) {
-    const s3Holds = (s3: unknown) =>
-      (typeof s3 === 'object' && s3 !== null && 'inputs' in s3 && s3.inputs === inputs && 'outFromS3Dir' in s3 && s3.outFromS3Dir === outFromS3Dir) ||
-      // A record written without outFromS3Dir (undefined) matches a build without one.
-      (typeof s3 === 'object' && s3 !== null && 'inputs' in s3 && s3.inputs === inputs && !('outFromS3Dir' in s3) && outFromS3Dir === undefined) ||
-      undefined;
-    if (!(await intactOutput(s3Dir, s3Holds))) return undefined;
-  }
+  if (!(await s3FolderIntact({ s3Dir, outFromS3Dir }, record.inputs))) return undefined;
   const byResource = Object.fromEntries(Object.entries(record.write.byResource).map(([resource, r]) => [resource, { ...r, written: 0 }]));
   return {
     ok: true,
