@@ -33,5 +33,11 @@ new PerformanceObserver((list) => {
   markFrom(live > EARLY_MARKING_FROM ? 50 : 0);
 }).observe({ entryTypes: ['gc'] });
 const { run } = await import('../lib/cli/index.js');
+const { processIo } = await import('../lib/cli/io.js');
 
-process.exitCode = await run(process.argv.slice(2));
+const io = processIo();
+process.exitCode = await run(process.argv.slice(2), io);
+// A write that failed after the command ended (its last lines, to a reader gone): an I/O failure.
+process.on('exit', () => {
+  if (process.exitCode === 0 && io.outputLost()) process.exitCode = 2;
+});

@@ -69,6 +69,9 @@ describe('addon-gen build', () => {
     expect(secret.status).toBe(2);
     expect(secret.stderr).toMatch(/^addon-gen: --base-url: expected a URL without a user name or password/);
     expect(secret.stderr).not.toContain('hunter2');
+    // Not printed back either when the URL is wrong in another way as well.
+    const both = await cli(['build', dir, '--base-url', 'https://user:hunter2@cdn.example.org/?x=1']);
+    expect(both.stderr).toMatch(/^addon-gen: --base-url: expected a URL without a user name or password/);
     const overlap = await cli(['build', dir, '--out', dir]);
     expect(overlap.status).toBe(2);
     expect(overlap.stderr).toMatch(/overlaps the content folder/);

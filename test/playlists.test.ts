@@ -169,6 +169,26 @@ describe('reading a playlist', () => {
     ]);
   });
 
+  it('warns of a line after a URL also when the playlist puts such lines after #EXTINF only further down', () => {
+    const text = [
+      '#EXTINF:-1,One',
+      'https://e.org/1.m3u8',
+      '#EXTVLCOPT:http-user-agent=A',
+      '#EXTINF:-1,Two',
+      'https://e.org/2.m3u8',
+      '#EXTINF:-1,Three',
+      '#EXTVLCOPT:http-user-agent=C',
+      'https://e.org/3.m3u8',
+    ].join('\n');
+    const parsed = parsePlaylist(text);
+    expect(parsed.problems.map((p) => [p.code, p.line])).toEqual([['playlist-attribute', 3]]);
+    expect(parsed.entries.map((e) => [e.title, e.headers.userAgent])).toEqual([
+      ['One', undefined],
+      ['Two', 'A'],
+      ['Three', 'C'],
+    ]);
+  });
+
   it('reads a playlist that puts each #EXTVLCOPT line before its #EXTINF line as VLC does, without a word', async () => {
     const text = [
       '#EXTM3U',

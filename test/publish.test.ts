@@ -91,6 +91,7 @@ describe('addon-gen publish', () => {
       ['http://films.example.org/manifest.json', /is not https/],
       ['ftp://films.example.org/manifest.json', /is not an http\(s\) URL/],
       [`${addon.url}manifest.json#top`, /has a fragment/],
+      ['https://user:hunter2@films.example.org/manifest.json', /^addon-gen: the manifest URL holds a user name or password/],
     ];
     // Served beside the example: manifests the client would refuse, and a page that is not JSON.
     const example = JSON.parse(await readFile(path.join(out, 'manifest.json'), 'utf8')) as Record<string, unknown>;

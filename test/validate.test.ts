@@ -30,6 +30,18 @@ describe('YAML', () => {
     expect(d).toMatchObject({ file: 'a.yaml', line: 3, severity: 'error' });
   });
 
+  it('puts a genre spelled two ways at the spelling read later, files in the order they are read (Z before a)', async () => {
+    const addon = addonYaml('catalogs:\n  - { id: d, type: movie, name: D, genres: auto }\n');
+    const files = {
+      'addon.yaml': addon,
+      'Z.yaml': 'id: "g:1"\ntype: movie\nname: E\ngenres: [Drama]\n',
+      'a.yaml': 'id: "g:2"\ntype: movie\nname: F\ngenres: [drama]\n',
+    };
+    const d = only(await check(files), 'case-conflict');
+    expect(d).toMatchObject({ file: 'a.yaml', line: 4, column: 10, path: 'genres[0]' });
+    expect(d.related).toEqual([{ file: expect.stringMatching(/Z\.yaml$/), line: 4, column: 10, message: 'the first item with genre "Drama"' }]);
+  });
+
   it('points at the [ or { that is not closed, past brackets and quotes closed on its line', async () => {
     const files = {
       'addon.yaml': addonYaml(CATALOG),

@@ -25,7 +25,7 @@ import { progressLine, report } from './report.js';
 export { BUG_STATUS, failure, type Io } from './io.js';
 export { progressLine } from './report.js';
 
-export async function run(argv: readonly string[], io: Io = processIo): Promise<number> {
+export async function run(argv: readonly string[], io: Io = processIo()): Promise<number> {
   let status = 0;
   const program = new Command('addon-gen')
     .description('Turn a folder of YAML content files into a complete static Stremio addon.')

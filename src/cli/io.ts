@@ -17,41 +17,43 @@ export interface Io {
   outputLost?: () => boolean;
 }
 
-/** The streams of this process that failed a write: the reader went away (EPIPE), a full device. */
-const lost = new Set<'stdout' | 'stderr'>();
-
 /**
- * Writes to one of the process's streams. A write that fails does so later, as an 'error' event,
- * which unheard ends the process with a stack trace (`addon-gen build --json | head`). Heard here:
- * the command goes on without that stream and ends with status 2, as for any I/O failure.
+ * The Io of this process, for bin/. A write that fails does so later, as an 'error' event, which
+ * unheard ends the process with a stack trace (`addon-gen build --json | head`): heard here, once
+ * a stream is first written to. The command goes on without that stream, and `outputLost` tells
+ * bin/ to end with status 2, as for any I/O failure.
  */
-function writerTo(name: 'stdout' | 'stderr'): (text: string) => void {
-  const stream = process[name];
-  stream.on('error', (error) => {
-    if (lost.has(name)) return;
-    lost.add(name);
-    // Ended before the error came: the status is set here.
-    if (!process.exitCode) process.exitCode = 2;
-    // A reader that went away wants no word; a full device gets one, on stderr while it takes it.
-    if (name === 'stdout' && systemCode(error) !== 'EPIPE' && !lost.has('stderr')) {
-      process.stderr.write(`addon-gen: stdout: ${printable(systemErrorMessage(error) ?? error.message)}\n`);
-    }
-  });
-  return (text) => {
-    if (!lost.has(name)) stream.write(text);
+export function processIo(): Io {
+  const lost = new Set<'stdout' | 'stderr'>();
+  const writerTo = (name: 'stdout' | 'stderr'): ((text: string) => void) => {
+    const stream = process[name];
+    let heard = false;
+    return (text) => {
+      if (!heard) {
+        heard = true;
+        stream.on('error', (error) => {
+          if (lost.has(name)) return;
+          lost.add(name);
+          // A reader that went away wants no word; a full device gets one, on stderr while it takes it.
+          if (name === 'stdout' && systemCode(error) !== 'EPIPE' && !lost.has('stderr')) {
+            process.stderr.write(`addon-gen: stdout: ${printable(systemErrorMessage(error) ?? error.message)}\n`);
+          }
+        });
+      }
+      if (!lost.has(name)) stream.write(text);
+    };
+  };
+  return {
+    stdout: writerTo('stdout'),
+    stderr: writerTo('stderr'),
+    outputLost: () => lost.size > 0,
+    stderrIsTTY: process.stderr.isTTY === true,
+    stdoutIsTTY: process.stdout.isTTY === true,
+    env: process.env,
   };
 }
 
 const systemCode = (error: Error): unknown => Reflect.get(error, 'code');
-
-export const processIo: Io = {
-  stdout: writerTo('stdout'),
-  stderr: writerTo('stderr'),
-  outputLost: () => lost.size > 0,
-  stderrIsTTY: process.stderr.isTTY === true,
-  stdoutIsTTY: process.stdout.isTTY === true,
-  env: process.env,
-};
 
 /** The exit status of a bug in addon-gen: EX_SOFTWARE of sysexits.h, neither the content's fault nor the flags'. */
 export const BUG_STATUS = 70;

@@ -37,6 +37,9 @@ export async function publishAddon(manifestUrl: string, options: PublishOptions 
   if (!url.pathname.endsWith('/manifest.json')) {
     throw new PublishError(`${manifestUrl} does not end in /manifest.json: give the URL that installs the addon`);
   }
+  // Not printed back: the catalog would publish them to everyone.
+  if (url.username !== '' || url.password !== '')
+    throw new PublishError('the manifest URL holds a user name or password, which the catalog would publish');
   if (url.hash !== '') throw new PublishError(`${manifestUrl} has a fragment (#…): the catalog would list the addon under that URL`);
   const api = parseUrl(options.apiUrl ?? CENTRAL_API, '--api-url');
   // This machine's address is nobody else's: plain http from 127.0.0.1 only to an API on this

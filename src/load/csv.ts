@@ -140,7 +140,7 @@ function parseTable(source: SourceFile, diagnostics: DiagnosticList): SourceValu
       const first = item.cells.get(c);
       if (first === undefined) {
         item.cells.set(c, { text: cell, row });
-        item.value[column.field] = column.list ? listEntries(cell).map((entry) => entry.text) : cell;
+        item.value[column.field] = column.list ? listTexts(cell) : cell;
       } else if (first.text !== cell && !(column.list && sameList(first.text, cell))) {
         const name = [...TABLE_COLUMNS].find(([, known]) => known === column)![0];
         diagnostics.add(source.file, 'error', () =>
@@ -160,13 +160,20 @@ function parseTable(source: SourceFile, diagnostics: DiagnosticList): SourceValu
 
 /** Whether two cells of a list column hold the same entries: spaces around them do not count. */
 function sameList(a: string, b: string): boolean {
-  const entries = (cell: string) => listEntries(cell).map((entry) => entry.text);
-  return entries(a).join(LIST_SEPARATOR) === entries(b).join(LIST_SEPARATOR);
+  return listTexts(a).join(LIST_SEPARATOR) === listTexts(b).join(LIST_SEPARATOR);
+}
+
+/** A list cell's entries, each without the spaces around it; an empty one (`Drama|`) is dropped. */
+function listTexts(cell: string): string[] {
+  return cell
+    .split(LIST_SEPARATOR)
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
 }
 
 /**
- * A list cell's entries, each without the spaces around it, and where its text starts in the
- * cell. An empty one (`Drama|`, a `|` too many, as a playlist's `;` too many) is dropped.
+ * Where each entry of a list cell starts (listTexts's entries, for locating one), past the spaces
+ * around it and the empty ones (a `|` too many, as a playlist's `;` too many).
  */
 function listEntries(cell: string): { text: string; start: number }[] {
   const entries: { text: string; start: number }[] = [];

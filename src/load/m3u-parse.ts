@@ -189,7 +189,8 @@ export function parsePlaylist(text: string, idPrefix = 'iptv:'): ParsedPlaylist 
     }
   }
   if (pending) problems.push({ code: 'playlist-syntax', params: { kind: 'extinf-without-url' }, line: pending.line, column: 1 });
-  displaced.went(undefined);
+  displaced.end();
+  kept.sort((a, b) => a.line - b.line || a.column - b.column); // reading order: end() adds some last
   return { entries, problems: kept, omitted, firstOmitted, lineStarts };
 }
 
@@ -215,6 +216,7 @@ function hlsTag(source: string, lineStarts: readonly number[]): PlaylistProblem 
  */
 class DisplacedOptions {
   private lines: { line: number; column: number; option: string; urlLine: number; channel?: string }[] = [];
+  private applied: PlaylistProblem[] = []; // went to the next channel: said at the end, if at all
   private between = false;
 
   constructor(private readonly problems: { push(p: PlaylistProblem): void }) {}
@@ -230,17 +232,21 @@ class DisplacedOptions {
 
   /** The lines since the last URL went to `next`; undefined: to none (a URL that makes no channel, or the end). */
   went(next: PlaylistEntry | undefined) {
-    const to = next && { applied: true, ...(channelName(next) !== undefined && { next: channelName(next) }) };
+    if (this.lines.length === 0) return;
+    const name = next && channelName(next);
+    const to = next ? { applied: true, ...(name !== undefined && { next: name }) } : { applied: false };
     for (const { line, column, ...params } of this.lines) {
-      if (to && !this.between) continue;
-      this.problems.push({
-        code: 'playlist-attribute',
-        params: { kind: 'option-after-url', ...params, ...(to ?? { applied: false }) },
-        line,
-        column,
-      });
+      const problem: PlaylistProblem = { code: 'playlist-attribute', params: { kind: 'option-after-url', ...params, ...to }, line, column };
+      if (next) this.applied.push(problem);
+      else this.problems.push(problem);
     }
     this.lines = [];
+  }
+
+  /** The end of the file: the lines that went to the next channel are said if it also puts them after #EXTINF. */
+  end() {
+    this.went(undefined);
+    if (this.between) for (const problem of this.applied) this.problems.push(problem);
   }
 }
 

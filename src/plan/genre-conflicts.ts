@@ -65,5 +65,7 @@ export class GenreConflicts {
 
 /** Whether `a` comes before `b` in reading order: files in path order, then line and column. */
 function readBefore(a: Place, b: Place): boolean {
-  return (a.file.localeCompare(b.file) || a.line - b.line || a.column - b.column) <= 0;
+  // Files in the order load reads them (`<`, load/read.ts), not the locale's.
+  const byFile = a.file < b.file ? -1 : a.file > b.file ? 1 : 0;
+  return (byFile || a.line - b.line || a.column - b.column) <= 0;
 }

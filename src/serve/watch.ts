@@ -1,6 +1,6 @@
 // The builds of `addon-gen serve`: the content built into a private folder, and with `watch`
 // rebuilt after each change, the served tree swapped only for a good build.
-import { unwatchFile, watch, watchFile, type FSWatcher } from 'node:fs';
+import { unwatchFile, watch, watchFile, type FSWatcher, type Stats } from 'node:fs';
 import { mkdtemp, readdir, realpath, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -318,17 +318,18 @@ export function watchFolders(root: string, onChange: () => void): { sync(): Prom
   // The content folder itself gone (deleted, or moved away and back): no folder is left to
   // watch, so its path is polled until it is there again.
   let polled = false;
+  const back = (now: Stats) => {
+    if (now.ino !== 0) onChange();
+  };
   const poll = () => {
     if (polled || closed) return;
     polled = true;
-    watchFile(root, { interval: ROOT_POLL_MS }, (now) => {
-      if (now.ino !== 0) onChange();
-    });
+    watchFile(root, { interval: ROOT_POLL_MS }, back);
     // Back already, before the poll's first look: that look would see no change.
     void stat(root).then(onChange, () => undefined);
   };
   const unpoll = () => {
-    if (polled) unwatchFile(root);
+    if (polled) unwatchFile(root, back);
     polled = false;
   };
   const skipped = (name: string) => name.startsWith('.') || name === 'node_modules';

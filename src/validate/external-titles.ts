@@ -8,7 +8,7 @@ import type { SourceFile } from '../load/index.js';
 import type { ExternalTitle, Item } from '../shared/content.js';
 import { prefixMatcher } from '../shared/id-prefixes.js';
 import { describedPrefixes } from '../shared/resources.js';
-import type { Locator } from './issues.js';
+import { inTable, type Locator } from './issues.js';
 import { streamsWithIds } from './items.js';
 import type { CatalogSettings, ContentItem } from './schema.js';
 
@@ -47,7 +47,7 @@ function nameNeeded(
   diagnostics.add(at.file, 'error', () =>
     problem(
       'missing-field',
-      { kind: 'name', because, table: at.table },
+      { kind: 'name', because, table: inTable(at) },
       // At the name: a table's empty name cell; the mapping that lacks it in YAML.
       { ...at(['name']), path: 'name', ...(related && { related: [{ ...related.at(related.path), message: related.message }] }) },
     ),
@@ -94,7 +94,7 @@ export function titlesDescribedElsewhere(
     }
     if (adds) return true;
     diagnostics.add(title.where.file, 'error', () =>
-      problem('missing-field', { kind: 'nothing-added', table: title.where.table }, { ...title.where([]), path: 'streams' }),
+      problem('missing-field', { kind: 'nothing-added', table: inTable(title.where) }, { ...title.where([]), path: 'streams' }),
     );
     return false;
   });

@@ -13,7 +13,6 @@ import { declaredTypesAndPrefixes } from '../shared/resources.js';
 import { externalTitle, titlesDescribedElsewhere } from './external-titles.js';
 import { checkBaseUrlScheme, checkPrefixes } from './ids.js';
 import { issuesToDiagnostics, type Locator } from './issues.js';
-import { CSV_NAME } from '../load/file-names.js';
 import { mergePlaylistChannels } from './channels.js';
 import { checkUniqueIds, hasName, normalizeItem } from './items.js';
 import { localFiles } from './local-files.js';
@@ -314,7 +313,7 @@ function parseWith<T extends z.ZodType>(
 /** Keeps only what locating needs, not the parsed value, which items outlive. */
 function locatorOf({ source, document, at }: SourceValue): Locator {
   const locator = (nodePath: readonly (string | number)[], key?: string) => locate(source, document, [...at, ...nodePath], key);
-  return Object.assign(locator, { file: source.file, table: CSV_NAME.test(source.relative) });
+  return Object.assign(locator, { file: source.file });
 }
 
 /** `baseUrl` from unchecked settings, when it is valid (an invalid one is reported by the schema). */

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { closest, formatPath, problem, type Diagnostic, type Location, type Place } from '../diagnostics/index.js';
 import { IssueParams, RENAMED_FIELDS } from './schema.js';
+import { CSV_NAME } from '../load/file-names.js';
 
 type Issue = z.core.$ZodIssue;
 type Path = (string | number)[];
@@ -13,9 +14,10 @@ type Path = (string | number)[];
 export interface Locator {
   (path: readonly (string | number)[], key?: string): Location;
   readonly file: string;
-  /** The file is a table, whose fields are columns: hints speak of cells. */
-  readonly table?: boolean;
 }
+
+/** Whether the locator's file is a table, whose fields are columns: hints speak of cells. Asked only for a problem shown. */
+export const inTable = (locator: Locator): boolean => CSV_NAME.test(locator.file);
 
 /**
  * A diagnostic that an issue makes, with its field path (as diagnostics show it) known at once
@@ -28,9 +30,9 @@ export interface PendingDiagnostic {
 }
 
 export function issuesToDiagnostics(issues: readonly Issue[], schema: z.ZodType, locator: Locator): PendingDiagnostic[] {
-  const firstPaths = new Map<string, Path>();
+  const said = new Map<string, { first: Path; places?: Set<string> }>();
   return issues.flatMap((raw) =>
-    deepestBranch(raw).flatMap((issue) => (repeated(issue, firstPaths, locator) ? [] : toDiagnostics(issue, schema, locator))),
+    deepestBranch(raw).flatMap((issue) => (repeated(issue, said, locator) ? [] : toDiagnostics(issue, schema, locator))),
   );
 }
 
@@ -39,17 +41,21 @@ export function issuesToDiagnostics(issues: readonly Issue[], schema: z.ZodType,
  * fields (a playlist's tvg-logo is its channel's poster and logo), and its problem is one. Only
  * then is either located, as locating may parse the item again.
  */
-function repeated(issue: Issue, firstPaths: Map<string, Path>, locator: Locator): boolean {
+function repeated(issue: Issue, said: Map<string, { first: Path; places?: Set<string> }>, locator: Locator): boolean {
   if (issue.code !== 'custom') return false;
   const path = issue.path.filter((k): k is string | number => typeof k !== 'symbol');
   const key = `${String(issue.params?.code)}\0${issue.message}`;
-  const first = firstPaths.get(key);
-  if (first === undefined) {
-    firstPaths.set(key, path);
+  const earlier = said.get(key);
+  if (earlier === undefined) {
+    said.set(key, { first: path });
     return false;
   }
-  const [a, b] = [locator(first), locator(path)];
-  return a.file === b.file && a.line === b.line && a.column === b.column;
+  const place = (at: Location) => `${at.file}:${at.line}:${at.column}`;
+  earlier.places ??= new Set([place(locator(earlier.first))]);
+  const here = place(locator(path));
+  if (earlier.places.has(here)) return true;
+  earlier.places.add(here);
+  return false;
 }
 
 function toDiagnostics(issue: Issue, schema: z.ZodType, locator: Locator): PendingDiagnostic[] {
@@ -58,7 +64,7 @@ function toDiagnostics(issue: Issue, schema: z.ZodType, locator: Locator): Pendi
     return issue.keys.map((key) => ({ path: formatPath([...path, key]), build: () => unknownField(key, path, schema, locator, issue.input) }));
   }
   const pathText = formatPath(path) || undefined;
-  return [{ path: pathText, build: () => described(issue, path, { ...locator(path), path: pathText }, locator.table) }];
+  return [{ path: pathText, build: () => described(issue, path, { ...locator(path), path: pathText }, inTable(locator)) }];
 }
 
 function unknownField(key: string, path: Path, schema: z.ZodType, locator: Locator, input: unknown): Diagnostic {
