@@ -126,7 +126,7 @@ describe('the output and S3 folders, after links are resolved', () => {
       ['c', /--s3-dir c \(.*\) overlaps the content folder/],
       ['/', /--s3-dir \/ is the root folder/],
       [home, /--s3-dir .* is your home folder/],
-      ['dist/s3', /--s3-dir dist\/s3 .*overlaps the --out folder/],
+      ['dist/s3', /--s3-dir dist\/s3 .*overlaps the --out folder .*; choose a folder of its own, such as dist-s3, beside dist\n/],
       ['.', /--s3-dir \. .*overlaps the --out folder/],
     ];
     for (const [s3Dir, message] of cases) {

@@ -70,7 +70,10 @@ async function realLocation(flag: string, given: string): Promise<string> {
  */
 function checkLocation(flag: string, given: string, real: string, others: Record<string, string>) {
   const refuse = (what: string) => {
-    throw new UsageError(`${flag} ${given}${real === path.resolve(given) ? '' : ` (${real})`} ${what}; choose a folder of its own, such as dist`);
+    const example = flag === '--s3-dir' ? 'dist-s3, beside dist' : 'dist';
+    throw new UsageError(
+      `${flag} ${given}${real === path.resolve(given) ? '' : ` (${real})`} ${what}; choose a folder of its own, such as ${example}`,
+    );
   };
   const inside = (child: string, parent: string) => isWithin(parent, child);
   const overlap = (a: string, b: string) => a === b || inside(a, b) || inside(b, a);
