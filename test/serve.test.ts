@@ -790,6 +790,14 @@ describe('addon-gen serve', () => {
     return { out, status };
   }
 
+  /** Once a `serve --watch` run by cli() has started: its base URL, and the name its meta of "w:1" has. */
+  async function watchStarted(out: { stdout: string; stderr: string }) {
+    await waitFor(() => out.stdout.includes('Ctrl-C') || out.stderr !== '', 'the start');
+    const base = /manifest: (\S+)manifest\.json/.exec(out.stdout)![1]!;
+    const name = async () => (json(await get(base, '/meta/movie/w%3A1.json')).meta as { name: string }).name;
+    return { base, name };
+  }
+
   it('prints the manifest URL and install links, serves, and stops cleanly on the signal', async () => {
     const controller = new AbortController();
     const { out, status } = cli(['serve', await contentDir(FILES), '--port', '0'], controller.signal);
@@ -819,9 +827,7 @@ describe('addon-gen serve', () => {
     const controller = new AbortController();
     const { out, status } = cli(['serve', dir, '--watch', '--port', '0'], controller.signal);
     try {
-      await waitFor(() => out.stdout.includes('Ctrl-C') || out.stderr !== '', 'the start');
-      const base = /manifest: (\S+)manifest\.json/.exec(out.stdout)![1]!;
-      const name = async () => (json(await get(base, '/meta/movie/w%3A1.json')).meta as { name: string }).name;
+      const { base, name } = await watchStarted(out);
       expect(await name()).toBe('Before');
       for (const [text, problem] of [
         ['id: "w:1"\ntype: movie\nname: [Broken\n', /m\.yaml:\d+:\d+: error\[yaml-syntax\]/],
@@ -864,9 +870,7 @@ describe('addon-gen serve', () => {
     const controller = new AbortController();
     const { out, status } = cli(['serve', dir, '--watch', '--port', '0'], controller.signal);
     try {
-      await waitFor(() => out.stdout.includes('Ctrl-C') || out.stderr !== '', 'the start');
-      const base = /manifest: (\S+)manifest\.json/.exec(out.stdout)![1]!;
-      const name = async () => (json(await get(base, '/meta/movie/w%3A1.json')).meta as { name: string }).name;
+      const { name } = await watchStarted(out);
       const aside = `${dir}.aside`;
       for (const [away, back] of [
         [() => rm(dir, { recursive: true }), () => contentDir(files).then((made) => rename(made, dir))],
