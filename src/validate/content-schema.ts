@@ -28,11 +28,10 @@ export const BASE_URL_CREDENTIALS =
  * fragment; it is written into every link, so nothing secret.
  */
 export function baseUrlProblem(value: string): string | undefined {
+  const url = URL.canParse(value) ? new URL(value) : undefined;
   // First: the other messages print the URL back.
-  if (URL.canParse(value) && (new URL(value).username !== '' || new URL(value).password !== '')) return BASE_URL_CREDENTIALS;
-  if (!/^https?:\/\//i.test(value) || !URL.canParse(value)) return BASE_URL_FORM;
-  const url = new URL(value);
-  if (url.search !== '' || url.hash !== '') return BASE_URL_FORM;
+  if (url && (url.username !== '' || url.password !== '')) return BASE_URL_CREDENTIALS;
+  if (!url || !/^https?:\/\//i.test(value) || url.search !== '' || url.hash !== '') return BASE_URL_FORM;
   // The install URL pasted where its folder belongs: every file would be looked for below it.
   if (/\/manifest\.json$/i.test(url.pathname))
     return "expected the folder the files are published in, not the manifest's URL: leave out manifest.json";
